@@ -1,0 +1,417 @@
+"""The engine: run the rules over a history, apply their edits, repeat until nothing changes.
+
+Contract (tested by property tests):
+
+* pure: the input is never mutated; untouched messages and parts are the same objects in the
+  output;
+* deterministic: no clock, no randomness, no reliance on set or dict iteration accidents;
+* idempotent: ``heal(heal(x)).messages == heal(x).messages``, and ``validate(heal(x)).valid``;
+* convergent: passes repeat until one changes nothing; more than ``MAX_PASSES`` is a bug in a
+  rule and raises :class:`~heal.errors.ConvergenceError`.
+
+Each pass indexes the history once; a rule that changes something triggers a re-index before the
+next rule, so every rule sees a consistent history. Clean histories cost one index and one cheap
+check per rule.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from heal.errors import ConfigError, ConvergenceError, HealingError
+from heal.messages import ModelMessage, load_messages
+from heal.policy import KEEP, Policy
+from heal.providers import ProviderId, ProviderProfile, get_profile
+from heal.repairs import Action, Repair, Scope
+from heal.rules import Rule, _check_rule, default_registry
+from heal.rules._base import (
+    AddMessage,
+    AddPart,
+    Context,
+    DropMessage,
+    DropPart,
+    Edit,
+    Finding,
+    SetMessage,
+    SetPart,
+)
+from heal.rules._index import HistoryIndex
+
+__all__ = ["MAX_PASSES", "HealResult", "ValidationResult", "heal_messages", "validate_messages"]
+
+MAX_PASSES = 8
+"""Passes after which a history that still changes is declared non-convergent (a rule bug)."""
+
+_log = logging.getLogger("heal")
+
+HealScope = Literal["request", "history"]
+_Loc = tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class HealResult:
+    """What ``heal_messages`` returns: the healed messages and the audit trail."""
+
+    messages: list[ModelMessage]
+    """The healed history; untouched messages are the caller's own objects."""
+    repairs: tuple[Repair, ...]
+    """Every change made (and every kept or reported problem), in the order applied."""
+
+    @property
+    def changed(self) -> bool:
+        """True when at least one repair changed the history."""
+        return any(r.changed for r in self.repairs)
+
+
+@dataclass(frozen=True, slots=True)
+class ValidationResult:
+    """What ``validate_messages`` returns."""
+
+    valid: bool
+    """True when no rule would change the history (kept problems do not count)."""
+    issues: tuple[Repair, ...]
+    """The problems found, as the repairs healing would make, located in the input."""
+
+    def report(self) -> str:
+        """A readable, multi-line report of the issues."""
+        if not self.issues:
+            return "valid: no issues"
+        head = "valid" if self.valid else "invalid"
+        lines = [f"{head}: {len(self.issues)} issue(s)"]
+        lines += [f"  {issue.describe()}" for issue in self.issues]
+        return "\n".join(lines)
+
+
+# --- public entry points ---------------------------------------------------------------------
+
+
+def heal_messages(
+    messages: Any,
+    *,
+    provider: ProviderId | None = None,
+    policy: Policy | Mapping[str, str] | None = None,
+    rules: Sequence[Rule] | None = None,
+    on_repair: Callable[[Repair], object] | None = None,
+    strict: bool = False,
+    scope: HealScope = "request",
+) -> HealResult:
+    """Return a healed copy of ``messages`` and a record of every repair.
+
+    Args:
+        messages: message models, AI SDK message dicts, or JSON text or bytes.
+        provider: the provider the history goes to next (``"anthropic"``, ...); ``None`` runs
+            the shared rules only.
+        policy: per-rule choices, as a :class:`~heal.policy.Policy` or a ``{rule id: choice}``
+            dict.
+        rules: extra rules to run after the built-in ones, for this call only.
+        on_repair: called with each repair; exceptions it raises are logged and ignored.
+        strict: raise :class:`~heal.errors.HealingError` (carrying the repairs) when anything
+            needed repair, instead of returning.
+        scope: ``"request"`` (default) runs every rule, to send the result now; ``"history"``
+            runs only rules whose changes belong in stored history, for writing it back.
+    """
+    loaded = load_messages(messages)
+    plan, profile = _plan_for(provider, policy, rules, scope)
+    healed, repairs = _run(loaded, plan, provider, profile, apply=True)
+    if on_repair is not None:
+        for repair in repairs:
+            try:
+                on_repair(repair)
+            except Exception:
+                _log.warning("on_repair callback raised; healing continues", exc_info=True)
+    if strict and any(r.action is not Action.KEEP for r in repairs):
+        raise HealingError(repairs)
+    return HealResult(healed, repairs)
+
+
+def validate_messages(
+    messages: Any,
+    *,
+    provider: ProviderId | None = None,
+    policy: Policy | Mapping[str, str] | None = None,
+    rules: Sequence[Rule] | None = None,
+    scope: HealScope = "request",
+) -> ValidationResult:
+    """Check ``messages`` with the same rules as :func:`heal_messages`, changing nothing."""
+    loaded = load_messages(messages)
+    plan, profile = _plan_for(provider, policy, rules, scope)
+    _, issues = _run(loaded, plan, provider, profile, apply=False)
+    valid = all(issue.action is Action.KEEP for issue in issues)
+    return ValidationResult(valid, issues)
+
+
+# --- planning --------------------------------------------------------------------------------
+
+_Plan = tuple[tuple[Rule, str], ...]
+
+
+def _plan_for(
+    provider: str | None,
+    policy: Policy | Mapping[str, str] | None,
+    rules: Sequence[Rule] | None,
+    scope: str,
+) -> tuple[_Plan, ProviderProfile]:
+    if scope not in ("request", "history"):
+        raise ConfigError(f"scope must be 'request' or 'history', got {scope!r}")
+    profile = get_profile(provider)
+    extra = tuple(rules or ())
+    for rule in extra:
+        _check_rule(rule)
+    plan = _cached_plan(provider, Policy.coerce(policy), extra, scope, default_registry.version)
+    return plan, profile
+
+
+@lru_cache(maxsize=512)
+def _cached_plan(
+    provider: str | None, policy: Policy, extra: tuple[Rule, ...], scope: str, _version: int
+) -> _Plan:
+    known: dict[str, Rule] = {}
+    for rule in (*default_registry, *extra):
+        if rule.id in known:
+            raise ConfigError(f"two rules share the id {rule.id!r}")
+        known[rule.id] = rule
+    for rule_id in (*policy.choices, *policy.disabled, *policy.enabled):
+        if rule_id not in known:
+            raise ConfigError(
+                f"policy names unknown rule {rule_id!r}; known rules: {', '.join(sorted(known))}"
+            )
+    for rule_id, choice in policy.choices.items():
+        valid = (*known[rule_id].choices, KEEP)
+        if choice not in valid:
+            raise ConfigError(
+                f"policy for {rule_id!r} is {choice!r}; valid choices: {', '.join(valid)}"
+            )
+    plan: list[tuple[Rule, str]] = []
+    for rule in known.values():
+        if not rule.applies_to(provider):
+            continue
+        if scope == "history" and rule.scope is Scope.REQUEST:
+            continue
+        enabled = rule.id in policy.enabled or rule.default_enabled
+        if rule.id in policy.disabled or not enabled:
+            continue
+        plan.append((rule, policy.choices.get(rule.id, rule.choices[0])))
+    return tuple(plan)
+
+
+# --- running ---------------------------------------------------------------------------------
+
+
+def _run(
+    messages: list[ModelMessage],
+    plan: _Plan,
+    provider: Any,
+    profile: ProviderProfile,
+    *,
+    apply: bool,
+) -> tuple[list[ModelMessage], tuple[Repair, ...]]:
+    work = messages
+    origin: _Origin | None = None
+    repairs: list[Repair] = []
+    for _ in range(MAX_PASSES):
+        ctx = Context(work, HistoryIndex(work), provider, profile)
+        changed = False
+        reports: list[Repair] = []
+        for rule, choice in plan:
+            keep = choice == KEEP
+            findings = list(rule.check(ctx, rule.choices[0] if keep else choice))
+            if not findings:
+                continue
+            if origin is None:
+                origin = _Origin(work)
+            edits: list[Edit] = []
+            for finding in findings:
+                action = Action.KEEP if keep else finding.action
+                record = origin.repair(rule, finding, action)
+                if not apply or action in (Action.KEEP, Action.REPORT):
+                    reports.append(record)
+                else:
+                    repairs.append(record)
+                    edits.extend(finding.edits)
+            if apply and edits:
+                work, origin = _apply(work, origin, edits)
+                ctx = Context(work, HistoryIndex(work), provider, profile)
+                changed = True
+        if not changed:
+            repairs.extend(reports)
+            return (messages if work is messages else work), tuple(repairs)
+    raise ConvergenceError(
+        f"the history still changed after {MAX_PASSES} passes; last repairs: "
+        + "; ".join(r.describe() for r in repairs[-5:])
+    )
+
+
+class _Origin:
+    """Where each current message and part came from in the caller's input.
+
+    ``msgs[i]`` is the input index of current message ``i`` (None if heal inserted it);
+    ``anchors[i]`` the input index it sits after (for inserted messages); ``parts[i]`` the input
+    location of each of its parts, or None when its parts are exactly the input message's.
+    """
+
+    __slots__ = ("anchors", "msgs", "parts")
+
+    def __init__(self, messages: Sequence[ModelMessage] | None = None) -> None:
+        n = len(messages) if messages is not None else 0
+        self.msgs: list[int | None] = list(range(n))
+        self.anchors: list[int | None] = list(range(n))
+        self.parts: list[tuple[_Loc | None, ...] | None] = [None] * n
+
+    def part(self, m: int, p: int) -> _Loc | None:
+        locs = self.parts[m]
+        if locs is None:
+            mi = self.msgs[m]
+            return None if mi is None else (mi, p)
+        return locs[p] if p < len(locs) else None
+
+    def parts_of(self, m: int, count: int) -> tuple[_Loc | None, ...]:
+        locs = self.parts[m]
+        if locs is not None:
+            return locs
+        mi = self.msgs[m]
+        return tuple((mi, p) if mi is not None else None for p in range(count))
+
+    def repair(self, rule: Rule, f: Finding, action: Action) -> Repair:
+        message_index: int | None = None
+        part_index: int | None = None
+        anchor: int | None = None
+        if f.message is not None:
+            if f.part is None:
+                message_index = self.msgs[f.message]
+                if message_index is None:
+                    anchor = self.anchors[f.message]
+            else:
+                loc = self.part(f.message, f.part)
+                if loc is None:
+                    anchor = self.anchors[f.message]
+                else:
+                    message_index, part_index = loc
+        if f.anchor is not None:
+            anchor = self.anchors[f.anchor]
+        return Repair(
+            rule=rule.id,
+            action=action,
+            message_index=message_index,
+            part_index=part_index,
+            anchor_index=anchor,
+            tool_call_id=f.tool_call_id,
+            reason=f.reason,
+            removed=_to_json(f.removed),
+            added=_to_json(f.added),
+            scope=rule.scope,
+        )
+
+
+def _to_json(value: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", exclude_unset=True)
+    if isinstance(value, (list, tuple)):
+        return [_to_json(v) for v in value]
+    return value
+
+
+def _apply(
+    messages: list[ModelMessage], origin: _Origin, edits: Iterable[Edit]
+) -> tuple[list[ModelMessage], _Origin]:
+    """Apply one rule's edits at once (indices refer to ``messages``); track origins."""
+    set_parts: dict[_Loc, Any] = {}
+    drop_parts: set[_Loc] = set()
+    add_parts: dict[int, dict[int, list[Any]]] = {}
+    set_msgs: dict[int, ModelMessage] = {}
+    drop_msgs: set[int] = set()
+    add_msgs: dict[int, list[ModelMessage]] = {}
+    for e in edits:
+        if isinstance(e, SetPart):
+            set_parts[(e.message, e.part)] = e.new
+        elif isinstance(e, DropPart):
+            drop_parts.add((e.message, e.part))
+        elif isinstance(e, AddPart):
+            add_parts.setdefault(e.message, {}).setdefault(e.before, []).append(e.new)
+        elif isinstance(e, SetMessage):
+            set_msgs[e.message] = e.new
+        elif isinstance(e, DropMessage):
+            drop_msgs.add(e.message)
+        elif isinstance(e, AddMessage):
+            add_msgs.setdefault(e.after, []).append(e.new)
+        else:  # pragma: no cover - the Edit union is closed
+            raise TypeError(f"unknown edit {e!r}")
+
+    # A part dropped here and added elsewhere in the same batch is a move: it keeps its origin.
+    moved: dict[int, _Loc | None] = {}
+    for m, p in drop_parts:
+        content = messages[m].content
+        if not isinstance(content, str):
+            moved[id(content[p])] = origin.part(m, p)
+
+    touched = {m for m, _ in set_parts} | {m for m, _ in drop_parts} | set(add_parts) | set(set_msgs)
+    out: list[ModelMessage] = []
+    new = _Origin()
+
+    def emit_added(after: int) -> None:
+        anchor = origin.anchors[after] if after >= 0 else None
+        for msg in add_msgs.get(after, ()):
+            out.append(msg)
+            new.msgs.append(None)
+            new.anchors.append(anchor)
+            content = msg.content
+            new.parts.append(
+                () if isinstance(content, str) else tuple(moved.get(id(p)) for p in content)
+            )
+
+    emit_added(-1)
+    for i, msg in enumerate(messages):
+        if i in drop_msgs:
+            emit_added(i)
+            continue
+        if i not in touched:
+            out.append(msg)
+            new.msgs.append(origin.msgs[i])
+            new.anchors.append(origin.anchors[i])
+            new.parts.append(origin.parts[i])
+            emit_added(i)
+            continue
+        base = set_msgs.get(i, msg)
+        old_content = msg.content
+        part_locs: tuple[_Loc | None, ...] | None = origin.parts[i]
+        if i in set_msgs and base.content is not old_content:
+            if isinstance(base.content, str) or isinstance(old_content, str):
+                part_locs = () if isinstance(base.content, str) else None
+            else:
+                by_id = dict(zip(map(id, old_content), origin.parts_of(i, len(old_content))))
+                part_locs = tuple(by_id.get(id(p)) for p in base.content)
+        content = base.content
+        if not isinstance(content, str) and (i in add_parts or any(
+            loc[0] == i for loc in (*set_parts, *drop_parts)
+        )):
+            locs = origin.parts_of(i, len(content)) if part_locs is None else part_locs
+            adds = add_parts.get(i, {})
+            new_content: list[Any] = []
+            new_locs: list[_Loc | None] = []
+            for p, part in enumerate(content):
+                for added in adds.get(p, ()):
+                    new_content.append(added)
+                    new_locs.append(moved.get(id(added)))
+                if (i, p) in drop_parts:
+                    continue
+                new_content.append(set_parts.get((i, p), part))
+                new_locs.append(locs[p] if p < len(locs) else None)
+            for before in sorted(b for b in adds if b >= len(content)):
+                for added in adds[before]:
+                    new_content.append(added)
+                    new_locs.append(moved.get(id(added)))
+            base = base.model_copy(update={"content": tuple(new_content)})
+            part_locs = tuple(new_locs)
+        out.append(base)
+        new.msgs.append(origin.msgs[i])
+        new.anchors.append(origin.anchors[i])
+        new.parts.append(part_locs)
+        emit_added(i)
+    return out, new

@@ -1,0 +1,535 @@
+"""The canonical message model: the Vercel AI SDK v6 ``ModelMessage``, as frozen pydantic models.
+
+The JSON form is exactly the AI SDK's (camelCase names such as ``toolCallId``), so a history
+stored by a TypeScript service loads here and dumps back unchanged::
+
+    >>> from heal import load_messages, dump_messages
+    >>> data = [{"role": "user", "content": "hi", "customField": 1}]
+    >>> dump_messages(load_messages(data)) == data
+    True
+
+Three promises make ``dump_messages(load_messages(x)) == x`` hold for every valid history:
+string content stays a string, fields that were absent stay absent (dumps use
+``exclude_unset``), and fields heal does not know are kept (``extra="allow"``): stored
+histories carry them, and losing them in a migration would be data loss.
+
+Models are frozen and content is a tuple, so a healed history can share every untouched message
+and part with its input. JSON values inside parts (tool inputs, provider options) are plain
+dicts and lists: treat them as read-only; heal never mutates them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Annotated, Any, Literal, TypeAlias, Union
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    TypeAdapter,
+    ValidationError,
+)
+from pydantic.alias_generators import to_camel
+
+from heal.errors import InputError
+
+__all__ = [
+    "AssistantMessage",
+    "AssistantPart",
+    "ContentOutput",
+    "ErrorJsonOutput",
+    "ErrorTextOutput",
+    "ExecutionDeniedOutput",
+    "FilePart",
+    "ImagePart",
+    "JsonOutput",
+    "ModelMessage",
+    "Part",
+    "ProviderOptions",
+    "ReasoningPart",
+    "SystemMessage",
+    "TextOutput",
+    "TextPart",
+    "ToolApprovalRequest",
+    "ToolApprovalResponse",
+    "ToolCallPart",
+    "ToolMessage",
+    "ToolPart",
+    "ToolResultOutput",
+    "ToolResultPart",
+    "UserMessage",
+    "UserPart",
+    "dump_messages",
+    "load_messages",
+]
+
+ProviderOptions: TypeAlias = dict[str, dict[str, JsonValue]]
+"""Provider-specific options, keyed by provider name (``{"anthropic": {"signature": "..."}}``)."""
+
+DataContent: TypeAlias = Union[str, bytes]
+"""Inline data: a base64 string, a URL string, or raw bytes (dumped to JSON as base64)."""
+
+_TAG_FIELDS = ("type", "role")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(
+        frozen=True,
+        extra="allow",
+        alias_generator=to_camel,
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=True,
+        ser_json_bytes="base64",
+        val_json_bytes="base64",
+    )
+
+    def __init__(self, **data: Any) -> None:
+        super().__init__(**data)
+        # The discriminator has a default so that Python callers need not repeat it, but dumps
+        # exclude unset fields: count it as set, or ``TextPart(text="x")`` would dump without
+        # its "type". Validation from dicts and JSON never runs __init__, so loading stays fast.
+        fields_set = self.__pydantic_fields_set__
+        for tag in _TAG_FIELDS:
+            if tag in type(self).model_fields:
+                fields_set.add(tag)
+
+
+# --- tool result outputs ---------------------------------------------------------------------
+
+
+class TextOutput(_Model):
+    """A tool result given as plain text."""
+
+    type: Literal["text"] = "text"
+    value: str
+    """The text the tool returned."""
+    provider_options: ProviderOptions | None = None
+    """Provider-specific options for this output."""
+
+
+class JsonOutput(_Model):
+    """A tool result given as a JSON value."""
+
+    type: Literal["json"] = "json"
+    value: JsonValue
+    """The JSON value the tool returned."""
+    provider_options: ProviderOptions | None = None
+    """Provider-specific options for this output."""
+
+
+class ErrorTextOutput(_Model):
+    """A tool failure described as text."""
+
+    type: Literal["error-text"] = "error-text"
+    value: str
+    """The error message."""
+    provider_options: ProviderOptions | None = None
+    """Provider-specific options for this output."""
+
+
+class ErrorJsonOutput(_Model):
+    """A tool failure described as a JSON value."""
+
+    type: Literal["error-json"] = "error-json"
+    value: JsonValue
+    """The error as JSON."""
+    provider_options: ProviderOptions | None = None
+    """Provider-specific options for this output."""
+
+
+class ExecutionDeniedOutput(_Model):
+    """The tool was not run because its approval was denied."""
+
+    type: Literal["execution-denied"] = "execution-denied"
+    reason: str | None = None
+    """Why execution was denied, if known."""
+    provider_options: ProviderOptions | None = None
+    """Provider-specific options for this output."""
+
+
+class ContentOutput(_Model):
+    """A tool result made of content items (text, media, files), kept as the AI SDK writes them."""
+
+    type: Literal["content"] = "content"
+    value: tuple[dict[str, JsonValue], ...]
+    """The content items, each a JSON object with a ``type`` (``text``, ``media``, ...)."""
+    provider_options: ProviderOptions | None = None
+    """Provider-specific options for this output."""
+
+
+ToolResultOutput: TypeAlias = Annotated[
+    Union[
+        TextOutput,
+        JsonOutput,
+        ErrorTextOutput,
+        ErrorJsonOutput,
+        ExecutionDeniedOutput,
+        ContentOutput,
+    ],
+    Field(discriminator="type"),
+]
+"""What a tool returned, discriminated by ``type``."""
+
+
+# --- parts -----------------------------------------------------------------------------------
+
+
+class TextPart(_Model):
+    """Text content."""
+
+    type: Literal["text"] = "text"
+    text: str
+    """The text."""
+    provider_options: ProviderOptions | None = None
+    """Provider-specific options for this part."""
+
+
+class ImagePart(_Model):
+    """An image in a user message."""
+
+    type: Literal["image"] = "image"
+    image: DataContent
+    """The image: base64 data, a URL, or bytes."""
+    media_type: str | None = None
+    """IANA media type, such as ``image/png``."""
+    provider_options: ProviderOptions | None = None
+    """Provider-specific options for this part."""
+
+
+class FilePart(_Model):
+    """A file in a user or assistant message."""
+
+    type: Literal["file"] = "file"
+    data: DataContent
+    """The file: base64 data, a URL, or bytes."""
+    media_type: str
+    """IANA media type, such as ``application/pdf``."""
+    filename: str | None = None
+    """The file's name, if known."""
+    provider_options: ProviderOptions | None = None
+    """Provider-specific options for this part."""
+
+
+class ReasoningPart(_Model):
+    """Model reasoning ("thinking"). Signatures live in ``provider_options``."""
+
+    type: Literal["reasoning"] = "reasoning"
+    text: str
+    """The reasoning text (may be empty when the provider only returned a signature)."""
+    provider_options: ProviderOptions | None = None
+    """Provider-specific options, such as ``{"anthropic": {"signature": "..."}}``."""
+
+
+class ToolCallPart(_Model):
+    """A call of a tool by the model."""
+
+    type: Literal["tool-call"] = "tool-call"
+    tool_call_id: str
+    """The id that pairs this call with its result."""
+    tool_name: str
+    """The name of the tool called."""
+    input: JsonValue = None
+    """The arguments: a JSON object for every provider (heal repairs anything else)."""
+    provider_executed: bool | None = None
+    """True when the provider ran the tool itself (its result is in the same assistant message)."""
+    provider_options: ProviderOptions | None = None
+    """Provider-specific options for this part."""
+
+
+class ToolResultPart(_Model):
+    """The result of a tool call."""
+
+    type: Literal["tool-result"] = "tool-result"
+    tool_call_id: str
+    """The id of the call this answers."""
+    tool_name: str
+    """The name of the tool called."""
+    output: ToolResultOutput
+    """What the tool returned."""
+    provider_options: ProviderOptions | None = None
+    """Provider-specific options for this part (heal marks placeholders under ``heal``)."""
+
+
+class ToolApprovalRequest(_Model):
+    """The model's tool call needs the user's approval before it runs."""
+
+    type: Literal["tool-approval-request"] = "tool-approval-request"
+    approval_id: str
+    """The id that pairs this request with its response."""
+    tool_call_id: str
+    """The call waiting for approval."""
+    provider_options: ProviderOptions | None = None
+    """Provider-specific options for this part."""
+
+
+class ToolApprovalResponse(_Model):
+    """The user's answer to a tool approval request."""
+
+    type: Literal["tool-approval-response"] = "tool-approval-response"
+    approval_id: str
+    """The request this answers."""
+    approved: bool
+    """Whether the call may run."""
+    reason: str | None = None
+    """Why it was approved or denied, if given."""
+    provider_executed: bool | None = None
+    """True when the approved tool is executed by the provider."""
+    provider_options: ProviderOptions | None = None
+    """Provider-specific options for this part."""
+
+
+UserPart: TypeAlias = Annotated[
+    Union[TextPart, ImagePart, FilePart], Field(discriminator="type")
+]
+AssistantPart: TypeAlias = Annotated[
+    Union[
+        TextPart,
+        FilePart,
+        ReasoningPart,
+        ToolCallPart,
+        ToolResultPart,
+        ToolApprovalRequest,
+    ],
+    Field(discriminator="type"),
+]
+ToolPart: TypeAlias = Annotated[
+    Union[ToolResultPart, ToolApprovalResponse], Field(discriminator="type")
+]
+Part: TypeAlias = Union[
+    TextPart,
+    ImagePart,
+    FilePart,
+    ReasoningPart,
+    ToolCallPart,
+    ToolResultPart,
+    ToolApprovalRequest,
+    ToolApprovalResponse,
+]
+"""Any content part."""
+
+
+# --- messages --------------------------------------------------------------------------------
+
+
+class SystemMessage(_Model):
+    """Instructions for the model."""
+
+    role: Literal["system"] = "system"
+    content: str
+    """The instructions."""
+    provider_options: ProviderOptions | None = None
+    """Provider-specific options for this message."""
+
+
+class UserMessage(_Model):
+    """A message from the user: a string, or text, image and file parts."""
+
+    role: Literal["user"] = "user"
+    content: str | tuple[UserPart, ...]
+    """A string, or parts; a string stays a string through load and dump."""
+    provider_options: ProviderOptions | None = None
+    """Provider-specific options for this message."""
+
+
+class AssistantMessage(_Model):
+    """A message from the model: text, reasoning, files, tool calls, provider-run tool results."""
+
+    role: Literal["assistant"] = "assistant"
+    content: str | tuple[AssistantPart, ...]
+    """A string, or parts; a string stays a string through load and dump."""
+    provider_options: ProviderOptions | None = None
+    """Provider-specific options for this message."""
+
+
+class ToolMessage(_Model):
+    """Tool results and approval responses, answering the assistant message before it."""
+
+    role: Literal["tool"] = "tool"
+    content: tuple[ToolPart, ...]
+    """Tool results and approval responses (never a string)."""
+    provider_options: ProviderOptions | None = None
+    """Provider-specific options for this message."""
+
+
+ModelMessage: TypeAlias = Annotated[
+    Union[SystemMessage, UserMessage, AssistantMessage, ToolMessage],
+    Field(discriminator="role"),
+]
+"""Any message, discriminated by ``role``."""
+
+_MESSAGE_TYPES = (SystemMessage, UserMessage, AssistantMessage, ToolMessage)
+_HISTORY = TypeAdapter(list[ModelMessage])
+
+
+# --- load and dump ---------------------------------------------------------------------------
+
+
+def load_messages(data: str | bytes | bytearray | Iterable[Any]) -> list[ModelMessage]:
+    """Read a history: a list of AI SDK message dicts, JSON text or bytes, or message models.
+
+    Models are passed through as they are (the same objects), so loading is free for histories
+    that are already loaded. Raises :class:`~heal.errors.InputError` naming the first place that
+    cannot be read, such as ``messages[3].content[1]: tool-call part has no toolCallId``.
+    """
+    if isinstance(data, (str, bytes, bytearray)):
+        try:
+            raw = json.loads(data)
+        except ValueError as exc:
+            raise InputError(f"not valid JSON ({exc})") from None
+        return _validate(raw)
+    if isinstance(data, Mapping):
+        raise InputError(
+            "expected a list of messages, got a single object"
+            + (" (did you mean its 'messages' field?)" if "messages" in data else "")
+        )
+    if not isinstance(data, Sequence):
+        if not isinstance(data, Iterable):
+            raise InputError(f"expected a list of messages, got {_kind(data)}")
+        data = list(data)
+    if all(type(m) in _MESSAGE_TYPES for m in data):
+        return list(data)
+    return _validate(data)
+
+
+def dump_messages(messages: Iterable[ModelMessage]) -> list[dict[str, Any]]:
+    """Return the history as JSON-compatible dicts in the AI SDK's shape (absent fields omitted)."""
+    return _HISTORY.dump_python(list(messages), mode="json", exclude_unset=True)  # type: ignore[no-any-return]
+
+
+def _validate(raw: Any) -> list[ModelMessage]:
+    if not isinstance(raw, list):
+        raise InputError(f"expected a list of messages, got {_kind(raw)}")
+    try:
+        return _HISTORY.validate_python(raw)
+    except ValidationError as exc:
+        # Only on failure: walk the raw data ourselves for a message a person can act on.
+        problem = _diagnose(raw)
+        if problem is not None:
+            raise InputError(problem[1], path=problem[0]) from None
+        first = exc.errors(include_url=False)[0]
+        raise InputError(first["msg"], path=_loc_path(first["loc"])) from None
+
+
+# --- diagnostics (error path only) -----------------------------------------------------------
+
+_ROLES = ("system", "user", "assistant", "tool")
+_PART_TYPES: dict[str, tuple[str, ...]] = {
+    "user": ("text", "image", "file"),
+    "assistant": (
+        "text",
+        "file",
+        "reasoning",
+        "tool-call",
+        "tool-result",
+        "tool-approval-request",
+    ),
+    "tool": ("tool-result", "tool-approval-response"),
+}
+_REQUIRED: dict[str, tuple[tuple[str, type | tuple[type, ...]], ...]] = {
+    "text": (("text", str),),
+    "image": (("image", (str, bytes)),),
+    "file": (("data", (str, bytes)), ("mediaType", str)),
+    "reasoning": (("text", str),),
+    "tool-call": (("toolCallId", str), ("toolName", str)),
+    "tool-result": (("toolCallId", str), ("toolName", str), ("output", dict)),
+    "tool-approval-request": (("approvalId", str), ("toolCallId", str)),
+    "tool-approval-response": (("approvalId", str), ("approved", bool)),
+}
+_OUTPUT_TYPES = ("text", "json", "error-text", "error-json", "execution-denied", "content")
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, Mapping):
+        return "an object"
+    return f"a {type(value).__name__}"
+
+
+def _diagnose(raw: list[Any]) -> tuple[str, str] | None:
+    """Find the first problem in raw message data, as (path, message)."""
+    for i, msg in enumerate(raw):
+        path = f"messages[{i}]"
+        if isinstance(msg, _MESSAGE_TYPES):
+            continue
+        if not isinstance(msg, Mapping):
+            return path, f"expected a message object, got {_kind(msg)}"
+        role = msg.get("role")
+        if role is None:
+            return path, "message has no role"
+        if role not in _ROLES:
+            return f"{path}.role", f"unknown role {role!r} (expected one of {', '.join(_ROLES)})"
+        if "content" not in msg:
+            return path, f"{role} message has no content"
+        content = msg["content"]
+        if content is None:
+            return f"{path}.content", f"content is null in a {role} message"
+        if role == "system":
+            if not isinstance(content, str):
+                return f"{path}.content", f"system message content must be a string, got {_kind(content)}"
+            continue
+        if isinstance(content, str):
+            if role == "tool":
+                return f"{path}.content", "tool message content must be a list of parts, got a string"
+            continue
+        if not isinstance(content, (list, tuple)):
+            return f"{path}.content", f"content must be a string or a list of parts, got {_kind(content)}"
+        for j, part in enumerate(content):
+            found = _diagnose_part(part, role, f"{path}.content[{j}]")
+            if found is not None:
+                return found
+    return None
+
+
+def _diagnose_part(part: Any, role: str, path: str) -> tuple[str, str] | None:
+    if isinstance(part, BaseModel):
+        return None
+    if not isinstance(part, Mapping):
+        return path, f"expected a part object, got {_kind(part)}"
+    ptype = part.get("type")
+    if ptype is None:
+        return path, "part has no type"
+    allowed = _PART_TYPES[role]
+    if ptype not in allowed:
+        return (
+            f"{path}.type",
+            f"{ptype!r} part is not allowed in a {role} message (allowed: {', '.join(allowed)})",
+        )
+    for field, expected in _REQUIRED[ptype]:
+        if field not in part or part[field] is None:
+            return path, f"{ptype} part has no {field}"
+        if not isinstance(part[field], expected) or (
+            expected is not bool and isinstance(part[field], bool)
+        ):
+            return f"{path}.{field}", f"{ptype} part has {field} of the wrong type ({_kind(part[field])})"
+    if ptype == "tool-result":
+        out_type = part["output"].get("type")
+        if out_type not in _OUTPUT_TYPES:
+            return (
+                f"{path}.output.type",
+                f"unknown tool output type {out_type!r} (expected one of {', '.join(_OUTPUT_TYPES)})",
+            )
+    return None
+
+
+def _loc_path(loc: tuple[int | str, ...]) -> str:
+    # pydantic locations carry union labels ("tuple[...]") and tags; keep indices and field names.
+    out = "messages"
+    for item in loc:
+        if isinstance(item, int):
+            out += f"[{item}]"
+        elif "[" not in item and item not in _ROLES and item not in _REQUIRED:
+            out += f".{item}"
+    return out

@@ -1,0 +1,163 @@
+"""The rule registry, in the order rules run.
+
+Order matters, and each step has a reason:
+
+1. ``invalid-tool-input``: shape first; nothing below reads inputs, but a later provider rule
+   may serialize them.
+2. ``invalid-tool-call-id``, then ``duplicate-tool-call-id``: pairing keys on ids, so ids must
+   be valid (a rewrite can create a duplicate, hence this order) and unique before any
+   pairing decision.
+3. ``invalid-tool-name``: may remove call/result pairs under ``drop-pair``, before pairing looks.
+4. ``orphan-tool-result``, ``duplicate-tool-result``, ``misplaced-tool-result``,
+   ``orphan-tool-call``: positional pairing (see :mod:`heal.rules.tool_pairing`).
+5. ``lone-surrogate``, ``empty-text``, ``empty-message``: content last, because the tool rules
+   can empty a message, and removing an empty message must be the final word.
+
+Provider packs add their rules after the shared ones; user rules (``rules=`` or
+:meth:`RuleRegistry.register`) run after all built-ins. The engine repeats the whole sequence
+until nothing changes, so a later rule's change is seen by earlier rules on the next pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from heal.errors import ConfigError
+from heal.rules._base import (
+    AddMessage,
+    AddPart,
+    Context,
+    DropMessage,
+    DropPart,
+    Edit,
+    Example,
+    Finding,
+    Rejection,
+    Rule,
+    SetMessage,
+    SetPart,
+)
+from heal.rules._index import HistoryIndex, Pairing
+from heal.rules.content import EmptyMessage, EmptyText, LoneSurrogate
+from heal.rules.tool_pairing import (
+    DuplicateToolResult,
+    MisplacedToolResult,
+    OrphanToolCall,
+    OrphanToolResult,
+)
+from heal.rules.tool_shape import (
+    DuplicateToolCallId,
+    InvalidToolCallId,
+    InvalidToolInput,
+    InvalidToolName,
+)
+
+__all__ = [
+    "AddMessage",
+    "AddPart",
+    "Context",
+    "DropMessage",
+    "DropPart",
+    "Edit",
+    "Example",
+    "Finding",
+    "HistoryIndex",
+    "Pairing",
+    "Rejection",
+    "Rule",
+    "RuleRegistry",
+    "SHARED_RULES",
+    "SetMessage",
+    "SetPart",
+    "default_registry",
+    "register_rule",
+]
+
+SHARED_RULES: tuple[Rule, ...] = (
+    InvalidToolInput(),
+    InvalidToolCallId(),
+    DuplicateToolCallId(),
+    InvalidToolName(),
+    OrphanToolResult(),
+    DuplicateToolResult(),
+    MisplacedToolResult(),
+    OrphanToolCall(),
+    LoneSurrogate(),
+    EmptyText(),
+    EmptyMessage(),
+)
+"""The rules that apply to every provider, in order."""
+
+
+class RuleRegistry:
+    """An ordered set of rules with unique ids: built-ins first, then registered user rules."""
+
+    def __init__(self, rules: Sequence[Rule] = ()) -> None:
+        self._rules: list[Rule] = []
+        self._ids: dict[str, Rule] = {}
+        self._version = 0
+        for rule in rules:
+            self.register(rule)
+
+    def register(self, rule: Rule) -> Rule:
+        """Add a rule after the existing ones. Raises ConfigError when its id is taken or bad."""
+        _check_rule(rule)
+        if rule.id in self._ids:
+            raise ConfigError(f"a rule with id {rule.id!r} is already registered")
+        self._rules.append(rule)
+        self._ids[rule.id] = rule
+        self._version += 1
+        return rule
+
+    def unregister(self, rule_id: str) -> None:
+        """Remove a registered rule by id (built-ins included). Raises ConfigError if unknown."""
+        rule = self.get(rule_id)
+        self._rules.remove(rule)
+        del self._ids[rule_id]
+        self._version += 1
+
+    def get(self, rule_id: str) -> Rule:
+        """The rule with this id; ConfigError listing the known ids if there is none."""
+        try:
+            return self._ids[rule_id]
+        except KeyError:
+            raise ConfigError(
+                f"unknown rule {rule_id!r}; known rules: {', '.join(sorted(self._ids))}"
+            ) from None
+
+    @property
+    def version(self) -> int:
+        """Changes on every register/unregister (plans cached by the engine key on it)."""
+        return self._version
+
+    def __iter__(self) -> Iterator[Rule]:
+        return iter(tuple(self._rules))
+
+    def __len__(self) -> int:
+        return len(self._rules)
+
+    def __contains__(self, rule_id: object) -> bool:
+        return rule_id in self._ids
+
+
+def _check_rule(rule: Rule) -> None:
+    if not isinstance(rule, Rule):
+        raise ConfigError(f"rules must be heal.rules.Rule instances, got {rule!r}")
+    rule_id = getattr(rule, "id", None)
+    if not isinstance(rule_id, str) or not rule_id:
+        raise ConfigError(f"rule {type(rule).__name__} has no id")
+    if not rule.choices or "keep" in rule.choices:
+        raise ConfigError(
+            f"rule {rule_id!r}: choices must be non-empty and must not list 'keep' "
+            "(every rule accepts it)"
+        )
+
+
+default_registry = RuleRegistry(SHARED_RULES)
+"""The registry ``heal_messages`` uses: the built-in rules, plus any registered ones."""
+
+
+def register_rule(rule: Rule) -> Rule:
+    """Register a rule in the default registry (runs after the built-ins). Usable as a call or
+    on an instance: ``register_rule(MyRule())``."""
+    return default_registry.register(rule)

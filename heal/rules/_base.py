@@ -1,0 +1,204 @@
+"""What a rule is: its declaration, its findings, and the edits a finding proposes.
+
+A rule never builds a new history. It reads the :class:`~heal.rules._index.HistoryIndex`
+through a :class:`Context` and returns :class:`Finding` objects; each finding carries the
+:class:`Edit` operations that fix it. ``validate_messages`` reports the findings;
+``heal_messages`` applies their edits. Both run the same code.
+
+Edits address messages and parts by their CURRENT index in the history the rule was given. The
+engine applies all edits of one rule at once and translates every location back to the caller's
+input for the :class:`~heal.repairs.Repair` records.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Union
+
+from heal.repairs import Action, Scope
+
+if TYPE_CHECKING:
+    from heal.messages import ModelMessage, Part
+    from heal.providers import ProviderId, ProviderProfile
+    from heal.rules._index import HistoryIndex
+
+__all__ = [
+    "AddMessage",
+    "AddPart",
+    "Context",
+    "DropMessage",
+    "DropPart",
+    "Edit",
+    "Example",
+    "Finding",
+    "Rejection",
+    "Rule",
+    "SetMessage",
+    "SetPart",
+]
+
+
+# --- edits -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SetPart:
+    """Replace part ``part`` of message ``message`` with ``new``."""
+
+    message: int
+    part: int
+    new: Part
+
+
+@dataclass(frozen=True, slots=True)
+class DropPart:
+    """Remove part ``part`` of message ``message``."""
+
+    message: int
+    part: int
+
+
+@dataclass(frozen=True, slots=True)
+class AddPart:
+    """Insert ``new`` into message ``message`` before its part ``before`` (its length: append).
+
+    Adding a part object that the same batch of edits drops elsewhere is a move: the engine
+    keeps the part's original location for later repairs.
+    """
+
+    message: int
+    before: int
+    new: Part
+
+
+@dataclass(frozen=True, slots=True)
+class SetMessage:
+    """Replace message ``message`` with ``new`` (whose parts are taken as they are)."""
+
+    message: int
+    new: ModelMessage
+
+
+@dataclass(frozen=True, slots=True)
+class DropMessage:
+    """Remove message ``message``."""
+
+    message: int
+
+
+@dataclass(frozen=True, slots=True)
+class AddMessage:
+    """Insert ``new`` right after message ``after`` (``-1``: at the start)."""
+
+    after: int
+    new: ModelMessage
+
+
+Edit = Union[SetPart, DropPart, AddPart, SetMessage, DropMessage, AddMessage]
+
+
+# --- findings --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One problem a rule found, with the edits that fix it under the chosen policy.
+
+    ``message`` and ``part`` are current indices. ``removed`` and ``added`` are the parts or
+    messages (models) that the fix takes out or puts in; the engine dumps them into the Repair.
+    A finding with no edits is a report (``Action.REPORT``) or a kept problem (``Action.KEEP``).
+    """
+
+    action: Action
+    message: int | None
+    part: int | None
+    reason: str
+    edits: tuple[Edit, ...] = ()
+    tool_call_id: str | None = None
+    removed: Any = None
+    added: Any = None
+    anchor: int | None = None
+    """For inserts and moves: current index of the message the item goes into or after."""
+
+
+# --- rule declaration ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    """A documented provider rejection a rule prevents."""
+
+    provider: str
+    """Which provider (or providers) answer this way."""
+    error: str
+    """The provider's error text, verbatim."""
+    source: str
+    """Where the text was observed (issue, PR or documentation)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    """A before/after pair in AI SDK JSON. The registry test heals ``before`` and expects
+    ``after``, so the documentation cannot drift from the behaviour."""
+
+    before: list[dict[str, Any]]
+    after: list[dict[str, Any]]
+    provider: str | None = None
+    choice: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What a rule sees: the current history, its index, and the target provider."""
+
+    messages: Sequence[ModelMessage]
+    index: HistoryIndex
+    provider: ProviderId | None
+    profile: ProviderProfile
+
+
+class Rule(ABC):
+    """A history rule. Subclass it, set the class attributes, and implement :meth:`check`.
+
+    Attributes are declared once, in one place, so that documentation, policy validation and
+    the registry all read the same facts:
+
+    * ``id``: kebab-case, names the problem (``orphan-tool-result``), never reused.
+    * ``summary``: what it flags, in one line.
+    * ``providers``: the provider ids it applies to; ``None`` for every provider.
+    * ``choices``: the fixes it offers, default first. ``keep`` is always accepted too.
+    * ``choice_docs``: for each choice, what it does and what it may lose.
+    * ``scope``: whether its change belongs in stored history or only in this request.
+    * ``default_enabled``: False for rules that only run when a policy enables them (or when a
+      provider error names them).
+    * ``rejections``: the provider errors it prevents, verbatim, with sources.
+    * ``example``: a before/after history, checked by the test suite.
+    """
+
+    id: ClassVar[str]
+    summary: ClassVar[str]
+    providers: ClassVar[frozenset[str] | None] = None
+    choices: ClassVar[tuple[str, ...]] = ("fix",)
+    choice_docs: ClassVar[Mapping[str, str]] = {}
+    scope: ClassVar[Scope] = Scope.HISTORY
+    default_enabled: ClassVar[bool] = True
+    rejections: ClassVar[tuple[Rejection, ...]] = ()
+    example: ClassVar[Example | None] = None
+
+    @abstractmethod
+    def check(self, ctx: Context, choice: str) -> Iterable[Finding]:
+        """Return the problems in ``ctx`` and, for each, the edits that fix it under ``choice``.
+
+        ``choice`` is one of :attr:`choices` (never ``keep``: the engine handles that by not
+        applying the edits). Must not mutate anything it is given.
+        """
+
+    def applies_to(self, provider: str | None) -> bool:
+        """Whether the rule runs for this provider."""
+        return self.providers is None or (provider is not None and provider in self.providers)
+
+    def __repr__(self) -> str:
+        return f"<rule {self.id}>"
+

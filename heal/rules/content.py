@@ -1,0 +1,209 @@
+"""Rules on text and on messages as containers: lone surrogates, empty text, empty messages.
+
+They run after the tool rules, because those can leave text or messages empty (a moved result
+empties its tool message; a dropped call empties its assistant message).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from heal.messages import ErrorTextOutput, TextOutput
+from heal.repairs import Action
+from heal.rules._base import (
+    Context,
+    DropMessage,
+    DropPart,
+    Example,
+    Finding,
+    Rejection,
+    Rule,
+    SetMessage,
+    SetPart,
+)
+
+__all__ = ["EmptyMessage", "EmptyText", "LoneSurrogate"]
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _has_surrogate(text: str) -> bool:
+    return not text.isascii() and _SURROGATE.search(text) is not None
+
+
+def _mend(text: str) -> str:
+    return _SURROGATE.sub("\ufffd", text)
+
+
+class LoneSurrogate(Rule):
+    """Text holding a lone UTF-16 surrogate, which is not valid Unicode."""
+
+    id = "lone-surrogate"
+    summary = "text holds a lone UTF-16 surrogate (often a cut emoji), which is not valid Unicode"
+    choice_docs = {
+        "fix": "Replace each lone surrogate with U+FFFD (the replacement character). The "
+        "original text is kept in the repair record.",
+    }
+    rejections = (
+        Rejection(
+            "every provider (JSON encoding)",
+            "UnicodeEncodeError: 'utf-8' codec can't encode character '\\ud83d' in position 5: "
+            "surrogates not allowed",
+            "Python's json/httpx encoding of the request body; JSON parsers reject lone "
+            "surrogates (RFC 8259 §8.2)",
+        ),
+    )
+    example = Example(
+        before=[{"role": "user", "content": "cut emoji \ud83d"}],
+        after=[{"role": "user", "content": "cut emoji \ufffd"}],
+    )
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        index = ctx.index
+        messages = ctx.messages
+        for i in index.strings:
+            message = messages[i]
+            text = message.content
+            if isinstance(text, str) and _has_surrogate(text):
+                yield self._finding(i, None, text, SetMessage(i, message.model_copy(
+                    update={"content": _mend(text)})))
+        for m, p, part in [*index.texts, *index.reasoning]:
+            if _has_surrogate(part.text):
+                fixed = part.model_copy(update={"text": _mend(part.text)})
+                yield self._finding(m, p, part.text, SetPart(m, p, fixed))
+        for m, p, result in index.results:
+            output = result.output
+            if isinstance(output, (TextOutput, ErrorTextOutput)) and _has_surrogate(output.value):
+                fixed_output = output.model_copy(update={"value": _mend(output.value)})
+                fixed_result = result.model_copy(update={"output": fixed_output})
+                yield self._finding(m, p, output.value, SetPart(m, p, fixed_result))
+
+    def _finding(self, m: int, p: int | None, text: str, edit: SetMessage | SetPart) -> Finding:
+        # The surrogate itself cannot go into JSON; the record keeps it as an escape sequence.
+        escaped = text.encode("utf-8", "backslashreplace").decode("utf-8")
+        return Finding(
+            Action.REPLACE,
+            m,
+            p,
+            "text holds a lone UTF-16 surrogate; replaced with U+FFFD",
+            edits=(edit,),
+            removed={"text": escaped},
+            added={"text": _mend(text)},
+        )
+
+
+class EmptyText(Rule):
+    """A text part that is empty or only whitespace."""
+
+    id = "empty-text"
+    summary = "text part is empty or whitespace only"
+    choice_docs = {
+        "fix": "Remove the part. Only whitespace is lost; the part is kept in the repair record.",
+    }
+    rejections = (
+        Rejection(
+            "anthropic",
+            "messages: text content blocks must be non-empty",
+            "anthropics/claude-code#59812; HKUDS/nanobot PR#949",
+        ),
+        Rejection(
+            "anthropic",
+            "messages: text content blocks must contain non-whitespace text",
+            "anthropics/claude-code#23440; continuedev/continue#9605",
+        ),
+        Rejection(
+            "bedrock",
+            "The text field in the ContentBlock object at messages.15.content.0 is blank. Add "
+            "text to the text field, and try again.",
+            "aws-samples/bedrock-engineer#8",
+        ),
+        Rejection(
+            "google (Vertex)",
+            "Unable to submit request because it has an empty text parameter. Add a value to the "
+            "parameter and try again.",
+            "FoundationAgents/OpenManus PR#876",
+        ),
+    )
+    example = Example(
+        before=[
+            {"role": "user", "content": [{"type": "text", "text": "hi"}, {"type": "text", "text": " \n"}]},
+        ],
+        after=[{"role": "user", "content": [{"type": "text", "text": "hi"}]}],
+    )
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        for m, p, part in ctx.index.texts:
+            text = part.text
+            if text and not text.isspace():
+                continue
+            yield Finding(
+                Action.REMOVE,
+                m,
+                p,
+                "text part is empty" if not text else "text part is whitespace only",
+                edits=(DropPart(m, p),),
+                removed=part,
+            )
+
+
+class EmptyMessage(Rule):
+    """A user, assistant or tool message with no content."""
+
+    id = "empty-message"
+    summary = "user, assistant or tool message has no content (or only whitespace text)"
+    choice_docs = {
+        "fix": "Remove the message. Nothing but whitespace is lost; the message is kept in the "
+        "repair record.",
+    }
+    rejections = (
+        Rejection(
+            "anthropic",
+            "messages.0: all messages must have non-empty content except for the optional final "
+            "assistant message",
+            "anthropics/claude-code#6774; vercel/ai PR#5783",
+        ),
+        Rejection(
+            "bedrock",
+            "The content field in the Message object at messages.N is empty. Add a ContentBlock "
+            "object to the content field and try again.",
+            "vercel/ai#15248",
+        ),
+        Rejection(
+            "google",
+            "* GenerateContentRequest.contents[41].parts: contents.parts must not be empty.",
+            "langchain-ai/langchain-google#691; vercel/ai#3775",
+        ),
+    )
+    example = Example(
+        before=[
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": []},
+            {"role": "user", "content": "  "},
+            {"role": "assistant", "content": "hello"},
+        ],
+        after=[
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": "hello"},
+        ],
+    )
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        index = ctx.index
+        messages = ctx.messages
+        blank = [
+            i
+            for i in index.strings
+            if index.roles[i] != "system"
+            and (not messages[i].content or str(messages[i].content).isspace())
+        ]
+        for i in sorted([*index.empty, *blank]):
+            message = messages[i]
+            yield Finding(
+                Action.REMOVE,
+                i,
+                None,
+                f"{message.role} message has no content; removed",
+                edits=(DropMessage(i),),
+                removed=message,
+            )

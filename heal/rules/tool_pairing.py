@@ -1,0 +1,388 @@
+"""Positional pairing of tool calls and results: the heart of history healing.
+
+Providers pair by POSITION, not just by id: each call's result must be in the tool message(s)
+directly after the assistant message that made the call (its "result block"). A result before its
+call, after an intervening user turn, or split off by another message is as fatal as a missing
+one. These rules run in this order, each on the output of the one before:
+
+1. ``orphan-tool-result``: results whose call appears nowhere are removed;
+2. ``duplicate-tool-result``: extra copies are removed, keeping the one in the result block;
+3. ``misplaced-tool-result``: the remaining result of each call moves into its result block;
+4. ``orphan-tool-call``: calls still without a result get a placeholder (or are removed).
+
+Provider-executed calls (``providerExecuted: true``) keep their results inside the assistant
+message and are never given a placeholder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from heal.messages import (
+    ErrorTextOutput,
+    ExecutionDeniedOutput,
+    ToolApprovalResponse,
+    ToolCallPart,
+    ToolMessage,
+    ToolResultPart,
+)
+from heal.repairs import Action
+from heal.rules._base import (
+    AddMessage,
+    AddPart,
+    Context,
+    DropPart,
+    Edit,
+    Example,
+    Finding,
+    Rejection,
+    Rule,
+)
+
+__all__ = [
+    "PLACEHOLDER_TEXT",
+    "DuplicateToolResult",
+    "MisplacedToolResult",
+    "OrphanToolCall",
+    "OrphanToolResult",
+]
+
+PLACEHOLDER_TEXT = "Tool result unavailable: no result for this call was recorded."
+"""The neutral text of a placeholder result (no clock, no randomness: healing is deterministic)."""
+
+SYNTHESIZED = {"heal": {"synthesized": True}}
+"""Provider options that mark a part heal made up; providers ignore unknown namespaces."""
+
+_ANTHROPIC_MISSING_RESULT = Rejection(
+    "anthropic",
+    "messages.33: `tool_use` ids were found without `tool_result` blocks immediately after: "
+    "toolu_vrtx_01KKMxh6V7Kx6g5tZbQBfQ9b. Each `tool_use` block must have a corresponding "
+    "`tool_result` block in the next message.",
+    "Kilo-Org/kilocode#5163; anthropics/claude-code#5989",
+)
+_ANTHROPIC_UNEXPECTED_RESULT = Rejection(
+    "anthropic",
+    "messages.0.content.0: unexpected `tool_use_id` found in `tool_result` blocks: "
+    "toolu_015cqXRmSf7tsfMgJ9ibV1z3. Each `tool_result` block must have a corresponding "
+    "`tool_use` block in the previous message.",
+    "decocms/studio#1803; continuedev/continue#4751",
+)
+_OPENAI_MISSING_RESULT = Rejection(
+    "openai-chat",
+    "An assistant message with 'tool_calls' must be followed by tool messages responding to each "
+    "'tool_call_id'. The following tool_call_ids did not have response messages: "
+    "call_jJATmoUduQWxi4tRwcQjsodM",
+    "aliasrobotics/cai#111; BerriAI/litellm#10083",
+)
+_OPENAI_ORPHAN_RESULT = Rejection(
+    "openai-chat",
+    "Invalid parameter: messages with role 'tool' must be a response to a preceeding message "
+    "with 'tool_calls'.",
+    "miurla/morphic#136; pydantic/pydantic-ai#2050",
+)
+_AI_SDK_MISSING_RESULT = Rejection(
+    "AI SDK (before any provider)",
+    "AI_MissingToolResultsError: Tool result is missing for tool call tool-example-123.",
+    "ai 6.0.x convertToLanguageModelPrompt; vercel/ai#8516",
+)
+
+
+def _call(cid: str, name: str = "f") -> dict[str, object]:
+    return {"type": "tool-call", "toolCallId": cid, "toolName": name, "input": {}}
+
+
+def _result(cid: str, value: str = "ok", name: str = "f") -> dict[str, object]:
+    return {"type": "tool-result", "toolCallId": cid, "toolName": name,
+            "output": {"type": "text", "value": value}}
+
+
+def _deliver(ctx: Context, call_message: int, parts: Sequence[ToolResultPart]) -> list[Edit]:
+    """Edits that put ``parts`` into the result block of ``call_message``, in call order.
+
+    Into the first tool message of the block when there is one (each part before the first
+    result of a later call, so existing order is kept), else into a new tool message.
+    """
+    rank = {
+        call.tool_call_id: p
+        for m, p, call in ctx.index.calls
+        if m == call_message
+    }
+    ordered = sorted(parts, key=lambda part: rank.get(part.tool_call_id, len(rank)))
+    target = call_message + 1
+    if ctx.index.pairing.block_end[call_message] == target:
+        return [AddMessage(call_message, ToolMessage(content=tuple(ordered)))]
+    existing = ctx.messages[target].content
+    edits: list[Edit] = []
+    for part in ordered:
+        r = rank.get(part.tool_call_id, len(rank))
+        before = next(
+            (
+                q
+                for q, other in enumerate(existing)
+                if isinstance(other, ToolResultPart)
+                and rank.get(other.tool_call_id, -1) > r
+            ),
+            len(existing),
+        )
+        edits.append(AddPart(target, before, part))
+    return edits
+
+
+class OrphanToolResult(Rule):
+    """A tool result whose call appears nowhere in the history."""
+
+    id = "orphan-tool-result"
+    summary = "tool result answers a call that is not in the history"
+    choice_docs = {
+        "fix": "Remove the result (it cannot be sent without its call). The removed part is "
+        "kept in the repair record.",
+    }
+    rejections = (_ANTHROPIC_UNEXPECTED_RESULT, _OPENAI_ORPHAN_RESULT)
+    example = Example(
+        before=[
+            {"role": "user", "content": "hi"},
+            {"role": "tool", "content": [_result("gone")]},
+            {"role": "assistant", "content": "hello"},
+        ],
+        after=[
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": "hello"},
+        ],
+    )
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        if not ctx.index.results:
+            return
+        pairing = ctx.index.pairing
+        for m, p, result in ctx.index.results:
+            tid = result.tool_call_id
+            if tid in pairing.calls or tid in pairing.provider_calls:
+                continue
+            yield Finding(
+                Action.REMOVE,
+                m,
+                p,
+                f"result for tool call {tid!r}, which is not in the history; removed",
+                edits=(DropPart(m, p),),
+                tool_call_id=tid,
+                removed=result,
+            )
+
+
+class DuplicateToolResult(Rule):
+    """Two or more results for one call, as when a retry recorded the result again."""
+
+    id = "duplicate-tool-result"
+    summary = "a tool call has more than one result"
+    choice_docs = {
+        "fix": "Keep the copy in the tool messages right after the call (else the first copy) "
+        "and remove the others. Removed copies are kept in the repair records.",
+    }
+    rejections = (
+        Rejection(
+            "anthropic",
+            "messages.52.content.1: each tool_use must have a single result. Found multiple "
+            "`tool_result` blocks with id: toolu_01EhoCqFHBzACzsL2SJFpPzS",
+            "router-for-me/CLIProxyAPI PR#4998; vercel/eve PR#1246",
+        ),
+    )
+    example = Example(
+        before=[
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [_call("c1")]},
+            {"role": "tool", "content": [_result("c1", "first")]},
+            {"role": "user", "content": "again"},
+            {"role": "tool", "content": [_result("c1", "retry")]},
+        ],
+        after=[
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [_call("c1")]},
+            {"role": "tool", "content": [_result("c1", "first")]},
+            {"role": "user", "content": "again"},
+        ],
+    )
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        if not ctx.index.results:
+            return
+        pairing = ctx.index.pairing
+        for tid, results in pairing.results.items():
+            if len(results) < 2:
+                continue
+            calls = pairing.calls.get(tid)
+            if calls is None or len(calls) != 1:
+                continue  # orphans and shared ids belong to other rules
+            i = calls[0][0]
+            keep = next((r for r in results if pairing.in_block(i, r[0])), results[0])
+            for m, p, result in results:
+                if (m, p) == (keep[0], keep[1]):
+                    continue
+                yield Finding(
+                    Action.REMOVE,
+                    m,
+                    p,
+                    f"another result for tool call {tid!r} is kept; this copy removed",
+                    edits=(DropPart(m, p),),
+                    tool_call_id=tid,
+                    removed=result,
+                )
+
+
+class MisplacedToolResult(Rule):
+    """A result whose call exists, but not in the assistant message right before it."""
+
+    id = "misplaced-tool-result"
+    summary = "tool result is not in the tool messages directly after its call"
+    choice_docs = {
+        "fix": "Move the result into the tool message right after its call, in call order; "
+        "messages that sat between the call and the result end up after it. Loses nothing.",
+    }
+    rejections = (_ANTHROPIC_MISSING_RESULT, _OPENAI_MISSING_RESULT, _AI_SDK_MISSING_RESULT)
+    example = Example(
+        before=[
+            {"role": "user", "content": "weather?"},
+            {"role": "assistant", "content": [_call("c1")]},
+            {"role": "user", "content": "hurry"},
+            {"role": "tool", "content": [_result("c1", "sunny")]},
+        ],
+        after=[
+            {"role": "user", "content": "weather?"},
+            {"role": "assistant", "content": [_call("c1")]},
+            {"role": "tool", "content": [_result("c1", "sunny")]},
+            {"role": "user", "content": "hurry"},
+        ],
+    )
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        if not ctx.index.results:
+            return
+        pairing = ctx.index.pairing
+        moves: dict[int, list[tuple[int, int, ToolResultPart]]] = {}
+        for tid, results in pairing.results.items():
+            calls = pairing.calls.get(tid)
+            if calls is None or len(calls) != 1:
+                continue
+            i = calls[0][0]
+            if any(pairing.in_block(i, m) for m, _, _ in results):
+                continue
+            moves.setdefault(i, []).append(results[0])
+        for i in sorted(moves):
+            items = moves[i]
+            delivered = _deliver(ctx, i, [r[2] for r in items])
+            for n, (m, p, result) in enumerate(items):
+                edits: tuple[Edit, ...] = (DropPart(m, p),)
+                if n == 0:
+                    edits += tuple(delivered)
+                yield Finding(
+                    Action.MOVE,
+                    m,
+                    p,
+                    f"result for tool call {result.tool_call_id!r} was not right after its call; "
+                    "moved there",
+                    edits=edits,
+                    tool_call_id=result.tool_call_id,
+                    anchor=i,
+                )
+
+
+class OrphanToolCall(Rule):
+    """A tool call with no result anywhere after it."""
+
+    id = "orphan-tool-call"
+    summary = "tool call has no result"
+    choices = ("placeholder-result", "drop-call")
+    choice_docs = {
+        "placeholder-result": "Add a result right after the call: an error-text output saying "
+        "the result is unavailable (an execution-denied output when its approval was denied), "
+        'marked with providerOptions {"heal": {"synthesized": true}}. Loses nothing.',
+        "drop-call": "Remove the call and its approval request; a message left empty is then "
+        "removed. The removed parts are kept in the repair records.",
+    }
+    rejections = (_ANTHROPIC_MISSING_RESULT, _OPENAI_MISSING_RESULT, _AI_SDK_MISSING_RESULT)
+    example = Example(
+        before=[
+            {"role": "user", "content": "generate 10 items"},
+            {"role": "assistant", "content": [_call("tool-example-123", "json")]},
+            {"role": "user", "content": "generate 100 items"},
+        ],
+        after=[
+            {"role": "user", "content": "generate 10 items"},
+            {"role": "assistant", "content": [_call("tool-example-123", "json")]},
+            {"role": "tool", "content": [{
+                "type": "tool-result", "toolCallId": "tool-example-123", "toolName": "json",
+                "output": {"type": "error-text", "value": PLACEHOLDER_TEXT},
+                "providerOptions": SYNTHESIZED,
+            }]},
+            {"role": "user", "content": "generate 100 items"},
+        ],
+    )
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        index = ctx.index
+        if not index.calls:
+            return
+        pairing = index.pairing
+        n = len(ctx.messages)
+        stubs: dict[int, list[tuple[int, ToolCallPart, ToolApprovalResponse | None]]] = {}
+        for tid, calls in pairing.calls.items():
+            if tid in pairing.results or len(calls) != 1:
+                continue
+            i, p, call = calls[0]
+            requests = pairing.requests.get(tid, ())
+            response = None
+            if requests:
+                if pairing.block_end[i] == n:
+                    # Awaiting approval, or approved and not yet run, at the end of the
+                    # history: the caller's tool loop owns this call.
+                    continue
+                response = pairing.responses.get(requests[0][2].approval_id)
+            if choice == "drop-call":
+                yield Finding(
+                    Action.REMOVE,
+                    i,
+                    p,
+                    f"tool call {tid!r} to {call.tool_name!r} has no result; removed",
+                    edits=(DropPart(i, p),),
+                    tool_call_id=tid,
+                    removed=call,
+                )
+                for m, q, request in requests:
+                    yield Finding(
+                        Action.REMOVE, m, q, f"approval request of removed call {tid!r}",
+                        edits=(DropPart(m, q),), tool_call_id=tid, removed=request,
+                    )
+                continue
+            stubs.setdefault(i, []).append((p, call, response))
+        for i in sorted(stubs):
+            parts = [_placeholder(call, response) for _, call, response in stubs[i]]
+            edits = tuple(_deliver(ctx, i, parts))
+            for n_item, ((_, call, _), part) in enumerate(zip(stubs[i], parts)):
+                yield Finding(
+                    Action.INSERT,
+                    None,
+                    None,
+                    f"tool call {call.tool_call_id!r} to {call.tool_name!r} has no result; "
+                    f"added a placeholder result",
+                    edits=edits if n_item == 0 else (),
+                    tool_call_id=call.tool_call_id,
+                    added=part,
+                    anchor=i,
+                )
+
+
+def _placeholder(call: ToolCallPart, response: ToolApprovalResponse | None) -> ToolResultPart:
+    output: ErrorTextOutput | ExecutionDeniedOutput
+    if response is not None and not response.approved:
+        output = (
+            ExecutionDeniedOutput(reason=response.reason)
+            if response.reason is not None
+            else ExecutionDeniedOutput()
+        )
+    else:
+        output = ErrorTextOutput(value=PLACEHOLDER_TEXT)
+    return ToolResultPart(
+        tool_call_id=call.tool_call_id,
+        tool_name=call.tool_name,
+        output=output,
+        provider_options=SYNTHESIZED,
+    )

@@ -1,0 +1,422 @@
+"""Rules on the shape of tool calls: their input, their ids, their names.
+
+They run before the pairing rules, because pairing keys on ids: once ids are valid and unique,
+"which result answers which call" has one answer.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from heal.messages import ToolApprovalRequest, ToolCallPart, ToolResultPart
+from heal.repairs import Action
+from heal.rules._base import Context, DropPart, Example, Finding, Rejection, Rule, SetPart
+from heal.rules._naming import rename_all
+
+__all__ = ["DuplicateToolCallId", "InvalidToolCallId", "InvalidToolInput", "InvalidToolName"]
+
+_IdPart = ToolCallPart | ToolResultPart | ToolApprovalRequest
+
+
+def _id_parts(ctx: Context) -> Iterator[tuple[int, int, _IdPart]]:
+    """Every part that carries a tool-call id, in history order within each kind."""
+    index = ctx.index
+    yield from index.calls
+    yield from index.results
+    yield from index.requests
+
+
+def _retarget(
+    refs: Iterable[tuple[int, int, _IdPart]], new_id: str, why: str
+) -> Iterator[Finding]:
+    for m, p, part in refs:
+        old = part.tool_call_id
+        new = part.model_copy(update={"tool_call_id": new_id})
+        kind = part.type
+        yield Finding(
+            Action.REPLACE,
+            m,
+            p,
+            f"{kind} id {old!r} {why}; now {new_id!r}",
+            edits=(SetPart(m, p, new),),
+            tool_call_id=old,
+            removed={"toolCallId": old},
+            added={"toolCallId": new_id},
+        )
+
+
+class InvalidToolInput(Rule):
+    """A tool call whose input is not a JSON object."""
+
+    id = "invalid-tool-input"
+    summary = "tool-call input is not a JSON object (a raw string, array, scalar, null or missing)"
+    choices = ("coerce-object", "empty-object")
+    choice_docs = {
+        "coerce-object": "A string holding a JSON object becomes that object; any other value "
+        "is wrapped as {\"raw\": value}. Loses nothing.",
+        "empty-object": "Same for strings holding a JSON object; anything else becomes {}. "
+        "The old value is kept in the repair record only.",
+    }
+    rejections = (
+        Rejection(
+            "anthropic",
+            "messages.61.content.0.tool_use.input: Input should be a valid dictionary",
+            "anthropics/claude-code#6696; vercel/ai#13645",
+        ),
+        Rejection(
+            "openai-compatible (vLLM)",
+            '{"error":{"message":"Expecting \',\' delimiter: line 1 column 54 (char 53)",'
+            '"type":"BadRequestError","param":null,"code":400}}',
+            "vllm-project/vllm#43995",
+        ),
+    )
+    example = Example(
+        before=[
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [
+                {"type": "tool-call", "toolCallId": "c1", "toolName": "f", "input": '{"a": 1}'}]},
+            {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "c1",
+                                          "toolName": "f", "output": {"type": "text", "value": "ok"}}]},
+        ],
+        after=[
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [
+                {"type": "tool-call", "toolCallId": "c1", "toolName": "f", "input": {"a": 1}}]},
+            {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "c1",
+                                          "toolName": "f", "output": {"type": "text", "value": "ok"}}]},
+        ],
+    )
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        for m, p, part in ctx.index.calls:
+            value = part.input
+            if value.__class__ is dict:
+                continue
+            missing = "input" not in part.model_fields_set
+            new = _coerce(value, missing=missing, wrap=choice == "coerce-object")
+            what = "has no input" if missing else f"has a {_json_kind(value)} as input"
+            yield Finding(
+                Action.REPLACE,
+                m,
+                p,
+                f"tool call {part.tool_name!r} {what}; replaced with a JSON object",
+                edits=(SetPart(m, p, part.model_copy(update={"input": new})),),
+                tool_call_id=part.tool_call_id,
+                removed=None if missing else {"input": value},
+                added={"input": new},
+            )
+
+
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def _coerce(value: Any, *, missing: bool, wrap: bool) -> dict[str, Any]:
+    if missing:
+        return {}
+    if isinstance(value, dict):  # a dict subclass: copy it into a plain dict
+        return dict(value)
+    if isinstance(value, str):
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, dict):
+            return parsed
+    return {"raw": value} if wrap else {}
+
+
+class InvalidToolCallId(Rule):
+    """A tool-call id with characters providers reject, or an empty one."""
+
+    id = "invalid-tool-call-id"
+    summary = "tool-call id is empty or has characters outside [a-zA-Z0-9_-]"
+    choice_docs = {
+        "fix": "Replace each forbidden character with '_' in the call, its results and its "
+        "approval request, deterministically; ids that would collide take a digest suffix. "
+        "The old id is kept in the repair record.",
+    }
+    rejections = (
+        Rejection(
+            "anthropic",
+            "messages.1.content.1.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'",
+            "CommandCodeAI/command-code#323; HKUDS/nanobot PR#4356",
+        ),
+    )
+    example = Example(
+        before=[
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [
+                {"type": "tool-call", "toolCallId": "functions.search:0", "toolName": "search",
+                 "input": {}}]},
+            {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "functions.search:0",
+                                          "toolName": "search", "output": {"type": "text", "value": "ok"}}]},
+        ],
+        after=[
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [
+                {"type": "tool-call", "toolCallId": "functions_search_0", "toolName": "search",
+                 "input": {}}]},
+            {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "functions_search_0",
+                                          "toolName": "search", "output": {"type": "text", "value": "ok"}}]},
+        ],
+    )
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        profile = ctx.profile
+        valid = profile.valid_tool_call_id
+        bad: dict[str, list[tuple[int, int, _IdPart]]] = {}
+        good: set[str] = set()
+        for ref in _id_parts(ctx):
+            tid = ref[2].tool_call_id
+            if tid in good:
+                continue
+            if tid in bad or not valid(tid):
+                bad.setdefault(tid, []).append(ref)
+            else:
+                good.add(tid)
+        if not bad:
+            return
+        mapping = rename_all(
+            bad, good, profile.tool_call_id_forbidden, profile.tool_call_id_max, "call"
+        )
+        for old, refs in bad.items():
+            yield from _retarget(refs, mapping[old], "is not a valid tool-call id")
+
+
+class DuplicateToolCallId(Rule):
+    """Two tool calls share one id, as when a turn is replayed or a provider reuses ids."""
+
+    id = "duplicate-tool-call-id"
+    summary = "two tool calls in the history share one id"
+    choice_docs = {
+        "fix": "Keep the first call's id; give each later call a new deterministic id "
+        "(<id>_2, <id>_3, ...) and move its own results (those in the tool messages right after "
+        "it, else those after it) and its approval request to the new id. Loses nothing.",
+    }
+    rejections = (
+        Rejection(
+            "anthropic",
+            "messages.43.content.2: tool_use ids must be unique",
+            "anthropics/claude-code#28515; BerriAI/litellm#23510",
+        ),
+        Rejection(
+            "bedrock",
+            "The toolUse blocks at messages.2.content contain duplicate Ids: http_request",
+            "bvcyber/Cyber-AutoAgent-ng#72",
+        ),
+    )
+    example = Example(
+        before=[
+            {"role": "user", "content": "a"},
+            {"role": "assistant", "content": [
+                {"type": "tool-call", "toolCallId": "call_0", "toolName": "f", "input": {}}]},
+            {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "call_0",
+                                          "toolName": "f", "output": {"type": "text", "value": "1"}}]},
+            {"role": "user", "content": "b"},
+            {"role": "assistant", "content": [
+                {"type": "tool-call", "toolCallId": "call_0", "toolName": "f", "input": {}}]},
+            {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "call_0",
+                                          "toolName": "f", "output": {"type": "text", "value": "2"}}]},
+        ],
+        after=[
+            {"role": "user", "content": "a"},
+            {"role": "assistant", "content": [
+                {"type": "tool-call", "toolCallId": "call_0", "toolName": "f", "input": {}}]},
+            {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "call_0",
+                                          "toolName": "f", "output": {"type": "text", "value": "1"}}]},
+            {"role": "user", "content": "b"},
+            {"role": "assistant", "content": [
+                {"type": "tool-call", "toolCallId": "call_0_2", "toolName": "f", "input": {}}]},
+            {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "call_0_2",
+                                          "toolName": "f", "output": {"type": "text", "value": "2"}}]},
+        ],
+    )
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        index = ctx.index
+        by_id: dict[str, list[tuple[int, int, ToolCallPart]]] = {}
+        for ref in index.calls:
+            by_id.setdefault(ref[2].tool_call_id, []).append(ref)
+        dupes = {tid: refs for tid, refs in by_id.items() if len(refs) > 1}
+        if not dupes:
+            return
+        used = {ref[2].tool_call_id for ref in _id_parts(ctx)}
+        owners = _assign_owners(ctx, dupes)
+        for tid, refs in dupes.items():
+            for k, (m, p, call) in enumerate(refs[1:], start=2):
+                new_id, n = f"{tid}_{k}", k
+                while new_id in used:
+                    n += 1
+                    new_id = f"{tid}_{k}_{n}"
+                used.add(new_id)
+                yield Finding(
+                    Action.REPLACE,
+                    m,
+                    p,
+                    f"tool call id {tid!r} was already used by an earlier call; now {new_id!r}",
+                    edits=(SetPart(m, p, call.model_copy(update={"tool_call_id": new_id})),),
+                    tool_call_id=tid,
+                    removed={"toolCallId": tid},
+                    added={"toolCallId": new_id},
+                )
+                yield from _retarget(owners.get((m, p), ()), new_id, "followed its renamed call")
+
+
+def _assign_owners(
+    ctx: Context, dupes: dict[str, list[tuple[int, int, ToolCallPart]]]
+) -> dict[tuple[int, int], list[tuple[int, int, _IdPart]]]:
+    """For calls sharing an id, decide which results and approval requests belong to which.
+
+    A result in the tool messages right after an assistant message belongs to that message's
+    calls with its id, in order; an approval request, to the calls of its own message, in order;
+    anything else (a provider-executed result, a misplaced result) to the nearest call before
+    it, or to the first call when it comes before all of them.
+    """
+    block_end = ctx.index.pairing.block_end
+    roles = ctx.index.roles
+    owners: dict[tuple[int, int], list[tuple[int, int, _IdPart]]] = {}
+    seen: dict[tuple[int, str, str], int] = {}
+    refs: list[tuple[int, int, _IdPart]] = [*ctx.index.results, *ctx.index.requests]
+    for ref in refs:
+        m, p, part = ref
+        tid = part.tool_call_id
+        calls = dupes.get(tid)
+        if calls is None:
+            continue
+        if isinstance(part, ToolApprovalRequest):
+            group = [c for c in calls if c[0] == m]
+        elif roles[m] == "tool":
+            group = [c for c in calls if c[0] < m < block_end[c[0]]]
+        else:
+            group = []
+        if group:
+            key = (group[0][0], tid, part.type)
+            k = seen.get(key, 0)
+            seen[key] = k + 1
+            owner = group[min(k, len(group) - 1)]
+        else:
+            before = [c for c in calls if (c[0], c[1]) < (m, p)]
+            owner = before[-1] if before else calls[0]
+        owners.setdefault((owner[0], owner[1]), []).append(ref)
+    return owners
+
+
+class InvalidToolName(Rule):
+    """A tool name with characters providers reject, or longer than 64 characters."""
+
+    id = "invalid-tool-name"
+    summary = "tool name is empty, longer than 64 characters, or has characters outside [a-zA-Z0-9_-]"
+    choices = ("rename", "drop-pair")
+    choice_docs = {
+        "rename": "Replace forbidden characters with '_' and shorten to 64 (with a digest "
+        "suffix), in the call and its results; names that would collide with another name take "
+        "a digest suffix. The old name is kept in the repair record.",
+        "drop-pair": "Remove the call, its results and its approval request. The removed parts "
+        "are kept in the repair records.",
+    }
+    rejections = (
+        Rejection(
+            "anthropic",
+            "messages.1.content.1.tool_use.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'",
+            "drorm/vmpilot docs (quoting the live API)",
+        ),
+        Rejection(
+            "openai-chat",
+            "Invalid 'messages[9].tool_calls[0].function.name': string does not match pattern. "
+            "Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.",
+            "mcp-use/mcp-use PR#94",
+        ),
+        Rejection(
+            "bedrock",
+            "1 validation error detected: Value at 'messages.N.member.content.M.member.toolUse.name' "
+            "failed to satisfy constraint: Member must satisfy regular expression pattern: "
+            "[a-zA-Z0-9_-]+",
+            "vercel/ai#9173",
+        ),
+    )
+    example = Example(
+        before=[
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [
+                {"type": "tool-call", "toolCallId": "c1", "toolName": "web search", "input": {}}]},
+            {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "c1",
+                                          "toolName": "web search", "output": {"type": "text", "value": "ok"}}]},
+        ],
+        after=[
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [
+                {"type": "tool-call", "toolCallId": "c1", "toolName": "web_search", "input": {}}]},
+            {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "c1",
+                                          "toolName": "web_search", "output": {"type": "text", "value": "ok"}}]},
+        ],
+    )
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        index = ctx.index
+        profile = ctx.profile
+        valid = profile.valid_tool_name
+        refs = [*index.calls, *index.results]
+        good: set[str] = set()
+        bad: set[str] = set()
+        for _, _, part in refs:
+            name = part.tool_name
+            if name not in good and name not in bad:
+                (good if valid(name) else bad).add(name)
+        if not bad:
+            return
+        dropped: set[str] = set()
+        if choice == "drop-pair":
+            for m, p, call in index.calls:
+                if call.tool_name in bad:
+                    dropped.add(call.tool_call_id)
+                    yield Finding(
+                        Action.REMOVE,
+                        m,
+                        p,
+                        f"tool call has an invalid name {call.tool_name!r}; removed with its results",
+                        edits=(DropPart(m, p),),
+                        tool_call_id=call.tool_call_id,
+                        removed=call,
+                    )
+            for m, p, req in index.requests:
+                if req.tool_call_id in dropped:
+                    yield Finding(
+                        Action.REMOVE, m, p, "approval request of a removed call",
+                        edits=(DropPart(m, p),), tool_call_id=req.tool_call_id, removed=req,
+                    )
+        mapping = rename_all(bad, good, profile.tool_name_forbidden, profile.tool_name_max, "tool")
+        for m, p, part in refs:
+            name = part.tool_name
+            if name not in bad:
+                continue
+            if part.tool_call_id in dropped:
+                if isinstance(part, ToolResultPart):
+                    yield Finding(
+                        Action.REMOVE, m, p, f"result of removed call to {name!r}",
+                        edits=(DropPart(m, p),), tool_call_id=part.tool_call_id, removed=part,
+                    )
+                continue
+            new_name = mapping[name]
+            what = "tool call" if isinstance(part, ToolCallPart) else "tool result"
+            yield Finding(
+                Action.REPLACE,
+                m,
+                p,
+                f"{what} name {name!r} is not a valid tool name; now {new_name!r}",
+                edits=(SetPart(m, p, part.model_copy(update={"tool_name": new_name})),),
+                tool_call_id=part.tool_call_id,
+                removed={"toolName": name},
+                added={"toolName": new_name},
+            )
+
