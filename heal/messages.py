@@ -362,6 +362,7 @@ ModelMessage: TypeAlias = Annotated[
 """Any message, discriminated by ``role``."""
 
 _MESSAGE_TYPES = (SystemMessage, UserMessage, AssistantMessage, ToolMessage)
+_MESSAGE_TYPE_SET = frozenset(_MESSAGE_TYPES)
 _HISTORY = TypeAdapter(list[ModelMessage])
 
 
@@ -390,7 +391,7 @@ def load_messages(data: str | bytes | bytearray | Iterable[Any]) -> list[ModelMe
         if not isinstance(data, Iterable):
             raise InputError(f"expected a list of messages, got {_kind(data)}")
         data = list(data)
-    if all(type(m) in _MESSAGE_TYPES for m in data):
+    if _MESSAGE_TYPE_SET.issuperset(map(type, data)):
         return list(data)
     return _validate(data)
 

@@ -11,6 +11,7 @@ are accepted), so adding a provider means adding a profile and its rules, not ed
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
@@ -53,6 +54,8 @@ class ProviderProfile:
     tool_name_forbidden: re.Pattern[str] = field(init=False, repr=False, compare=False)
     tool_call_id_pattern: re.Pattern[str] = field(init=False, repr=False, compare=False)
     tool_call_id_forbidden: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    _names_pattern: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    _ids_pattern: re.Pattern[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         id_max = "" if self.tool_call_id_max is None else str(self.tool_call_id_max)
@@ -62,12 +65,26 @@ class ProviderProfile:
             "tool_call_id_pattern": rf"[{self.tool_call_id_chars}]{{1,{id_max}}}",
             "tool_call_id_forbidden": rf"[^{self.tool_call_id_chars}]",
         }
+        # One regex call checks a whole set of values joined by NUL (never valid in either):
+        # far cheaper than one call per value on the hot path.
+        compiled["_names_pattern"] = rf"{compiled['tool_name_pattern']}(?:\x00{compiled['tool_name_pattern']})*"
+        compiled["_ids_pattern"] = rf"{compiled['tool_call_id_pattern']}(?:\x00{compiled['tool_call_id_pattern']})*"
         for name, pattern in compiled.items():
             object.__setattr__(self, name, re.compile(pattern))
 
     def valid_tool_name(self, name: str) -> bool:
         """Whether a tool name is accepted in history."""
         return self.tool_name_pattern.fullmatch(name) is not None
+
+    def all_valid_tool_names(self, names: Iterable[str]) -> bool:
+        """Whether every name is accepted (True for none)."""
+        values = list(names)
+        return not values or self._names_pattern.fullmatch("\x00".join(values)) is not None
+
+    def all_valid_tool_call_ids(self, ids: Iterable[str]) -> bool:
+        """Whether every id is accepted (True for none)."""
+        values = list(ids)
+        return not values or self._ids_pattern.fullmatch("\x00".join(values)) is not None
 
     def valid_tool_call_id(self, tool_call_id: str) -> bool:
         """Whether a tool-call id is accepted in history."""

@@ -53,13 +53,12 @@ def _kind(cls: type) -> int:
     return _OTHER
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Pairing:
     """Tool calls and results by id, and where each assistant message's result block ends."""
 
-    block_end: list[int]
-    """For message ``i``: the first index after ``i`` that is not a tool message. The messages
-    ``i + 1 .. block_end[i] - 1`` are the tool messages directly after ``i``: its result block."""
+    roles: list[str]
+    """The role of each message."""
     calls: dict[str, list[CallRef]]
     """Client-executed tool calls by id, in history order."""
     provider_calls: dict[str, list[CallRef]]
@@ -71,6 +70,25 @@ class Pairing:
     responses: dict[str, ResponseRef]
     """Approval responses by approval id (the first of each)."""
 
+    _block_end: list[int] | None = None
+
+    @property
+    def block_end(self) -> list[int]:
+        """For message ``i``: the first index after ``i`` that is not a tool message. Messages
+        ``i + 1 .. block_end[i] - 1`` are the tool messages directly after ``i``: its result
+        block. Computed on first use."""
+        if self._block_end is None:
+            roles = self.roles
+            n = len(roles)
+            ends = [n] * n
+            following = n
+            for i in range(n - 1, -1, -1):
+                ends[i] = following
+                if roles[i] != "tool":
+                    following = i
+            self._block_end = ends
+        return self._block_end
+
     def in_block(self, call_message: int, message: int) -> bool:
         """Whether ``message`` is in the result block of assistant message ``call_message``."""
         return call_message < message < self.block_end[call_message]
@@ -80,6 +98,7 @@ class HistoryIndex:
     """Facts about one history, gathered in a single scan."""
 
     __slots__ = (
+        "_paired",
         "_pairing",
         "calls",
         "empty",
@@ -94,8 +113,10 @@ class HistoryIndex:
     )
 
     def __init__(self, messages: Sequence[ModelMessage]) -> None:
+        # The hot loop of healing: plain tuples, bound methods and class identity tests keep it
+        # near the cost of merely iterating the parts.
         self.messages = messages
-        roles: list[str] = []
+        roles: list[str] = [message.role for message in messages]
         calls: list[CallRef] = []
         results: list[ResultRef] = []
         texts: list[TextRef] = []
@@ -104,31 +125,50 @@ class HistoryIndex:
         responses: list[ResponseRef] = []
         strings: list[int] = []
         empty: list[int] = []
-        kinds = _KINDS
-        for i, message in enumerate(messages):
-            roles.append(message.role)
+        add_call, add_result, add_text = calls.append, results.append, texts.append
+        text_cls, call_cls, result_cls = TextPart, ToolCallPart, ToolResultPart
+        i = -1
+        for message in messages:
+            i += 1
             content = message.content
             if content.__class__ is str:
-                strings.append(i)
+                # Only blank or non-ASCII strings can concern a text rule; these tests are O(1)
+                # for ordinary text (isspace stops at the first visible character).
+                if not content.isascii() or content.isspace() or not content:  # type: ignore[union-attr]
+                    strings.append(i)
                 continue
             if not content:
                 empty.append(i)
                 continue
-            for j, part in enumerate(content):
+            j = -1
+            for part in content:
+                j += 1
                 cls = part.__class__
-                kind = kinds[cls] if cls in kinds else _kind(cls)
-                if kind == _TEXT:
-                    texts.append((i, j, part))  # type: ignore[arg-type]
-                elif kind == _CALL:
-                    calls.append((i, j, part))  # type: ignore[arg-type]
-                elif kind == _RESULT:
-                    results.append((i, j, part))  # type: ignore[arg-type]
-                elif kind == _REASONING:
-                    reasoning.append((i, j, part))  # type: ignore[arg-type]
-                elif kind == _REQUEST:
-                    requests.append((i, j, part))  # type: ignore[arg-type]
-                elif kind == _RESPONSE:
-                    responses.append((i, j, part))  # type: ignore[arg-type]
+                if cls is text_cls:
+                    text = part.text  # type: ignore[union-attr]
+                    if not text.isascii() or text.isspace() or not text:
+                        add_text((i, j, part))  # type: ignore[arg-type]
+                elif cls is call_cls:
+                    add_call((i, j, part))  # type: ignore[arg-type]
+                elif cls is result_cls:
+                    add_result((i, j, part))  # type: ignore[arg-type]
+                else:
+                    kind = _KINDS.get(cls)
+                    if kind is None:
+                        kind = _kind(cls)
+                    ref = (i, j, part)
+                    if kind == _REASONING:
+                        reasoning.append(ref)  # type: ignore[arg-type]
+                    elif kind == _REQUEST:
+                        requests.append(ref)  # type: ignore[arg-type]
+                    elif kind == _RESPONSE:
+                        responses.append(ref)  # type: ignore[arg-type]
+                    elif kind == _TEXT:  # subclasses of the common parts
+                        add_text(ref)  # type: ignore[arg-type]
+                    elif kind == _CALL:
+                        add_call(ref)  # type: ignore[arg-type]
+                    elif kind == _RESULT:
+                        add_result(ref)  # type: ignore[arg-type]
         self.roles = roles
         """The role of each message."""
         self.calls = calls
@@ -136,7 +176,8 @@ class HistoryIndex:
         self.results = results
         """Every tool-result part, in tool and assistant messages, in history order."""
         self.texts = texts
-        """Every text part (string contents are in ``strings``)."""
+        """Text parts that are empty, whitespace only, or not pure ASCII: the only ones the
+        text rules need to look at. (Rules that need every text part read the messages.)"""
         self.reasoning = reasoning
         """Every reasoning part."""
         self.requests = requests
@@ -144,10 +185,11 @@ class HistoryIndex:
         self.responses = responses
         """Every tool-approval-response part."""
         self.strings = strings
-        """Indices of messages whose content is a string (system messages included)."""
+        """Messages whose string content is empty, whitespace only, or not pure ASCII."""
         self.empty = empty
         """Indices of messages whose content is an empty list."""
         self._pairing: Pairing | None = None
+        self._paired: bool | None = None
 
     @property
     def pairing(self) -> Pairing:
@@ -158,13 +200,6 @@ class HistoryIndex:
 
     def _build_pairing(self) -> Pairing:
         roles = self.roles
-        n = len(roles)
-        block_end = [n] * n
-        following = n
-        for i in range(n - 1, -1, -1):
-            block_end[i] = following
-            if roles[i] != "tool":
-                following = i
         calls: dict[str, list[CallRef]] = {}
         provider_calls: dict[str, list[CallRef]] = {}
         for ref in self.calls:
@@ -180,4 +215,35 @@ class HistoryIndex:
         responses: dict[str, ResponseRef] = {}
         for resp in self.responses:
             responses.setdefault(resp[2].approval_id, resp)
-        return Pairing(block_end, calls, provider_calls, results, requests, responses)
+        return Pairing(roles, calls, provider_calls, results, requests, responses)
+
+    @property
+    def paired(self) -> bool:
+        """True when every client call has exactly one result, in the tool messages right after
+        it, and every result in a tool message answers such a call: the pairing rules have
+        nothing to do. Cheaper than building :attr:`pairing`, which clean histories never need."""
+        if self._paired is None:
+            self._paired = self._check_paired()
+        return self._paired
+
+    def _check_paired(self) -> bool:
+        roles = self.roles
+        open_calls: dict[str, int] = {}
+        count = 0
+        for m, _, call in self.calls:
+            if not call.provider_executed:
+                open_calls[call.tool_call_id] = m
+                count += 1
+        if len(open_calls) != count:
+            return False  # two calls share an id
+        for m, _, result in self.results:
+            if roles[m] != "tool":
+                continue  # a provider-executed result inside its assistant message
+            call_at = open_calls.pop(result.tool_call_id, None)
+            if call_at is None or m <= call_at:
+                return False
+            for k in range(call_at + 1, m):  # only tool messages may sit in between
+                if roles[k] != "tool":
+                    return False
+        return not open_calls
+

@@ -74,7 +74,13 @@ class LoneSurrogate(Rule):
                 yield self._finding(m, p, part.text, SetPart(m, p, fixed))
         for m, p, result in index.results:
             output = result.output
-            if isinstance(output, (TextOutput, ErrorTextOutput)) and _has_surrogate(output.value):
+            value = getattr(output, "value", None)
+            if (
+                value.__class__ is str
+                and not value.isascii()  # type: ignore[union-attr]
+                and isinstance(output, (TextOutput, ErrorTextOutput))
+                and _SURROGATE.search(output.value) is not None
+            ):
                 fixed_output = output.model_copy(update={"value": _mend(output.value)})
                 fixed_result = result.model_copy(update={"output": fixed_output})
                 yield self._finding(m, p, output.value, SetPart(m, p, fixed_result))

@@ -151,7 +151,7 @@ class OrphanToolResult(Rule):
     )
 
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
-        if not ctx.index.results:
+        if not ctx.index.results or ctx.index.paired:
             return
         pairing = ctx.index.pairing
         for m, p, result in ctx.index.results:
@@ -203,7 +203,7 @@ class DuplicateToolResult(Rule):
     )
 
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
-        if not ctx.index.results:
+        if not ctx.index.results or ctx.index.paired:
             return
         pairing = ctx.index.pairing
         for tid, results in pairing.results.items():
@@ -254,7 +254,7 @@ class MisplacedToolResult(Rule):
     )
 
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
-        if not ctx.index.results:
+        if not ctx.index.results or ctx.index.paired:
             return
         pairing = ctx.index.pairing
         moves: dict[int, list[tuple[int, int, ToolResultPart]]] = {}
@@ -319,7 +319,7 @@ class OrphanToolCall(Rule):
 
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
         index = ctx.index
-        if not index.calls:
+        if not index.calls or index.paired:
             return
         pairing = index.pairing
         n = len(ctx.messages)

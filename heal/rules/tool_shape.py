@@ -174,19 +174,21 @@ class InvalidToolCallId(Rule):
 
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
         profile = ctx.profile
-        valid = profile.valid_tool_call_id
-        bad: dict[str, list[tuple[int, int, _IdPart]]] = {}
-        good: set[str] = set()
-        for ref in _id_parts(ctx):
-            tid = ref[2].tool_call_id
-            if tid in good:
-                continue
-            if tid in bad or not valid(tid):
-                bad.setdefault(tid, []).append(ref)
-            else:
-                good.add(tid)
-        if not bad:
+        index = ctx.index
+        ids = {ref[2].tool_call_id for ref in index.calls}
+        if not index.paired:  # when paired, every result id is a call id
+            ids.update(ref[2].tool_call_id for ref in index.results)
+        ids.update(ref[2].tool_call_id for ref in index.requests)
+        if profile.all_valid_tool_call_ids(ids):
             return
+        if index.paired:
+            ids.update(ref[2].tool_call_id for ref in index.results)
+        valid = profile.valid_tool_call_id
+        good = {tid for tid in ids if valid(tid)}
+        bad: dict[str, list[tuple[int, int, _IdPart]]] = {}
+        for ref in _id_parts(ctx):
+            if ref[2].tool_call_id not in good:
+                bad.setdefault(ref[2].tool_call_id, []).append(ref)
         mapping = rename_all(
             bad, good, profile.tool_call_id_forbidden, profile.tool_call_id_max, "call"
         )
@@ -245,6 +247,8 @@ class DuplicateToolCallId(Rule):
 
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
         index = ctx.index
+        if len({ref[2].tool_call_id for ref in index.calls}) == len(index.calls):
+            return
         by_id: dict[str, list[tuple[int, int, ToolCallPart]]] = {}
         for ref in index.calls:
             by_id.setdefault(ref[2].tool_call_id, []).append(ref)
@@ -365,16 +369,14 @@ class InvalidToolName(Rule):
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
         index = ctx.index
         profile = ctx.profile
-        valid = profile.valid_tool_name
-        refs = [*index.calls, *index.results]
-        good: set[str] = set()
-        bad: set[str] = set()
-        for _, _, part in refs:
-            name = part.tool_name
-            if name not in good and name not in bad:
-                (good if valid(name) else bad).add(name)
-        if not bad:
+        names = {ref[2].tool_name for ref in index.calls}
+        names.update(ref[2].tool_name for ref in index.results)
+        if profile.all_valid_tool_names(names):
             return
+        valid = profile.valid_tool_name
+        bad = {name for name in names if not valid(name)}
+        good = names - bad
+        refs = [*index.calls, *index.results]
         dropped: set[str] = set()
         if choice == "drop-pair":
             for m, p, call in index.calls:
