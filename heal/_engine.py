@@ -120,11 +120,7 @@ def heal_messages(
     plan, profile = _plan_for(provider, policy, rules, scope)
     healed, repairs = _run(loaded, plan, provider, profile, apply=True)
     if on_repair is not None:
-        for repair in repairs:
-            try:
-                on_repair(repair)
-            except Exception:
-                _log.warning("on_repair callback raised; healing continues", exc_info=True)
+        _notify(on_repair, repairs)
     if strict and any(r.action is not Action.KEEP for r in repairs):
         raise HealingError(repairs)
     return HealResult(healed, repairs)
@@ -144,6 +140,14 @@ def validate_messages(
     _, issues = _run(loaded, plan, provider, profile, apply=False)
     valid = all(issue.action is Action.KEEP for issue in issues)
     return ValidationResult(valid, issues)
+
+
+def _notify(on_repair: Callable[[Repair], object], repairs: Iterable[Repair]) -> None:
+    for repair in repairs:
+        try:
+            on_repair(repair)
+        except Exception:
+            _log.warning("on_repair callback raised; healing continues", exc_info=True)
 
 
 # --- planning --------------------------------------------------------------------------------

@@ -1,0 +1,109 @@
+"""What every adapter shares: a source map from canonical messages back to native items, and the
+one-call heal that reports repairs at native locations."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from heal._engine import HealScope, heal_messages
+from heal.messages import ModelMessage
+from heal.policy import Policy
+from heal.providers import ProviderId
+from heal.repairs import Repair
+from heal.rules import Rule
+
+__all__ = ["Loaded", "NativeHealResult", "heal_native"]
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """Canonical messages plus where each came from in the native history.
+
+    ``origins[i]`` is the index of the native message (or item) canonical message ``i`` came
+    from. ``part_origins[i]``, when given, holds for each canonical part of message ``i`` the
+    index of the native part (content block) it came from, or None where there is no
+    one-to-one counterpart. Several canonical messages may come from one native message (an
+    Anthropic user message holding tool results becomes a tool message and a user message).
+    """
+
+    messages: list[ModelMessage]
+    origins: list[int]
+    part_origins: list[tuple[int | None, ...] | None] | None = None
+
+    def native_location(self, message: int | None, part: int | None) -> tuple[int | None, int | None]:
+        """Map a canonical (message, part) location to the native one."""
+        if message is None:
+            return None, None
+        native_message = self.origins[message]
+        if part is None:
+            return native_message, None
+        parts = self.part_origins[message] if self.part_origins is not None else None
+        if parts is None:
+            return native_message, part
+        return native_message, parts[part] if part < len(parts) else None
+
+
+@dataclass(frozen=True, slots=True)
+class NativeHealResult(Generic[T]):
+    """What ``heal_<format>`` returns: the healed native history and the repairs, whose
+    ``message_index`` / ``part_index`` / ``anchor_index`` are native locations."""
+
+    messages: T
+    repairs: tuple[Repair, ...]
+
+    @property
+    def changed(self) -> bool:
+        """True when at least one repair changed the history."""
+        return any(r.changed for r in self.repairs)
+
+
+def heal_native(
+    loaded: Loaded,
+    dump: Callable[[list[ModelMessage]], T],
+    *,
+    provider: ProviderId | None = None,
+    policy: Policy | Mapping[str, str] | None = None,
+    rules: Sequence[Rule] | None = None,
+    on_repair: Callable[[Repair], object] | None = None,
+    strict: bool = False,
+    scope: HealScope = "request",
+    original: Any = None,
+) -> NativeHealResult[T]:
+    """Heal loaded native messages and dump them back, with repairs at native locations.
+
+    When nothing changed and ``original`` is given, it is returned as is (a valid history comes
+    back identical, not merely equal).
+    """
+    result = heal_messages(
+        loaded.messages,
+        provider=provider,
+        policy=policy,
+        rules=rules,
+        on_repair=None,
+        strict=False,
+        scope=scope,
+    )
+    repairs = tuple(_to_native(r, loaded) for r in result.repairs)
+    if on_repair is not None:
+        from heal._engine import _notify
+
+        _notify(on_repair, repairs)
+    if strict and any(r.action.value != "keep" for r in repairs):
+        from heal.errors import HealingError
+
+        raise HealingError(repairs)
+    if not result.changed and original is not None:
+        return NativeHealResult(original, repairs)
+    return NativeHealResult(dump(result.messages), repairs)
+
+
+def _to_native(repair: Repair, loaded: Loaded) -> Repair:
+    message, part = loaded.native_location(repair.message_index, repair.part_index)
+    anchor = None if repair.anchor_index is None else loaded.origins[repair.anchor_index]
+    return repair.model_copy(
+        update={"message_index": message, "part_index": part, "anchor_index": anchor}
+    )
