@@ -218,8 +218,9 @@ def _run(
     work = messages
     origin: _Origin | None = None
     repairs: list[Repair] = []
+    guards = _guards(plan)
     for _ in range(MAX_PASSES):
-        ctx = Context(work, HistoryIndex(work), provider, profile)
+        ctx = Context(work, HistoryIndex(work), provider, profile, guards)
         changed = False
         reports: list[Repair] = []
         for rule, choice in plan:
@@ -240,7 +241,7 @@ def _run(
                     edits.extend(finding.edits)
             if apply and edits:
                 work, origin = _apply(work, origin, edits)
-                ctx = Context(work, HistoryIndex(work), provider, profile)
+                ctx = Context(work, HistoryIndex(work), provider, profile, guards)
                 changed = True
         if not changed:
             repairs.extend(reports)
@@ -249,6 +250,11 @@ def _run(
         f"the history still changed after {MAX_PASSES} passes; last repairs: "
         + "; ".join(r.describe() for r in repairs[-5:])
     )
+
+
+@lru_cache(maxsize=512)
+def _guards(plan: _Plan) -> tuple[Rule, ...]:
+    return tuple(rule for rule, _ in plan if type(rule).protects is not Rule.protects)
 
 
 class _Origin:

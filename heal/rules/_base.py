@@ -149,14 +149,40 @@ class Example:
     choice: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
 class Context:
-    """What a rule sees: the current history, its index, and the target provider."""
+    """What a rule sees: the current history, its index, and the target provider.
 
-    messages: Sequence[ModelMessage]
-    index: HistoryIndex
-    provider: ProviderId | None
-    profile: ProviderProfile
+    ``protected`` holds the indices of messages that no rule may edit for this provider (for
+    Anthropic, the latest assistant message holding signed thinking must go back byte-identical).
+    It is computed on first use from the ``protects`` method of the rules in the plan.
+    """
+
+    __slots__ = ("_guards", "_protected", "index", "messages", "profile", "provider")
+
+    def __init__(
+        self,
+        messages: Sequence[ModelMessage],
+        index: HistoryIndex,
+        provider: ProviderId | None,
+        profile: ProviderProfile,
+        guards: Sequence[Rule] = (),
+    ) -> None:
+        self.messages = messages
+        self.index = index
+        self.provider = provider
+        self.profile = profile
+        self._guards = guards
+        self._protected: frozenset[int] | None = None
+
+    @property
+    def protected(self) -> frozenset[int]:
+        """Indices of messages that must not be edited (see the class docstring)."""
+        if self._protected is None:
+            found: set[int] = set()
+            for rule in self._guards:
+                found.update(rule.protects(self))
+            self._protected = frozenset(found)
+        return self._protected
 
 
 class Rule(ABC):
@@ -194,6 +220,12 @@ class Rule(ABC):
         ``choice`` is one of :attr:`choices` (never ``keep``: the engine handles that by not
         applying the edits). Must not mutate anything it is given.
         """
+
+    def protects(self, ctx: Context) -> Iterable[int]:
+        """Indices of messages no rule may edit for this rule's providers. Override in rules
+        that carry such a provider constraint; the default protects nothing."""
+        del ctx
+        return ()
 
     def applies_to(self, provider: str | None) -> bool:
         """Whether the rule runs for this provider."""

@@ -139,9 +139,10 @@ class EmptyText(Rule):
     )
 
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        protected = ctx.protected if ctx.index.texts else frozenset()
         for m, p, part in ctx.index.texts:
             text = part.text
-            if text and not text.isspace():
+            if (text and not text.isspace()) or m in protected:
                 continue
             yield Finding(
                 Action.REMOVE,
