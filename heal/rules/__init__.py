@@ -10,11 +10,13 @@ Order matters, and each step has a reason:
 3. ``invalid-tool-name``: may remove call/result pairs under ``drop-pair``, before pairing looks.
 4. ``orphan-tool-result``, ``duplicate-tool-result``, ``misplaced-tool-result``,
    ``orphan-tool-call``: positional pairing (see :mod:`heal.rules.tool_pairing`).
-5. ``lone-surrogate``, ``empty-text``, ``empty-message``: content last, because the tool rules
-   can empty a message, and removing an empty message must be the final word.
+5. Provider packs (Anthropic, Bedrock, Google, OpenAI, Mistral, and the OpenAI-compatible
+   servers), each only for its providers: they may drop reasoning or reorder parts, which can
+   leave text or messages empty.
+6. ``lone-surrogate``, ``empty-text``, ``empty-message``: content last, because the tool and
+   provider rules can empty a message, and removing an empty message must be the final word.
 
-Provider packs add their rules after the shared ones; user rules (``rules=`` or
-:meth:`RuleRegistry.register`) run after all built-ins. The engine repeats the whole sequence
+User rules (``rules=`` or :meth:`RuleRegistry.register`) run after all built-ins. The engine repeats the whole sequence
 until nothing changes, so a later rule's change is seen by earlier rules on the next pass.
 """
 
@@ -38,6 +40,7 @@ from heal.rules._base import (
     SetPart,
 )
 from heal.rules._index import HistoryIndex, Pairing
+from heal.rules import anthropic, bedrock, compat, google, mistral, openai
 from heal.rules.content import EmptyMessage, EmptyText, LoneSurrogate
 from heal.rules.tool_pairing import (
     DuplicateToolResult,
@@ -66,6 +69,8 @@ __all__ = [
     "Rejection",
     "Rule",
     "RuleRegistry",
+    "BUILTIN_RULES",
+    "PROVIDER_RULES",
     "SHARED_RULES",
     "SetMessage",
     "SetPart",
@@ -73,7 +78,7 @@ __all__ = [
     "register_rule",
 ]
 
-SHARED_RULES: tuple[Rule, ...] = (
+_SHARED_TOOL_RULES: tuple[Rule, ...] = (
     InvalidToolInput(),
     InvalidToolCallId(),
     DuplicateToolCallId(),
@@ -82,11 +87,24 @@ SHARED_RULES: tuple[Rule, ...] = (
     DuplicateToolResult(),
     MisplacedToolResult(),
     OrphanToolCall(),
-    LoneSurrogate(),
-    EmptyText(),
-    EmptyMessage(),
 )
+_SHARED_CONTENT_RULES: tuple[Rule, ...] = (LoneSurrogate(), EmptyText(), EmptyMessage())
+
+SHARED_RULES: tuple[Rule, ...] = _SHARED_TOOL_RULES + _SHARED_CONTENT_RULES
 """The rules that apply to every provider, in order."""
+
+PROVIDER_RULES: tuple[Rule, ...] = (
+    *anthropic.RULES,
+    *bedrock.RULES,
+    *google.RULES,
+    *openai.RULES,
+    *mistral.RULES,
+    *compat.RULES,
+)
+"""The provider packs' rules, each applying only to its providers."""
+
+BUILTIN_RULES: tuple[Rule, ...] = _SHARED_TOOL_RULES + PROVIDER_RULES + _SHARED_CONTENT_RULES
+"""Every built-in rule, in the order they run."""
 
 
 class RuleRegistry:
@@ -153,7 +171,7 @@ def _check_rule(rule: Rule) -> None:
         )
 
 
-default_registry = RuleRegistry(SHARED_RULES)
+default_registry = RuleRegistry(BUILTIN_RULES)
 """The registry ``heal_messages`` uses: the built-in rules, plus any registered ones."""
 
 
