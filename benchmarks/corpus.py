@@ -31,7 +31,9 @@ def conversation(rng: random.Random, length: int, tag: str) -> list[Message]:
     turn = 0
     while len(msgs) < length:
         turn += 1
-        msgs.append({"role": "user", "content": [{"type": "text", "text": f"question {turn} " * 4}]})
+        msgs.append(
+            {"role": "user", "content": [{"type": "text", "text": f"question {turn} " * 4}]}
+        )
         ncalls = 1 + (rng.random() < 0.3)
         calls = [
             {
@@ -42,7 +44,9 @@ def conversation(rng: random.Random, length: int, tag: str) -> list[Message]:
             }
             for k in range(ncalls)
         ]
-        msgs.append({"role": "assistant", "content": [{"type": "text", "text": "Let me check."}, *calls]})
+        msgs.append(
+            {"role": "assistant", "content": [{"type": "text", "text": "Let me check."}, *calls]}
+        )
         msgs.append(
             {
                 "role": "tool",
@@ -70,8 +74,7 @@ def break_conversation(rng: random.Random, msgs: list[Message], defect: str) -> 
     """Introduce one defect in place (the corpus is built fresh, so this mutates only it)."""
     tool_idx = [i for i, m in enumerate(msgs) if m["role"] == "tool"]
     asst_idx = [
-        i for i, m in enumerate(msgs)
-        if m["role"] == "assistant" and isinstance(m["content"], list)
+        i for i, m in enumerate(msgs) if m["role"] == "assistant" and isinstance(m["content"], list)
     ]
     if not tool_idx:
         return
@@ -84,7 +87,10 @@ def break_conversation(rng: random.Random, msgs: list[Message], defect: str) -> 
         msgs[t]["content"][0] = {**msgs[t]["content"][0], "toolCallId": "call_missing"}
         msgs[t]["content"][0]["toolCallId"] = f"gone_{t}"
     elif defect == "duplicate-result":
-        msgs.insert(t + 2 if t + 2 <= len(msgs) else t + 1, {"role": "tool", "content": list(msgs[t]["content"])})
+        msgs.insert(
+            t + 2 if t + 2 <= len(msgs) else t + 1,
+            {"role": "tool", "content": list(msgs[t]["content"])},
+        )
     elif defect == "misplaced-result":
         moved = msgs.pop(t)
         msgs.insert(min(t + 1, len(msgs)), moved)
@@ -106,7 +112,9 @@ def break_conversation(rng: random.Random, msgs: list[Message], defect: str) -> 
         msgs.insert(rng.choice(asst_idx or [1]), {"role": "assistant", "content": []})
 
 
-def corpus(conversations: int = 1000, length: int = 50, broken: float = 0.1, seed: int = 7) -> list[list[Message]]:
+def corpus(
+    conversations: int = 1000, length: int = 50, broken: float = 0.1, seed: int = 7
+) -> list[list[Message]]:
     """``conversations`` histories of ``length`` messages; a ``broken`` fraction has a defect."""
     rng = random.Random(seed)
     out = []
@@ -128,7 +136,9 @@ def orphan_every_turn(length: int) -> list[Message]:
         msgs.append(
             {
                 "role": "assistant",
-                "content": [{"type": "tool-call", "toolCallId": f"c{turn}", "toolName": "run", "input": {}}],
+                "content": [
+                    {"type": "tool-call", "toolCallId": f"c{turn}", "toolName": "run", "input": {}}
+                ],
             }
         )
     return msgs[:length]

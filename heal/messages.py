@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Annotated, Any, Literal, TypeAlias, Union
+from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import (
     BaseModel,
@@ -69,7 +69,7 @@ __all__ = [
 ProviderOptions: TypeAlias = dict[str, dict[str, JsonValue]]
 """Provider-specific options, keyed by provider name (``{"anthropic": {"signature": "..."}}``)."""
 
-DataContent: TypeAlias = Union[str, bytes]
+DataContent: TypeAlias = str | bytes
 """Inline data: a base64 string, a URL string, or raw bytes (dumped to JSON as base64)."""
 
 _TAG_FIELDS = ("type", "role")
@@ -162,14 +162,12 @@ class ContentOutput(_Model):
 
 
 ToolResultOutput: TypeAlias = Annotated[
-    Union[
-        TextOutput,
-        JsonOutput,
-        ErrorTextOutput,
-        ErrorJsonOutput,
-        ExecutionDeniedOutput,
-        ContentOutput,
-    ],
+    TextOutput
+    | JsonOutput
+    | ErrorTextOutput
+    | ErrorJsonOutput
+    | ExecutionDeniedOutput
+    | ContentOutput,
     Field(discriminator="type"),
 ]
 """What a tool returned, discriminated by ``type``."""
@@ -282,33 +280,22 @@ class ToolApprovalResponse(_Model):
     """Provider-specific options for this part."""
 
 
-UserPart: TypeAlias = Annotated[
-    Union[TextPart, ImagePart, FilePart], Field(discriminator="type")
-]
+UserPart: TypeAlias = Annotated[TextPart | ImagePart | FilePart, Field(discriminator="type")]
 AssistantPart: TypeAlias = Annotated[
-    Union[
-        TextPart,
-        FilePart,
-        ReasoningPart,
-        ToolCallPart,
-        ToolResultPart,
-        ToolApprovalRequest,
-    ],
+    TextPart | FilePart | ReasoningPart | ToolCallPart | ToolResultPart | ToolApprovalRequest,
     Field(discriminator="type"),
 ]
-ToolPart: TypeAlias = Annotated[
-    Union[ToolResultPart, ToolApprovalResponse], Field(discriminator="type")
-]
-Part: TypeAlias = Union[
-    TextPart,
-    ImagePart,
-    FilePart,
-    ReasoningPart,
-    ToolCallPart,
-    ToolResultPart,
-    ToolApprovalRequest,
-    ToolApprovalResponse,
-]
+ToolPart: TypeAlias = Annotated[ToolResultPart | ToolApprovalResponse, Field(discriminator="type")]
+Part: TypeAlias = (
+    TextPart
+    | ImagePart
+    | FilePart
+    | ReasoningPart
+    | ToolCallPart
+    | ToolResultPart
+    | ToolApprovalRequest
+    | ToolApprovalResponse
+)
 """Any content part."""
 
 
@@ -356,7 +343,7 @@ class ToolMessage(_Model):
 
 
 ModelMessage: TypeAlias = Annotated[
-    Union[SystemMessage, UserMessage, AssistantMessage, ToolMessage],
+    SystemMessage | UserMessage | AssistantMessage | ToolMessage,
     Field(discriminator="role"),
 ]
 """Any message, discriminated by ``role``."""
@@ -479,14 +466,23 @@ def _diagnose(raw: list[Any]) -> tuple[str, str] | None:
             return f"{path}.content", f"content is null in a {role} message"
         if role == "system":
             if not isinstance(content, str):
-                return f"{path}.content", f"system message content must be a string, got {_kind(content)}"
+                return (
+                    f"{path}.content",
+                    f"system message content must be a string, got {_kind(content)}",
+                )
             continue
         if isinstance(content, str):
             if role == "tool":
-                return f"{path}.content", "tool message content must be a list of parts, got a string"
+                return (
+                    f"{path}.content",
+                    "tool message content must be a list of parts, got a string",
+                )
             continue
         if not isinstance(content, (list, tuple)):
-            return f"{path}.content", f"content must be a string or a list of parts, got {_kind(content)}"
+            return (
+                f"{path}.content",
+                f"content must be a string or a list of parts, got {_kind(content)}",
+            )
         for j, part in enumerate(content):
             found = _diagnose_part(part, role, f"{path}.content[{j}]")
             if found is not None:
@@ -514,13 +510,17 @@ def _diagnose_part(part: Any, role: str, path: str) -> tuple[str, str] | None:
         if not isinstance(part[field], expected) or (
             expected is not bool and isinstance(part[field], bool)
         ):
-            return f"{path}.{field}", f"{ptype} part has {field} of the wrong type ({_kind(part[field])})"
+            return (
+                f"{path}.{field}",
+                f"{ptype} part has {field} of the wrong type ({_kind(part[field])})",
+            )
     if ptype == "tool-result":
         out_type = part["output"].get("type")
         if out_type not in _OUTPUT_TYPES:
             return (
                 f"{path}.output.type",
-                f"unknown tool output type {out_type!r} (expected one of {', '.join(_OUTPUT_TYPES)})",
+                f"unknown tool output type {out_type!r} "
+                f"(expected one of {', '.join(_OUTPUT_TYPES)})",
             )
     return None
 

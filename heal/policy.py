@@ -42,7 +42,8 @@ class Policy:
         for rule_id, choice in items.items():
             if not isinstance(rule_id, str) or not isinstance(choice, str):
                 raise ConfigError(
-                    f"policy entries must map a rule id to a choice string, got {rule_id!r}: {choice!r}"
+                    "policy entries must map a rule id to a choice string, "
+                    f"got {rule_id!r}: {choice!r}"
                 )
         self._choices: tuple[tuple[str, str], ...] = tuple(sorted(items.items()))
         self._disable = frozenset(disable)

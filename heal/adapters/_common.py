@@ -34,7 +34,9 @@ class Loaded:
     origins: list[int]
     part_origins: list[tuple[int | None, ...] | None] | None = None
 
-    def native_location(self, message: int | None, part: int | None) -> tuple[int | None, int | None]:
+    def native_location(
+        self, message: int | None, part: int | None
+    ) -> tuple[int | None, int | None]:
         """Map a canonical (message, part) location to the native one."""
         if message is None:
             return None, None

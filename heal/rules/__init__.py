@@ -16,8 +16,9 @@ Order matters, and each step has a reason:
 6. ``lone-surrogate``, ``empty-text``, ``empty-message``: content last, because the tool and
    provider rules can empty a message, and removing an empty message must be the final word.
 
-User rules (``rules=`` or :meth:`RuleRegistry.register`) run after all built-ins. The engine repeats the whole sequence
-until nothing changes, so a later rule's change is seen by earlier rules on the next pass.
+User rules (``rules=`` or :meth:`RuleRegistry.register`) run after all built-ins. The engine
+repeats the whole sequence until nothing changes, so a later rule's change is seen by earlier
+rules on the next pass.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from heal.errors import ConfigError
+from heal.rules import anthropic, bedrock, compat, google, mistral, openai
 from heal.rules._base import (
     AddMessage,
     AddPart,
@@ -40,7 +42,6 @@ from heal.rules._base import (
     SetPart,
 )
 from heal.rules._index import HistoryIndex, Pairing
-from heal.rules import anthropic, bedrock, compat, google, mistral, openai
 from heal.rules.content import EmptyMessage, EmptyText, LoneSurrogate
 from heal.rules.tool_pairing import (
     DuplicateToolResult,

@@ -15,7 +15,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Union
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
 from heal.repairs import Action, Scope
 
@@ -96,7 +96,7 @@ class AddMessage:
     new: ModelMessage
 
 
-Edit = Union[SetPart, DropPart, AddPart, SetMessage, DropMessage, AddMessage]
+Edit: TypeAlias = SetPart | DropPart | AddPart | SetMessage | DropMessage | AddMessage
 
 
 # --- findings --------------------------------------------------------------------------------
@@ -233,4 +233,3 @@ class Rule(ABC):
 
     def __repr__(self) -> str:
         return f"<rule {self.id}>"
-

@@ -134,7 +134,7 @@ class HistoryIndex:
             if content.__class__ is str:
                 # Only blank or non-ASCII strings can concern a text rule; these tests are O(1)
                 # for ordinary text (isspace stops at the first visible character).
-                if not content.isascii() or content.isspace() or not content:  # type: ignore[union-attr]
+                if not content.isascii() or content.isspace() or not content:
                     strings.append(i)
                 continue
             if not content:
@@ -206,9 +206,9 @@ class HistoryIndex:
             target = provider_calls if ref[2].provider_executed else calls
             target.setdefault(ref[2].tool_call_id, []).append(ref)
         results: dict[str, list[ResultRef]] = {}
-        for ref in self.results:
-            if roles[ref[0]] == "tool":
-                results.setdefault(ref[2].tool_call_id, []).append(ref)
+        for result_ref in self.results:
+            if roles[result_ref[0]] == "tool":
+                results.setdefault(result_ref[2].tool_call_id, []).append(result_ref)
         requests: dict[str, list[RequestRef]] = {}
         for req in self.requests:
             requests.setdefault(req[2].tool_call_id, []).append(req)
@@ -229,16 +229,22 @@ class HistoryIndex:
     def _check_paired(self) -> bool:
         roles = self.roles
         open_calls: dict[str, int] = {}
+        provider_calls: set[str] = set()
         count = 0
         for m, _, call in self.calls:
-            if not call.provider_executed:
+            if call.provider_executed:
+                provider_calls.add(call.tool_call_id)
+            else:
                 open_calls[call.tool_call_id] = m
                 count += 1
         if len(open_calls) != count:
             return False  # two calls share an id
         for m, _, result in self.results:
             if roles[m] != "tool":
-                continue  # a provider-executed result inside its assistant message
+                # A provider-executed result inside an assistant message: its call must exist.
+                if result.tool_call_id not in provider_calls:
+                    return False
+                continue
             call_at = open_calls.pop(result.tool_call_id, None)
             if call_at is None or m <= call_at:
                 return False
@@ -246,4 +252,3 @@ class HistoryIndex:
                 if roles[k] != "tool":
                     return False
         return not open_calls
-

@@ -9,7 +9,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from heal.messages import ErrorTextOutput, TextOutput
+from heal.messages import (
+    ErrorTextOutput,
+    ReasoningPart,
+    TextOutput,
+    TextPart,
+    ToolApprovalRequest,
+)
 from heal.repairs import Action
 from heal.rules._base import (
     Context,
@@ -66,9 +72,17 @@ class LoneSurrogate(Rule):
             message = messages[i]
             text = message.content
             if isinstance(text, str) and _has_surrogate(text):
-                yield self._finding(i, None, text, SetMessage(i, message.model_copy(
-                    update={"content": _mend(text)})))
-        for m, p, part in [*index.texts, *index.reasoning]:
+                yield self._finding(
+                    i,
+                    None,
+                    text,
+                    SetMessage(i, message.model_copy(update={"content": _mend(text)})),
+                )
+        text_refs: list[tuple[int, int, TextPart | ReasoningPart]] = [
+            *index.texts,
+            *index.reasoning,
+        ]
+        for m, p, part in text_refs:
             if _has_surrogate(part.text):
                 fixed = part.model_copy(update={"text": _mend(part.text)})
                 yield self._finding(m, p, part.text, SetPart(m, p, fixed))
@@ -77,7 +91,7 @@ class LoneSurrogate(Rule):
             value = getattr(output, "value", None)
             if (
                 value.__class__ is str
-                and not value.isascii()  # type: ignore[union-attr]
+                and not value.isascii()
                 and isinstance(output, (TextOutput, ErrorTextOutput))
                 and _SURROGATE.search(output.value) is not None
             ):
@@ -133,7 +147,10 @@ class EmptyText(Rule):
     )
     example = Example(
         before=[
-            {"role": "user", "content": [{"type": "text", "text": "hi"}, {"type": "text", "text": " \n"}]},
+            {
+                "role": "user",
+                "content": [{"type": "text", "text": "hi"}, {"type": "text", "text": " \n"}],
+            },
         ],
         after=[{"role": "user", "content": [{"type": "text", "text": "hi"}]}],
     )
@@ -158,7 +175,10 @@ class EmptyMessage(Rule):
     """A user, assistant or tool message with no content."""
 
     id = "empty-message"
-    summary = "user, assistant or tool message has no content (or only whitespace text)"
+    summary = (
+        "user, assistant or tool message has no content (only whitespace text, or only "
+        "approval requests, which are not sent)"
+    )
     choice_docs = {
         "fix": "Remove the message. Nothing but whitespace is lost; the message is kept in the "
         "repair record.",
@@ -204,7 +224,15 @@ class EmptyMessage(Rule):
             if index.roles[i] != "system"
             and (not messages[i].content or str(messages[i].content).isspace())
         ]
-        for i in sorted([*index.empty, *blank]):
+        # An assistant message holding only approval requests goes out empty: the AI SDK does
+        # not send approval requests to providers, and their calls are not in this message.
+        approval_only = {
+            m
+            for m, _, _ in index.requests
+            if index.roles[m] == "assistant"
+            and all(isinstance(p, ToolApprovalRequest) for p in messages[m].content)
+        }
+        for i in sorted({*index.empty, *blank, *approval_only}):
             message = messages[i]
             yield Finding(
                 Action.REMOVE,

@@ -92,8 +92,12 @@ def _call(cid: str, name: str = "f") -> dict[str, object]:
 
 
 def _result(cid: str, value: str = "ok", name: str = "f") -> dict[str, object]:
-    return {"type": "tool-result", "toolCallId": cid, "toolName": name,
-            "output": {"type": "text", "value": value}}
+    return {
+        "type": "tool-result",
+        "toolCallId": cid,
+        "toolName": name,
+        "output": {"type": "text", "value": value},
+    }
 
 
 def _deliver(ctx: Context, call_message: int, parts: Sequence[ToolResultPart]) -> list[Edit]:
@@ -102,11 +106,7 @@ def _deliver(ctx: Context, call_message: int, parts: Sequence[ToolResultPart]) -
     Into the first tool message of the block when there is one (each part before the first
     result of a later call, so existing order is kept), else into a new tool message.
     """
-    rank = {
-        call.tool_call_id: p
-        for m, p, call in ctx.index.calls
-        if m == call_message
-    }
+    rank = {call.tool_call_id: p for m, p, call in ctx.index.calls if m == call_message}
     ordered = sorted(parts, key=lambda part: rank.get(part.tool_call_id, len(rank)))
     target = call_message + 1
     if ctx.index.pairing.block_end[call_message] == target:
@@ -119,8 +119,7 @@ def _deliver(ctx: Context, call_message: int, parts: Sequence[ToolResultPart]) -
             (
                 q
                 for q, other in enumerate(existing)
-                if isinstance(other, ToolResultPart)
-                and rank.get(other.tool_call_id, -1) > r
+                if isinstance(other, ToolResultPart) and rank.get(other.tool_call_id, -1) > r
             ),
             len(existing),
         )
@@ -308,11 +307,18 @@ class OrphanToolCall(Rule):
         after=[
             {"role": "user", "content": "generate 10 items"},
             {"role": "assistant", "content": [_call("tool-example-123", "json")]},
-            {"role": "tool", "content": [{
-                "type": "tool-result", "toolCallId": "tool-example-123", "toolName": "json",
-                "output": {"type": "error-text", "value": PLACEHOLDER_TEXT},
-                "providerOptions": SYNTHESIZED,
-            }]},
+            {
+                "role": "tool",
+                "content": [
+                    {
+                        "type": "tool-result",
+                        "toolCallId": "tool-example-123",
+                        "toolName": "json",
+                        "output": {"type": "error-text", "value": PLACEHOLDER_TEXT},
+                        "providerOptions": SYNTHESIZED,
+                    }
+                ],
+            },
             {"role": "user", "content": "generate 100 items"},
         ],
     )
@@ -335,7 +341,8 @@ class OrphanToolCall(Rule):
                     # Awaiting approval, or approved and not yet run, at the end of the
                     # history: the caller's tool loop owns this call.
                     continue
-                response = pairing.responses.get(requests[0][2].approval_id)
+                found = pairing.responses.get(requests[0][2].approval_id)
+                response = found[2] if found is not None else None
             if choice == "drop-call":
                 yield Finding(
                     Action.REMOVE,
@@ -348,15 +355,20 @@ class OrphanToolCall(Rule):
                 )
                 for m, q, request in requests:
                     yield Finding(
-                        Action.REMOVE, m, q, f"approval request of removed call {tid!r}",
-                        edits=(DropPart(m, q),), tool_call_id=tid, removed=request,
+                        Action.REMOVE,
+                        m,
+                        q,
+                        f"approval request of removed call {tid!r}",
+                        edits=(DropPart(m, q),),
+                        tool_call_id=tid,
+                        removed=request,
                     )
                 continue
             stubs.setdefault(i, []).append((p, call, response))
         for i in sorted(stubs):
             parts = [_placeholder(call, response) for _, call, response in stubs[i]]
             edits = tuple(_deliver(ctx, i, parts))
-            for n_item, ((_, call, _), part) in enumerate(zip(stubs[i], parts)):
+            for n_item, ((_, call, _), part) in enumerate(zip(stubs[i], parts, strict=True)):
                 yield Finding(
                     Action.INSERT,
                     None,

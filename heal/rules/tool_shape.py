@@ -28,9 +28,7 @@ def _id_parts(ctx: Context) -> Iterator[tuple[int, int, _IdPart]]:
     yield from index.requests
 
 
-def _retarget(
-    refs: Iterable[tuple[int, int, _IdPart]], new_id: str, why: str
-) -> Iterator[Finding]:
+def _retarget(refs: Iterable[tuple[int, int, _IdPart]], new_id: str, why: str) -> Iterator[Finding]:
     for m, p, part in refs:
         old = part.tool_call_id
         new = part.model_copy(update={"tool_call_id": new_id})
@@ -55,7 +53,7 @@ class InvalidToolInput(Rule):
     choices = ("coerce-object", "empty-object")
     choice_docs = {
         "coerce-object": "A string holding a JSON object becomes that object; any other value "
-        "is wrapped as {\"raw\": value}. Loses nothing.",
+        'is wrapped as {"raw": value}. Loses nothing.',
         "empty-object": "Same for strings holding a JSON object; anything else becomes {}. "
         "The old value is kept in the repair record only.",
     }
@@ -75,17 +73,43 @@ class InvalidToolInput(Rule):
     example = Example(
         before=[
             {"role": "user", "content": "hi"},
-            {"role": "assistant", "content": [
-                {"type": "tool-call", "toolCallId": "c1", "toolName": "f", "input": '{"a": 1}'}]},
-            {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "c1",
-                                          "toolName": "f", "output": {"type": "text", "value": "ok"}}]},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool-call", "toolCallId": "c1", "toolName": "f", "input": '{"a": 1}'}
+                ],
+            },
+            {
+                "role": "tool",
+                "content": [
+                    {
+                        "type": "tool-result",
+                        "toolCallId": "c1",
+                        "toolName": "f",
+                        "output": {"type": "text", "value": "ok"},
+                    }
+                ],
+            },
         ],
         after=[
             {"role": "user", "content": "hi"},
-            {"role": "assistant", "content": [
-                {"type": "tool-call", "toolCallId": "c1", "toolName": "f", "input": {"a": 1}}]},
-            {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "c1",
-                                          "toolName": "f", "output": {"type": "text", "value": "ok"}}]},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool-call", "toolCallId": "c1", "toolName": "f", "input": {"a": 1}}
+                ],
+            },
+            {
+                "role": "tool",
+                "content": [
+                    {
+                        "type": "tool-result",
+                        "toolCallId": "c1",
+                        "toolName": "f",
+                        "output": {"type": "text", "value": "ok"},
+                    }
+                ],
+            },
         ],
     )
 
@@ -156,19 +180,53 @@ class InvalidToolCallId(Rule):
     example = Example(
         before=[
             {"role": "user", "content": "hi"},
-            {"role": "assistant", "content": [
-                {"type": "tool-call", "toolCallId": "functions.search:0", "toolName": "search",
-                 "input": {}}]},
-            {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "functions.search:0",
-                                          "toolName": "search", "output": {"type": "text", "value": "ok"}}]},
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "tool-call",
+                        "toolCallId": "functions.search:0",
+                        "toolName": "search",
+                        "input": {},
+                    }
+                ],
+            },
+            {
+                "role": "tool",
+                "content": [
+                    {
+                        "type": "tool-result",
+                        "toolCallId": "functions.search:0",
+                        "toolName": "search",
+                        "output": {"type": "text", "value": "ok"},
+                    }
+                ],
+            },
         ],
         after=[
             {"role": "user", "content": "hi"},
-            {"role": "assistant", "content": [
-                {"type": "tool-call", "toolCallId": "functions_search_0", "toolName": "search",
-                 "input": {}}]},
-            {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "functions_search_0",
-                                          "toolName": "search", "output": {"type": "text", "value": "ok"}}]},
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "tool-call",
+                        "toolCallId": "functions_search_0",
+                        "toolName": "search",
+                        "input": {},
+                    }
+                ],
+            },
+            {
+                "role": "tool",
+                "content": [
+                    {
+                        "type": "tool-result",
+                        "toolCallId": "functions_search_0",
+                        "toolName": "search",
+                        "output": {"type": "text", "value": "ok"},
+                    }
+                ],
+            },
         ],
     )
 
@@ -192,8 +250,13 @@ class InvalidToolCallId(Rule):
         mapping = rename_all(
             bad, good, profile.tool_call_id_forbidden, profile.tool_call_id_max, "call"
         )
-        for old, refs in bad.items():
-            yield from _retarget(refs, mapping[old], "is not a valid tool-call id")
+        findings = [
+            finding
+            for old, refs in bad.items()
+            for finding in _retarget(refs, mapping[old], "is not a valid tool-call id")
+        ]
+        findings.sort(key=lambda f: (f.message, f.part))
+        yield from findings
 
 
 class DuplicateToolCallId(Rule):
@@ -221,27 +284,79 @@ class DuplicateToolCallId(Rule):
     example = Example(
         before=[
             {"role": "user", "content": "a"},
-            {"role": "assistant", "content": [
-                {"type": "tool-call", "toolCallId": "call_0", "toolName": "f", "input": {}}]},
-            {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "call_0",
-                                          "toolName": "f", "output": {"type": "text", "value": "1"}}]},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool-call", "toolCallId": "call_0", "toolName": "f", "input": {}}
+                ],
+            },
+            {
+                "role": "tool",
+                "content": [
+                    {
+                        "type": "tool-result",
+                        "toolCallId": "call_0",
+                        "toolName": "f",
+                        "output": {"type": "text", "value": "1"},
+                    }
+                ],
+            },
             {"role": "user", "content": "b"},
-            {"role": "assistant", "content": [
-                {"type": "tool-call", "toolCallId": "call_0", "toolName": "f", "input": {}}]},
-            {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "call_0",
-                                          "toolName": "f", "output": {"type": "text", "value": "2"}}]},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool-call", "toolCallId": "call_0", "toolName": "f", "input": {}}
+                ],
+            },
+            {
+                "role": "tool",
+                "content": [
+                    {
+                        "type": "tool-result",
+                        "toolCallId": "call_0",
+                        "toolName": "f",
+                        "output": {"type": "text", "value": "2"},
+                    }
+                ],
+            },
         ],
         after=[
             {"role": "user", "content": "a"},
-            {"role": "assistant", "content": [
-                {"type": "tool-call", "toolCallId": "call_0", "toolName": "f", "input": {}}]},
-            {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "call_0",
-                                          "toolName": "f", "output": {"type": "text", "value": "1"}}]},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool-call", "toolCallId": "call_0", "toolName": "f", "input": {}}
+                ],
+            },
+            {
+                "role": "tool",
+                "content": [
+                    {
+                        "type": "tool-result",
+                        "toolCallId": "call_0",
+                        "toolName": "f",
+                        "output": {"type": "text", "value": "1"},
+                    }
+                ],
+            },
             {"role": "user", "content": "b"},
-            {"role": "assistant", "content": [
-                {"type": "tool-call", "toolCallId": "call_0_2", "toolName": "f", "input": {}}]},
-            {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "call_0_2",
-                                          "toolName": "f", "output": {"type": "text", "value": "2"}}]},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool-call", "toolCallId": "call_0_2", "toolName": "f", "input": {}}
+                ],
+            },
+            {
+                "role": "tool",
+                "content": [
+                    {
+                        "type": "tool-result",
+                        "toolCallId": "call_0_2",
+                        "toolName": "f",
+                        "output": {"type": "text", "value": "2"},
+                    }
+                ],
+            },
         ],
     )
 
@@ -320,7 +435,9 @@ class InvalidToolName(Rule):
     """A tool name with characters providers reject, or longer than 64 characters."""
 
     id = "invalid-tool-name"
-    summary = "tool name is empty, longer than 64 characters, or has characters outside [a-zA-Z0-9_-]"
+    summary = (
+        "tool name is empty, longer than 64 characters, or has characters outside [a-zA-Z0-9_-]"
+    )
     choices = ("rename", "drop-pair")
     choice_docs = {
         "rename": "Replace forbidden characters with '_' and shorten to 64 (with a digest "
@@ -332,7 +449,8 @@ class InvalidToolName(Rule):
     rejections = (
         Rejection(
             "anthropic",
-            "messages.1.content.1.tool_use.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'",
+            "messages.1.content.1.tool_use.name: String should match pattern "
+            "'^[a-zA-Z0-9_-]{1,64}$'",
             "drorm/vmpilot docs (quoting the live API)",
         ),
         Rejection(
@@ -343,7 +461,8 @@ class InvalidToolName(Rule):
         ),
         Rejection(
             "bedrock",
-            "1 validation error detected: Value at 'messages.N.member.content.M.member.toolUse.name' "
+            "1 validation error detected: Value at "
+            "'messages.N.member.content.M.member.toolUse.name' "
             "failed to satisfy constraint: Member must satisfy regular expression pattern: "
             "[a-zA-Z0-9_-]+",
             "vercel/ai#9173",
@@ -352,17 +471,43 @@ class InvalidToolName(Rule):
     example = Example(
         before=[
             {"role": "user", "content": "hi"},
-            {"role": "assistant", "content": [
-                {"type": "tool-call", "toolCallId": "c1", "toolName": "web search", "input": {}}]},
-            {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "c1",
-                                          "toolName": "web search", "output": {"type": "text", "value": "ok"}}]},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool-call", "toolCallId": "c1", "toolName": "web search", "input": {}}
+                ],
+            },
+            {
+                "role": "tool",
+                "content": [
+                    {
+                        "type": "tool-result",
+                        "toolCallId": "c1",
+                        "toolName": "web search",
+                        "output": {"type": "text", "value": "ok"},
+                    }
+                ],
+            },
         ],
         after=[
             {"role": "user", "content": "hi"},
-            {"role": "assistant", "content": [
-                {"type": "tool-call", "toolCallId": "c1", "toolName": "web_search", "input": {}}]},
-            {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "c1",
-                                          "toolName": "web_search", "output": {"type": "text", "value": "ok"}}]},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool-call", "toolCallId": "c1", "toolName": "web_search", "input": {}}
+                ],
+            },
+            {
+                "role": "tool",
+                "content": [
+                    {
+                        "type": "tool-result",
+                        "toolCallId": "c1",
+                        "toolName": "web_search",
+                        "output": {"type": "text", "value": "ok"},
+                    }
+                ],
+            },
         ],
     )
 
@@ -376,7 +521,8 @@ class InvalidToolName(Rule):
         valid = profile.valid_tool_name
         bad = {name for name in names if not valid(name)}
         good = names - bad
-        refs = [*index.calls, *index.results]
+        named: list[tuple[int, int, ToolCallPart | ToolResultPart]] = [*index.calls, *index.results]
+        refs = sorted(named, key=lambda ref: (ref[0], ref[1]))
         dropped: set[str] = set()
         if choice == "drop-pair":
             for m, p, call in index.calls:
@@ -386,7 +532,8 @@ class InvalidToolName(Rule):
                         Action.REMOVE,
                         m,
                         p,
-                        f"tool call has an invalid name {call.tool_name!r}; removed with its results",
+                        f"tool call has an invalid name {call.tool_name!r}; "
+                        "removed with its results",
                         edits=(DropPart(m, p),),
                         tool_call_id=call.tool_call_id,
                         removed=call,
@@ -394,8 +541,13 @@ class InvalidToolName(Rule):
             for m, p, req in index.requests:
                 if req.tool_call_id in dropped:
                     yield Finding(
-                        Action.REMOVE, m, p, "approval request of a removed call",
-                        edits=(DropPart(m, p),), tool_call_id=req.tool_call_id, removed=req,
+                        Action.REMOVE,
+                        m,
+                        p,
+                        "approval request of a removed call",
+                        edits=(DropPart(m, p),),
+                        tool_call_id=req.tool_call_id,
+                        removed=req,
                     )
         mapping = rename_all(bad, good, profile.tool_name_forbidden, profile.tool_name_max, "tool")
         for m, p, part in refs:
@@ -405,8 +557,13 @@ class InvalidToolName(Rule):
             if part.tool_call_id in dropped:
                 if isinstance(part, ToolResultPart):
                     yield Finding(
-                        Action.REMOVE, m, p, f"result of removed call to {name!r}",
-                        edits=(DropPart(m, p),), tool_call_id=part.tool_call_id, removed=part,
+                        Action.REMOVE,
+                        m,
+                        p,
+                        f"result of removed call to {name!r}",
+                        edits=(DropPart(m, p),),
+                        tool_call_id=part.tool_call_id,
+                        removed=part,
                     )
                 continue
             new_name = mapping[name]
@@ -421,4 +578,3 @@ class InvalidToolName(Rule):
                 removed={"toolName": name},
                 added={"toolName": new_name},
             )
-
