@@ -361,9 +361,8 @@ def _apply(
         if not isinstance(content, str):
             moved[id(content[p])] = origin.part(m, p)
 
-    touched = (
-        {m for m, _ in set_parts} | {m for m, _ in drop_parts} | set(add_parts) | set(set_msgs)
-    )
+    part_edited = {m for m, _ in set_parts} | {m for m, _ in drop_parts} | set(add_parts)
+    touched = part_edited | set(set_msgs)
     out: list[ModelMessage] = []
     new = _Origin()
 
@@ -395,15 +394,13 @@ def _apply(
         part_locs: tuple[_Loc | None, ...] | None = origin.parts[i]
         if i in set_msgs and base.content is not old_content:
             if isinstance(base.content, str) or isinstance(old_content, str):
-                part_locs = () if isinstance(base.content, str) else None
+                part_locs = tuple(None for _ in base.content)
             else:
                 old_locs = origin.parts_of(i, len(old_content))
                 by_id = dict(zip(map(id, old_content), old_locs, strict=True))
                 part_locs = tuple(by_id.get(id(p)) for p in base.content)
         content = base.content
-        if not isinstance(content, str) and (
-            i in add_parts or any(loc[0] == i for loc in (*set_parts, *drop_parts))
-        ):
+        if not isinstance(content, str) and i in part_edited:
             locs = origin.parts_of(i, len(content)) if part_locs is None else part_locs
             adds = add_parts.get(i, {})
             new_content: list[Any] = []

@@ -10,6 +10,7 @@ assistant message) is computed on first use only, so histories without tools nev
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -41,6 +42,10 @@ _KINDS: dict[type, int] = {
     ToolApprovalRequest: _REQUEST,
     ToolApprovalResponse: _RESPONSE,
 }
+
+
+def _message_of(ref: CallRef) -> int:
+    return ref[0]
 
 
 def _kind(cls: type) -> int:
@@ -190,6 +195,18 @@ class HistoryIndex:
         """Indices of messages whose content is an empty list."""
         self._pairing: Pairing | None = None
         self._paired: bool | None = None
+
+    def calls_in(self, message: int) -> list[tuple[int, ToolCallPart]]:
+        """The tool calls of one message, as (part index, part), found by bisection."""
+        calls = self.calls
+        start = bisect_left(calls, message, key=_message_of)
+        out: list[tuple[int, ToolCallPart]] = []
+        for k in range(start, len(calls)):
+            m, p, call = calls[k]
+            if m != message:
+                break
+            out.append((p, call))
+        return out
 
     @property
     def pairing(self) -> Pairing:

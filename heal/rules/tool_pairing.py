@@ -106,7 +106,7 @@ def _deliver(ctx: Context, call_message: int, parts: Sequence[ToolResultPart]) -
     Into the first tool message of the block when there is one (each part before the first
     result of a later call, so existing order is kept), else into a new tool message.
     """
-    rank = {call.tool_call_id: p for m, p, call in ctx.index.calls if m == call_message}
+    rank = {call.tool_call_id: p for p, call in ctx.index.calls_in(call_message)}
     ordered = sorted(parts, key=lambda part: rank.get(part.tool_call_id, len(rank)))
     target = call_message + 1
     if ctx.index.pairing.block_end[call_message] == target:
@@ -391,10 +391,18 @@ def _placeholder(call: ToolCallPart, response: ToolApprovalResponse | None) -> T
             else ExecutionDeniedOutput()
         )
     else:
-        output = ErrorTextOutput(value=PLACEHOLDER_TEXT)
-    return ToolResultPart(
+        output = _PLACEHOLDER_OUTPUT
+    # Built without re-validation, sharing the immutable output and marker: a long history with
+    # thousands of orphans then allocates far fewer objects (and the garbage collector, which
+    # scans every live container, has less to do).
+    return ToolResultPart.model_construct(
+        {"type", "tool_call_id", "tool_name", "output", "provider_options"},
+        type="tool-result",
         tool_call_id=call.tool_call_id,
         tool_name=call.tool_name,
         output=output,
         provider_options=SYNTHESIZED,
     )
+
+
+_PLACEHOLDER_OUTPUT = ErrorTextOutput(value=PLACEHOLDER_TEXT)

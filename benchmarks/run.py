@@ -1,0 +1,118 @@
+"""heal's benchmarks: messages per second, median of several runs, measured in one process.
+
+    python -m benchmarks.run            # the full set (about a minute)
+    python -m benchmarks.run --runs 3   # fewer repetitions
+    python -m benchmarks.run --json out.json
+
+Figures are medians over ``--runs`` repetitions of each workload; the machines are shared and
+noisy, so compare ratios measured in one run rather than figures across runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from benchmarks.corpus import corpus, orphan_every_turn
+from heal import PROVIDERS, dump_messages, heal_messages, load_messages, validate_messages
+
+
+def _median_seconds(work: Callable[[], object], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        gc.collect()
+        start = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument("--runs", type=int, default=7, help="repetitions per workload (median)")
+    parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    parser.add_argument(
+        "--providers", default="none,anthropic", help="comma list; 'all' for every provider"
+    )
+    args = parser.parse_args(argv)
+    runs = args.runs
+    providers: list[str | None] = (
+        [None, *PROVIDERS]
+        if args.providers == "all"
+        else [None if p == "none" else p for p in args.providers.split(",")]
+    )
+
+    raw = corpus(conversations=1000, length=50, broken=0.1)
+    big_raw = corpus(conversations=1, length=10_000, broken=0.0, seed=11)[0]
+    corpus_json = [json.dumps(history) for history in raw]
+    loaded = [load_messages(history) for history in raw]
+    big = load_messages(big_raw)
+    n_corpus = sum(len(h) for h in loaded)
+    results: dict[str, Any] = {
+        "python": sys.version.split()[0],
+        "machine": platform.machine(),
+        "runs": runs,
+        "corpus_messages": n_corpus,
+    }
+    rows: list[tuple[str, float]] = []
+
+    def record(name: str, messages: int, seconds: float) -> None:
+        rate = messages / seconds
+        results[name] = round(rate)
+        rows.append((name, rate))
+        print(f"{name:<58} {rate:>14,.0f} msg/s", flush=True)
+
+    print(f"corpus: 1,000 conversations x 50 messages (10% broken) = {n_corpus:,} messages; runs={runs}")
+    for provider in providers:
+        label = provider or "none"
+        record(
+            f"heal, loaded models, corpus, provider={label}",
+            n_corpus,
+            _median_seconds(lambda p=provider: [heal_messages(h, provider=p) for h in loaded], runs),  # type: ignore[misc]
+        )
+        record(
+            f"validate, loaded models, corpus, provider={label}",
+            n_corpus,
+            _median_seconds(lambda p=provider: [validate_messages(h, provider=p) for h in loaded], runs),  # type: ignore[misc]
+        )
+        record(
+            f"heal, loaded models, one 10,000-message history, provider={label}",
+            len(big),
+            _median_seconds(lambda p=provider: heal_messages(big, provider=p), runs),  # type: ignore[misc]
+        )
+    record("load_messages from JSON text, corpus", n_corpus, _median_seconds(lambda: [load_messages(s) for s in corpus_json], runs))
+    record("dump_messages, corpus", n_corpus, _median_seconds(lambda: [dump_messages(h) for h in loaded], runs))
+
+    def end_to_end() -> None:
+        for text in corpus_json:
+            json.dumps(dump_messages(heal_messages(text).messages))
+
+    record("end to end: JSON text -> heal -> JSON text, corpus", n_corpus, _median_seconds(end_to_end, runs))
+
+    small = load_messages(orphan_every_turn(8_000))
+    large = load_messages(orphan_every_turn(80_000))
+    t_small = _median_seconds(lambda: heal_messages(small), max(3, runs // 2))
+    t_large = _median_seconds(lambda: heal_messages(large), max(3, runs // 2))
+    ratio = t_large / t_small
+    results["orphan_every_turn_8k_seconds"] = round(t_small, 4)
+    results["orphan_every_turn_80k_seconds"] = round(t_large, 4)
+    results["scaling_ratio_80k_over_8k"] = round(ratio, 2)
+    print(
+        f"scaling: orphan call in every turn, 80,000 vs 8,000 messages: "
+        f"{t_large:.3f} s / {t_small:.3f} s = {ratio:.2f} (linear is about 10)"
+    )
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(results, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
