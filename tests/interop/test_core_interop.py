@@ -47,10 +47,10 @@ def test_healed_shared_cases_pass_ai_core_and_schema() -> None:
         healed = dump_messages(heal_messages(history, policy=case.get("policy")).messages)
         if not healed or not _sendable(healed):
             continue
-        for target in ("schema", "core"):
-            cases.append(
-                {"id": f"{rule}: {case['name']} [{target}]", "target": target, "messages": healed}
-            )
+        cases.extend(
+            {"id": f"{rule}: {case['name']} [{target}]", "target": target, "messages": healed}
+            for target in ("schema", "core")
+        )
     results = judge(cases)
     failures = [f"{r['id']}: {r['error']}" for r in results if not r["ok"]]
     assert len(results) >= 80
