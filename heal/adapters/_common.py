@@ -14,7 +14,7 @@ from heal.providers import ProviderId
 from heal.repairs import Repair
 from heal.rules import Rule
 
-__all__ = ["Loaded", "NativeHealResult", "heal_native"]
+__all__ = ["Loaded", "NativeHealResult", "heal_native", "native_repair"]
 
 T = TypeVar("T")
 
@@ -89,7 +89,7 @@ def heal_native(
         strict=False,
         scope=scope,
     )
-    repairs = tuple(_to_native(r, loaded) for r in result.repairs)
+    repairs = tuple(native_repair(r, loaded) for r in result.repairs)
     if on_repair is not None:
         from heal._engine import _notify
 
@@ -103,7 +103,8 @@ def heal_native(
     return NativeHealResult(dump(result.messages), repairs)
 
 
-def _to_native(repair: Repair, loaded: Loaded) -> Repair:
+def native_repair(repair: Repair, loaded: Loaded) -> Repair:
+    """The same repair, with its locations in the native history of ``loaded``."""
     message, part = loaded.native_location(repair.message_index, repair.part_index)
     anchor = None if repair.anchor_index is None else loaded.origins[repair.anchor_index]
     return repair.model_copy(

@@ -1,0 +1,265 @@
+"""The ``heal-messages`` command line (also ``python -m heal``).
+
+    heal-messages check PATH... [--provider P] [--format F] [--key K] [--output-format text|json|github]
+    heal-messages rules
+
+The console script is ``heal-messages``, not ``heal``: the unrelated PyPI package ``heal`` may
+install a ``heal`` command, and two distributions writing one script would silently clash.
+
+Exit codes follow ruff: 0 when every history is valid, 1 when issues were found, 2 on an error
+(an unreadable file, a history that cannot be loaded, a bad option).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from heal import __version__
+from heal._engine import validate_messages
+from heal.adapters._common import Loaded, native_repair
+from heal.errors import ConfigError, HealError
+from heal.messages import ModelMessage
+from heal.messages import load_messages as load_ai_sdk
+from heal.providers import PROVIDERS
+from heal.repairs import Repair
+from heal.rules import default_registry
+
+__all__ = ["main"]
+
+FORMATS: dict[str, str] = {
+    "ai-sdk": "heal.messages",
+    "openai-chat": "heal.adapters.openai_chat",
+    "anthropic": "heal.adapters.anthropic",
+    "openai-responses": "heal.adapters.openai_responses",
+    "gemini": "heal.adapters.gemini",
+    "pydantic-ai": "heal.adapters.pydantic_ai",
+}
+"""Input formats and the module whose ``load_messages`` reads each."""
+
+EXIT_OK, EXIT_ISSUES, EXIT_ERROR = 0, 1, 2
+
+
+@dataclass
+class Checked:
+    """The outcome for one history in one file."""
+
+    path: str
+    line: int | None
+    """1-based line for JSON Lines, else None."""
+    issues: tuple[Repair, ...] = ()
+    error: str | None = None
+    valid: bool = True
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def where(self) -> str:
+        return self.path if self.line is None else f"{self.path}:{self.line}"
+
+
+def _loader(fmt: str) -> Callable[[Any], Loaded]:
+    """A function reading one native history into canonical messages plus its source map."""
+    if fmt == "ai-sdk":
+        return lambda data: _identity_map(load_ai_sdk(data))
+    try:
+        module = importlib.import_module(FORMATS[fmt])
+    except ImportError as exc:
+        raise ConfigError(f"format {fmt!r} needs an optional dependency: {exc}") from None
+    loader: Callable[[Any], Loaded] = module.load
+    return loader
+
+
+def _identity_map(messages: list[ModelMessage]) -> Loaded:
+    return Loaded(messages, list(range(len(messages))))
+
+
+def _histories(path: Path, key: str | None) -> Iterator[tuple[int | None, Any]]:
+    """Yield (line, history) pairs from a JSON or JSON Lines file."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".jsonl":
+        for n, line in enumerate(text.splitlines(), start=1):
+            if line.strip():
+                yield n, _pick(json.loads(line), key)
+        return
+    yield None, _pick(json.loads(text), key)
+
+
+def _pick(data: Any, key: str | None) -> Any:
+    if key is not None:
+        if not isinstance(data, dict) or key not in data:
+            raise ValueError(f"no {key!r} field in this record")
+        return data[key]
+    if isinstance(data, dict) and "messages" in data and not isinstance(data.get("role"), str):
+        return data["messages"]
+    return data
+
+
+def _files(paths: Sequence[str]) -> Iterator[Path]:
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            yield from sorted(
+                p for p in path.rglob("*") if p.suffix in (".json", ".jsonl") and p.is_file()
+            )
+        else:
+            yield path
+
+
+def check_paths(
+    paths: Sequence[str], *, provider: str | None, fmt: str, key: str | None
+) -> list[Checked]:
+    """Validate every history in ``paths``; errors are reported per history, never raised."""
+    load = _loader(fmt)
+    out: list[Checked] = []
+    for path in _files(paths):
+        shown = str(path)
+        try:
+            histories = list(_histories(path, key))
+        except (OSError, ValueError) as exc:
+            out.append(Checked(shown, None, error=f"cannot read: {exc}", valid=False))
+            continue
+        for line, history in histories:
+            try:
+                loaded = load(history)
+                result = validate_messages(loaded.messages, provider=provider)  # type: ignore[arg-type]
+            except HealError as exc:
+                out.append(Checked(shown, line, error=str(exc), valid=False))
+                continue
+            issues = tuple(native_repair(issue, loaded) for issue in result.issues)
+            out.append(Checked(shown, line, issues, valid=result.valid))
+    return out
+
+
+def _write_text(results: Sequence[Checked], stream: TextIO) -> None:
+    issues = errors = 0
+    for checked in results:
+        if checked.error is not None:
+            errors += 1
+            stream.write(f"{checked.where}: error: {checked.error}\n")
+            continue
+        if not checked.issues:
+            continue
+        stream.write(f"{checked.where}:\n")
+        for issue in checked.issues:
+            issues += issue.changed or issue.action.value == "report"
+            stream.write(f"  {issue.describe()}\n")
+    histories = len(results)
+    invalid = sum(1 for r in results if not r.valid)
+    stream.write(
+        f"{histories} histor{'y' if histories == 1 else 'ies'} checked: "
+        f"{invalid} invalid, {issues} issue(s), {errors} error(s)\n"
+    )
+
+
+def _write_json(results: Sequence[Checked], stream: TextIO) -> None:
+    payload = [
+        {
+            "file": r.path,
+            "line": r.line,
+            "valid": r.valid,
+            "error": r.error,
+            "issues": [issue.model_dump(mode="json") for issue in r.issues],
+        }
+        for r in results
+    ]
+    json.dump(payload, stream, indent=2)
+    stream.write("\n")
+
+
+def _escape(value: str, *, prop: bool = False) -> str:
+    # GitHub workflow-command escaping: %, CR, LF always; also : and , in properties.
+    value = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if prop:
+        value = value.replace(":", "%3A").replace(",", "%2C")
+    return value
+
+
+def _write_github(results: Sequence[Checked], stream: TextIO) -> None:
+    for r in results:
+        line = f",line={r.line}" if r.line is not None else ""
+        if r.error is not None:
+            stream.write(
+                f"::error file={_escape(r.path, prop=True)}{line},title=heal::{_escape(r.error)}\n"
+            )
+            continue
+        for issue in r.issues:
+            level = "warning" if not issue.changed and issue.action.value == "keep" else "error"
+            title = _escape(f"heal {issue.rule}", prop=True)
+            stream.write(
+                f"::{level} file={_escape(r.path, prop=True)}{line},title={title}::"
+                f"{_escape(issue.describe())}\n"
+            )
+
+
+WRITERS = {"text": _write_text, "json": _write_json, "github": _write_github}
+
+
+def _cmd_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    try:
+        results = check_paths(args.paths, provider=args.provider, fmt=args.format, key=args.key)
+    except ConfigError as exc:
+        stderr.write(f"heal-messages: error: {exc}\n")
+        return EXIT_ERROR
+    WRITERS[args.output_format](results, stdout)
+    if any(r.error is not None for r in results):
+        return EXIT_ERROR
+    return EXIT_ISSUES if any(not r.valid for r in results) else EXIT_OK
+
+
+def _cmd_rules(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    del args, stderr
+    for rule in default_registry:
+        providers = ", ".join(sorted(rule.providers)) if rule.providers else "all"
+        stdout.write(
+            f"{rule.id:<44} {rule.scope.value:<8} {providers:<24} "
+            f"choices: {', '.join((*rule.choices, 'keep'))}\n"
+        )
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="heal-messages",
+        description="Check and heal LLM conversation histories.",
+    )
+    parser.add_argument("--version", action="version", version=f"heal-messages {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    check = sub.add_parser("check", help="validate histories; exit 1 when any has issues")
+    check.add_argument("paths", nargs="+", help="JSON or JSON Lines files, or folders")
+    check.add_argument("--provider", choices=PROVIDERS, default=None, help="target provider")
+    check.add_argument("--format", choices=sorted(FORMATS), default="ai-sdk", help="input format")
+    check.add_argument("--key", help="the field holding the history in each JSON object")
+    check.add_argument(
+        "--output-format", choices=sorted(WRITERS), default="text", help="report format"
+    )
+    check.set_defaults(run=_cmd_check)
+
+    rules = sub.add_parser("rules", help="list the rules")
+    rules.set_defaults(run=_cmd_rules)
+    return parser
+
+
+def main(
+    argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, stderr: TextIO | None = None
+) -> int:
+    """Run the command line; returns the exit code."""
+    out = stdout or sys.stdout
+    err = stderr or sys.stderr
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on bad usage, 0 on --help/--version
+        return int(exc.code or 0)
+    run: Callable[[argparse.Namespace, TextIO, TextIO], int] = args.run
+    return run(args, out, err)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
