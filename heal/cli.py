@@ -1,6 +1,7 @@
 """The ``heal-messages`` command line (also ``python -m heal``).
 
-    heal-messages check PATH... [--provider P] [--format F] [--key K] [--output-format text|json|github]
+    heal-messages check PATH... [--provider P] [--format F] [--key K]
+                                [--output-format text|json|github]
     heal-messages rules
 
 The console script is ``heal-messages``, not ``heal``: the unrelated PyPI package ``heal`` may
