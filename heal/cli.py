@@ -224,6 +224,45 @@ def _cmd_rules(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     return EXIT_OK
 
 
+def _cmd_migrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from heal.migrate import migrate, open_store
+
+    try:
+        store = open_store(
+            args.source,
+            table=args.table,
+            column=args.column,
+            id_column=args.id_column,
+            provider_column=args.provider_column,
+            where=args.where,
+            dest=args.dest,
+            dry_run=args.dry_run,
+            backup=args.backup,
+        )
+        report = open(args.report, "w", encoding="utf-8") if args.report else None  # noqa: SIM115
+        try:
+            summary = migrate(
+                store,
+                provider=args.provider,
+                key=args.key,
+                fmt=args.format,
+                all_rules=args.all_rules,
+                batch_size=args.batch_size,
+                workers=args.workers,
+                report=report,
+                progress=stderr if args.progress else None,
+                dry_run=args.dry_run,
+            )
+        finally:
+            if report is not None:
+                report.close()
+    except (ConfigError, OSError) as exc:
+        stderr.write(f"heal-messages: error: {exc}\n")
+        return EXIT_ERROR
+    stdout.write(summary.render() + "\n")
+    return EXIT_ERROR if summary.failed else EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="heal-messages",
@@ -241,6 +280,42 @@ def build_parser() -> argparse.ArgumentParser:
         "--output-format", choices=sorted(WRITERS), default="text", help="report format"
     )
     check.set_defaults(run=_cmd_check)
+
+    mig = sub.add_parser(
+        "migrate",
+        help="heal stored histories in place (JSON Lines, sqlite:///file.db, SQLAlchemy URLs)",
+    )
+    mig.add_argument("source", help="a .jsonl file, sqlite:///path.db, or a SQLAlchemy URL")
+    mig.add_argument("--table", help="table holding the histories (databases)")
+    mig.add_argument("--column", help="column holding each history as JSON (databases)")
+    mig.add_argument("--id-column", default="id", help="primary key column (default: id)")
+    mig.add_argument("--provider-column", help="column naming each row's provider")
+    mig.add_argument("--where", help="SQL condition selecting the rows to heal")
+    mig.add_argument("--key", help="field holding the history inside each JSON object")
+    mig.add_argument("--provider", choices=PROVIDERS, default=None, help="target provider")
+    mig.add_argument("--format", choices=sorted(FORMATS), default="ai-sdk", help="stored format")
+    mig.add_argument("--dest", help="write a healed copy here instead (JSON Lines only)")
+    mig.add_argument(
+        "--dry-run", action="store_true", help="report what would change; write nothing"
+    )
+    mig.add_argument(
+        "--backup", action="store_true", help="keep original rows (table or .bak file)"
+    )
+    mig.add_argument("--report", help="write every repair as JSON Lines to this file")
+    mig.add_argument("--batch-size", type=int, default=500, help="rows per transaction")
+    mig.add_argument("--workers", type=int, default=1, help="processes healing rows")
+    mig.add_argument(
+        "--all-rules",
+        action="store_true",
+        help="also apply request-only rules (normally never written back)",
+    )
+    mig.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bar (default: only on a terminal)",
+    )
+    mig.set_defaults(run=_cmd_migrate)
 
     rules = sub.add_parser("rules", help="list the rules")
     rules.set_defaults(run=_cmd_rules)
