@@ -203,9 +203,9 @@ def test_json_lines_in_place_with_backup_and_to_a_destination(tmp_path: Path) ->
 
 def test_progress_bar_only_when_asked_or_on_a_terminal(db: tuple[Path, Any]) -> None:
     path, _ = db
-    code, _, err = run("migrate", f"sqlite:///{path}", *SQL, "--dry-run", "--progress")
+    _, _, err = run("migrate", f"sqlite:///{path}", *SQL, "--dry-run", "--progress")
     assert "rows/s" in err and "ETA" in err
-    _code, _, err = run("migrate", f"sqlite:///{path}", *SQL, "--dry-run")
+    _, _, err = run("migrate", f"sqlite:///{path}", *SQL, "--dry-run")
     assert err == ""
 
 
