@@ -10,15 +10,25 @@ Heal a history before sending it::
 
 Check one in CI with :func:`validate_messages`. Histories are Vercel AI SDK ``ModelMessage``
 JSON or the models in :mod:`heal.messages`.
+
+The public names are loaded on first use, so ``import heal`` itself is cheap (the pytest plugin
+and the command line rely on that).
 """
 
-from heal._engine import HealResult, ValidationResult, heal_messages, validate_messages
-from heal.errors import ConfigError, ConvergenceError, HealError, HealingError, InputError
-from heal.messages import ModelMessage, dump_messages, load_messages
-from heal.policy import Policy
-from heal.providers import PROVIDERS, ProviderId
-from heal.repairs import Action, Repair, Scope
-from heal.rules import Rule, register_rule
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from heal._engine import HealResult, ValidationResult, heal_messages, validate_messages
+    from heal.errors import ConfigError, ConvergenceError, HealError, HealingError, InputError
+    from heal.messages import ModelMessage, dump_messages, load_messages
+    from heal.policy import Policy
+    from heal.providers import PROVIDERS, ProviderId, infer_provider
+    from heal.reactive import heal_after_error
+    from heal.repairs import Action, Repair, Scope
+    from heal.rules import Rule, register_rule
 
 __all__ = [
     "PROVIDERS",
@@ -37,10 +47,50 @@ __all__ = [
     "Scope",
     "ValidationResult",
     "dump_messages",
+    "heal_after_error",
     "heal_messages",
+    "infer_provider",
     "load_messages",
     "register_rule",
     "validate_messages",
 ]
 
 __version__ = "0.1.0"
+
+_HOMES = {
+    "HealResult": "heal._engine",
+    "ValidationResult": "heal._engine",
+    "heal_messages": "heal._engine",
+    "validate_messages": "heal._engine",
+    "ConfigError": "heal.errors",
+    "ConvergenceError": "heal.errors",
+    "HealError": "heal.errors",
+    "HealingError": "heal.errors",
+    "InputError": "heal.errors",
+    "ModelMessage": "heal.messages",
+    "dump_messages": "heal.messages",
+    "load_messages": "heal.messages",
+    "Policy": "heal.policy",
+    "PROVIDERS": "heal.providers",
+    "ProviderId": "heal.providers",
+    "infer_provider": "heal.providers",
+    "heal_after_error": "heal.reactive",
+    "Action": "heal.repairs",
+    "Repair": "heal.repairs",
+    "Scope": "heal.repairs",
+    "Rule": "heal.rules",
+    "register_rule": "heal.rules",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'heal' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

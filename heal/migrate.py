@@ -2,7 +2,7 @@
 
 The unit of work is a ROW (a line of a JSON Lines file, a row of a table). :func:`heal_row` is a
 pure function of the stored text, so it runs the same in this process, in worker processes, or
-on a distributed engine (see ``docs/recipes`` in the README: Dask).
+on a distributed engine (the README's Dask recipe maps :func:`heal_jsonl_line` over files).
 
 Safety, in the order things happen:
 
@@ -38,7 +38,14 @@ from typing import Any, Protocol, TextIO
 from heal._engine import heal_messages
 from heal.errors import ConfigError, HealError
 
-__all__ = ["MigrationSummary", "RowOutcome", "heal_row", "migrate", "open_store"]
+__all__ = [
+    "MigrationSummary",
+    "RowOutcome",
+    "heal_jsonl_line",
+    "heal_row",
+    "migrate",
+    "open_store",
+]
 
 
 # --- the per-row function --------------------------------------------------------------------
@@ -87,6 +94,18 @@ def heal_row(
     healed = dump(result.messages)
     document = {**document, key: healed} if key is not None else healed
     return RowOutcome(row_id, json.dumps(document, ensure_ascii=False), repairs)
+
+
+def heal_jsonl_line(line: str, **options: Any) -> str:
+    """Heal one JSON Lines record; return the healed line, or the line itself when nothing
+    changed or it cannot be read (so a failed record is never lost). ``options`` are
+    :func:`heal_row`'s. Made for mapping over lines on a distributed engine::
+
+        import dask.bag as db
+        db.read_text("chats-*.jsonl").map(str.rstrip, "\\n").map(heal_jsonl_line, key="messages")
+    """
+    outcome = heal_row(None, line, **options)
+    return outcome.healed if outcome.healed is not None else line
 
 
 def _codec(fmt: str) -> tuple[Callable[[Any], Any], Callable[[Any], Any]]:
