@@ -22,3 +22,29 @@ def test_readme_block_runs(code: str) -> None:
     printed = re.match(r"\s*It prints:\s*```\n(.*?)```", after, re.S)
     if printed:
         assert out.getvalue() == printed.group(1)
+
+
+SHELL_BLOCKS = [
+    b for b in re.findall(r"```bash\n(.*?)```", README, re.S) if b.startswith("# try it:")
+]
+
+
+@pytest.mark.parametrize(
+    "script", SHELL_BLOCKS, ids=[f"shell{i}" for i in range(len(SHELL_BLOCKS))]
+)
+def test_readme_shell_block_runs(script: str, tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    bin_dir = str(Path(sys.executable).parent)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    done = subprocess.run(
+        ["bash", "-e", "-c", script.replace("python3 ", f"{sys.executable} ")],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
