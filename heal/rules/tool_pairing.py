@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from pydantic import JsonValue
+
 from heal.messages import (
     ErrorTextOutput,
     ExecutionDeniedOutput,
@@ -50,7 +52,7 @@ __all__ = [
 PLACEHOLDER_TEXT = "Tool result unavailable: no result for this call was recorded."
 """The neutral text of a placeholder result (no clock, no randomness: healing is deterministic)."""
 
-SYNTHESIZED = {"heal": {"synthesized": True}}
+SYNTHESIZED: dict[str, dict[str, JsonValue]] = {"heal": {"synthesized": True}}
 """Provider options that mark a part heal made up; providers ignore unknown namespaces."""
 
 _ANTHROPIC_MISSING_RESULT = Rejection(
