@@ -1,8 +1,374 @@
-"""Rules for the compat provider pack (being written)."""
+"""Rules for the OpenAI-compatible servers that differ on reasoning: DeepSeek, Cerebras, Groq, xAI.
+
+They all take Chat Completions bodies, so the OpenAI pack's ``provider-executed-tool-call``
+applies to them too. What differs is what they do with reasoning, which the AI SDK sends as a
+``reasoning_content`` field (``@ai-sdk/deepseek``, ``@ai-sdk/openai-compatible``):
+
+1. ``cerebras-strip-reasoning-content`` (Mastra's id) and ``groq-unsupported-reasoning``: these
+   validate the body strictly and reject the field; reasoning parts are removed (request only).
+2. ``xai-encrypted-reasoning`` (off by default; named by its error): encrypted reasoning replayed
+   to xAI was rejected; it is removed (request only).
+3. ``missing-reasoning-content``: DeepSeek in thinking mode is the opposite and REQUIRES the
+   field on assistant tool-call turns; an empty reasoning part is added (request only).
+
+xAI's other rule, "an assistant message with tool calls and no content is rejected"
+(``Each message must have at least one content element``, langchain-ai/langchain#34140), has
+nothing to repair in AI SDK terms: ``@ai-sdk/xai`` always sends ``content: ""`` with the tool
+calls (the workaround the reports give), and an empty text part would serialize the same way
+(and is removed by ``empty-text``). Fully empty messages are removed by ``empty-message``.
+"""
 
 from __future__ import annotations
 
-from heal.rules._base import Rule
+from collections.abc import Iterator
 
-RULES: tuple[Rule, ...] = ()
-"""This pack's rules, in the order they run."""
+from pydantic import JsonValue
+
+from heal.messages import ReasoningPart
+from heal.repairs import Action, Scope
+from heal.rules._base import (
+    AddPart,
+    Context,
+    DropPart,
+    Example,
+    Finding,
+    Rejection,
+    Rule,
+    SetMessage,
+)
+from heal.rules.openai import with_options
+
+__all__ = [
+    "RULES",
+    "CerebrasStripReasoningContent",
+    "GroqUnsupportedReasoning",
+    "MissingReasoningContent",
+    "XaiEncryptedReasoning",
+]
+
+_SYNTHESIZED: dict[str, dict[str, JsonValue]] = {"heal": {"synthesized": True}}
+_EMPTY_REASONING = ReasoningPart(text="", provider_options=_SYNTHESIZED)
+
+
+def _call(cid: str) -> dict[str, object]:
+    return {"type": "tool-call", "toolCallId": cid, "toolName": "weather", "input": {}}
+
+
+def _result(cid: str) -> dict[str, object]:
+    return {
+        "type": "tool-result",
+        "toolCallId": cid,
+        "toolName": "weather",
+        "output": {"type": "text", "value": "sunny"},
+    }
+
+
+_THINKING_TURN_BEFORE: list[dict[str, object]] = [
+    {"role": "user", "content": "weather?"},
+    {
+        "role": "assistant",
+        "content": [{"type": "reasoning", "text": "I should call weather."}, _call("call_1")],
+    },
+    {"role": "tool", "content": [_result("call_1")]},
+    {"role": "assistant", "content": "Sunny."},
+    {"role": "user", "content": "thanks"},
+]
+_THINKING_TURN_AFTER: list[dict[str, object]] = [
+    {"role": "user", "content": "weather?"},
+    {"role": "assistant", "content": [_call("call_1")]},
+    {"role": "tool", "content": [_result("call_1")]},
+    {"role": "assistant", "content": "Sunny."},
+    {"role": "user", "content": "thanks"},
+]
+
+
+class _StripReasoning(Rule):
+    """Removes every reasoning part, for providers that reject reasoning input."""
+
+    scope = Scope.REQUEST
+    choice_docs = {
+        "fix": "Remove every reasoning part from this request (it stays in stored history). The "
+        "model loses its earlier reasoning; the parts are kept in the repair records.",
+    }
+    _why = "reasoning"
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        for m, p, part in ctx.index.reasoning:
+            yield Finding(
+                Action.REMOVE,
+                m,
+                p,
+                f"{self._why}; reasoning part removed from this request",
+                edits=(DropPart(m, p),),
+                removed=part,
+            )
+
+
+class CerebrasStripReasoningContent(_StripReasoning):
+    """Reasoning parts in a history sent to Cerebras, which the AI SDK serializes as
+    ``reasoning_content`` on assistant messages.
+
+    Why: Cerebras rejects the field (one line per message, joined with ``\\n``):
+    ``{"message":"messages.2.assistant.reasoning_content: property
+    'messages.2.assistant.reasoning_content' is unsupported","type":"invalid_request_error",
+    "param":"validation_error","code":"wrong_api_format"}``. Cerebras does accept ``reasoning``
+    on input, but ``@ai-sdk/openai-compatible`` has no way to write that field from a reasoning
+    part.
+
+    Fix: remove the reasoning parts from this request (Mastra's preemptive
+    ``cerebras-strip-reasoning-content``, whose id this rule keeps).
+    """
+
+    id = "cerebras-strip-reasoning-content"
+    summary = "reasoning parts sent to Cerebras, which rejects reasoning_content"
+    providers = frozenset({"cerebras"})
+    _why = "Cerebras rejects reasoning_content on assistant messages"
+    rejections = (
+        Rejection(
+            "cerebras",
+            '{"message":"messages.2.assistant.reasoning_content: property '
+            '\'messages.2.assistant.reasoning_content\' is unsupported","type":'
+            '"invalid_request_error","param":"validation_error","code":"wrong_api_format"}',
+            "Kilo-Org/kilocode#10375; anomalyco/opencode#48774; vercel/ai#15042 / PR#15416",
+        ),
+    )
+    example = Example(provider="cerebras", before=_THINKING_TURN_BEFORE, after=_THINKING_TURN_AFTER)
+
+
+class GroqUnsupportedReasoning(_StripReasoning):
+    """Reasoning parts in a history sent to Groq, whose strict schema rejects both
+    ``reasoning_content`` and ``reasoning`` on assistant messages.
+
+    Why: ``'messages.2' : for 'role:assistant' the following must be satisfied[('messages.2' :
+    property 'reasoning_content' is unsupported)]`` and, for some models, the same with
+    ``property 'reasoning' is unsupported, did you mean 'role'?``.
+
+    Fix: remove the reasoning parts from this request.
+    """
+
+    id = "groq-unsupported-reasoning"
+    summary = "reasoning parts sent to Groq, which rejects reasoning fields"
+    providers = frozenset({"groq"})
+    _why = "Groq rejects reasoning fields on assistant messages"
+    rejections = (
+        Rejection(
+            "groq",
+            "'messages.2' : for 'role:assistant' the following must be satisfied[('messages.2' : "
+            "property 'reasoning_content' is unsupported)]",
+            "AstrBotDevs/AstrBot#5946; janhq/jan#8136; agentjido/req_llm#772",
+        ),
+        Rejection(
+            "groq",
+            "'messages.2' : for 'role:assistant' the following must be satisfied[('messages.2' : "
+            "property 'reasoning' is unsupported, did you mean 'role'?)]",
+            "karthink/gptel#774; musistudio/claude-code-router PR#1204",
+        ),
+    )
+    example = Example(provider="groq", before=_THINKING_TURN_BEFORE, after=_THINKING_TURN_AFTER)
+
+
+class XaiEncryptedReasoning(Rule):
+    """xAI reasoning with encrypted content (``providerOptions.xai.reasoningEncryptedContent``),
+    which ``@ai-sdk/xai`` replays to the Responses endpoint.
+
+    Why: replaying it was rejected with xAI's generic
+    ``Invalid request content: Each message must have at least one content element.``
+    (NousResearch/hermes-agent#30310, an OAuth session). Replaying encrypted reasoning is also
+    how xAI keeps reasoning across turns with ``store: false``, and only one failure is on record,
+    so the rule is off by default and runs when that error names it.
+
+    Fix: remove the encrypted reasoning parts from this request. The model loses its earlier
+    reasoning; the conversation text is intact.
+    """
+
+    id = "xai-encrypted-reasoning"
+    summary = "encrypted xAI reasoning replayed to xAI (run on its error)"
+    providers = frozenset({"xai"})
+    scope = Scope.REQUEST
+    default_enabled = False
+    choice_docs = {
+        "fix": "Remove every reasoning part with xAI encrypted content from this request. The "
+        "earlier reasoning is lost for this call; the parts are kept in the repair records.",
+    }
+    rejections = (
+        Rejection(
+            "xai",
+            "Invalid request content: Each message must have at least one content element.",
+            "NousResearch/hermes-agent#30310 (encrypted reasoning replayed on /v1/responses)",
+        ),
+    )
+    example = Example(
+        provider="xai",
+        before=[
+            {"role": "user", "content": "hi"},
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "reasoning",
+                        "text": "",
+                        "providerOptions": {
+                            "xai": {"itemId": "rs_1", "reasoningEncryptedContent": "enc"}
+                        },
+                    },
+                    {"type": "text", "text": "hello"},
+                ],
+            },
+            {"role": "user", "content": "again"},
+        ],
+        after=[
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [{"type": "text", "text": "hello"}]},
+            {"role": "user", "content": "again"},
+        ],
+    )
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        for m, p, part in ctx.index.reasoning:
+            values = (part.provider_options or {}).get("xai") or {}
+            encrypted = values.get("reasoningEncryptedContent")
+            if isinstance(encrypted, str) and encrypted:
+                yield Finding(
+                    Action.REMOVE,
+                    m,
+                    p,
+                    "encrypted xAI reasoning is rejected on replay; removed from this request",
+                    edits=(DropPart(m, p),),
+                    removed=part,
+                )
+
+
+def _compat_field(options: object) -> bool:
+    if not isinstance(options, dict):
+        return False
+    values = options.get("openaiCompatible")
+    return isinstance(values, dict) and "reasoning_content" in values
+
+
+class MissingReasoningContent(Rule):
+    """An assistant message with tool calls but no reasoning, sent to DeepSeek.
+
+    Why: in thinking mode every assistant message that made tool calls must carry its
+    ``reasoning_content`` in later requests: ``Missing `reasoning_content` field in the assistant
+    message at message index 2. For more information, please refer to
+    https://api-docs.deepseek.com/guides/thinking_mode#tool-calls`` (V3.2), and ``The
+    `reasoning_content` in the thinking mode must be passed back to the API.`` (V4). The
+    reasoning is lost when a history was pruned or came from another provider. The field must
+    be present; an empty string is accepted (deepseek-ai/deepseek-harness discussion #1850;
+    continuedev PR#11290 sends ``""`` on every assistant message).
+
+    Fix, by choice:
+
+    * ``empty-reasoning``: add an empty reasoning part at the start of the message, marked
+      ``providerOptions: {"heal": {"synthesized": true}}``. ``@ai-sdk/deepseek`` sends a
+      message's reasoning parts as ``reasoning_content``, so this becomes
+      ``reasoning_content: ""``. (It back-fills ``""`` itself only for ``deepseek-v4`` models.)
+    * ``compat-field``: set ``providerOptions.openaiCompatible.reasoning_content = ""`` on the
+      message, for DeepSeek through ``@ai-sdk/openai-compatible``, which copies those options
+      onto the wire message but sends no field for an empty reasoning part.
+
+    Either way the change is for this request only, and adds no words: nothing the model reads.
+    """
+
+    id = "missing-reasoning-content"
+    summary = "assistant tool-call message without reasoning, sent to DeepSeek (thinking mode)"
+    providers = frozenset({"deepseek"})
+    scope = Scope.REQUEST
+    choices = ("empty-reasoning", "compat-field")
+    choice_docs = {
+        "empty-reasoning": "Add an empty reasoning part (marked synthesized) at the start of the "
+        'message, which @ai-sdk/deepseek sends as reasoning_content: "". Adds no text; '
+        "removes nothing.",
+        "compat-field": 'Set providerOptions.openaiCompatible.reasoning_content = "" on the '
+        "message, which @ai-sdk/openai-compatible copies onto the wire message. Adds no text; "
+        "removes nothing.",
+    }
+    rejections = (
+        Rejection(
+            "deepseek",
+            "Missing `reasoning_content` field in the assistant message at message index 2. For "
+            "more information, please refer to "
+            "https://api-docs.deepseek.com/guides/thinking_mode#tool-calls",
+            "api-docs.deepseek.com/guides/thinking_mode; hotovo/aider-desk#529; "
+            "CherryHQ/cherry-studio#11751",
+        ),
+        Rejection(
+            "deepseek (V4)",
+            "The `reasoning_content` in the thinking mode must be passed back to the API.",
+            "JohnnyZ93/oai-compatible-copilot#215; borawong/AiMaMi#8",
+        ),
+        Rejection(
+            "kimi / moonshot (through openai-compatible)",
+            "thinking is enabled but reasoning_content is missing in assistant tool call message",
+            "axonhub PR#1755; open-webui/open-webui#23175",
+        ),
+    )
+    example = Example(
+        provider="deepseek",
+        before=[
+            {"role": "user", "content": "weather?"},
+            {"role": "assistant", "content": [_call("call_1")]},
+            {"role": "tool", "content": [_result("call_1")]},
+        ],
+        after=[
+            {"role": "user", "content": "weather?"},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "reasoning", "text": "", "providerOptions": _SYNTHESIZED},
+                    _call("call_1"),
+                ],
+            },
+            {"role": "tool", "content": [_result("call_1")]},
+        ],
+    )
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        index = ctx.index
+        if not index.calls:
+            return
+        with_reasoning = {m for m, _, _ in index.reasoning}
+        messages = ctx.messages
+        done: set[int] = set()
+        for m, _, call in index.calls:
+            if m in done or m in with_reasoning or call.provider_executed:
+                continue
+            done.add(m)
+            message = messages[m]
+            if index.roles[m] != "assistant" or _compat_field(message.provider_options):
+                continue
+            if choice == "compat-field":
+                options = dict(message.provider_options or {})
+                options["openaiCompatible"] = {
+                    **options.get("openaiCompatible", {}),
+                    "reasoning_content": "",
+                }
+                yield Finding(
+                    Action.REPLACE,
+                    m,
+                    None,
+                    "assistant tool-call message has no reasoning; set "
+                    'providerOptions.openaiCompatible.reasoning_content to ""',
+                    edits=(SetMessage(m, with_options(message, options)),),
+                    added={"providerOptions": {"openaiCompatible": {"reasoning_content": ""}}},
+                )
+                continue
+            yield Finding(
+                Action.INSERT,
+                m,
+                None,
+                "assistant tool-call message has no reasoning; added an empty reasoning part "
+                '(sent as reasoning_content: "")',
+                edits=(AddPart(m, 0, _EMPTY_REASONING),),
+                added=_EMPTY_REASONING,
+                anchor=m,
+            )
+
+
+RULES: tuple[Rule, ...] = (
+    CerebrasStripReasoningContent(),
+    GroqUnsupportedReasoning(),
+    XaiEncryptedReasoning(),
+    MissingReasoningContent(),
+)
+"""This pack's rules, in the order they run (see the module docstring)."""

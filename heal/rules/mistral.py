@@ -1,8 +1,299 @@
-"""Rules for the mistral provider pack (being written)."""
+"""Rules for Mistral (La Plateforme, and Mistral models behind vLLM or NIM).
+
+Mistral speaks the Chat Completions format, so the OpenAI pack's ``provider-executed-tool-call``
+applies to it too (``@ai-sdk/mistral`` throws on a provider-executed result). Its own rules:
+
+1. ``mistral-reasoning-input`` (off by default; named by its error): models without reasoning
+   reject reasoning input, which ``@ai-sdk/mistral`` sends as ``thinking`` content.
+2. ``mistral-tool-call-id``: tool-call ids must be exactly nine letters and digits, which the
+   shared id rule cannot reach (it replaces characters with ``_``, which Mistral rejects).
+3. ``mistral-user-after-tool``: a user message may not follow a tool message directly.
+
+The AI SDK adapter already sets ``prefix: true`` on a final assistant message, which Mistral
+requires (``Expected last role User or Tool (or Assistant with prefix True)``), so no rule does.
+"""
 
 from __future__ import annotations
 
-from heal.rules._base import Rule
+import re
+import string
+from collections.abc import Iterator
 
-RULES: tuple[Rule, ...] = ()
-"""This pack's rules, in the order they run."""
+from heal.messages import AssistantMessage, ToolApprovalRequest, ToolCallPart, ToolResultPart
+from heal.repairs import Action, Scope
+from heal.rules._base import (
+    AddMessage,
+    Context,
+    DropPart,
+    Example,
+    Finding,
+    Rejection,
+    Rule,
+    SetPart,
+)
+from heal.rules._naming import digest
+
+__all__ = [
+    "BRIDGE_TEXT",
+    "RULES",
+    "MistralReasoningInput",
+    "MistralToolCallId",
+    "MistralUserAfterTool",
+    "mistral_tool_call_id",
+]
+
+MISTRAL = frozenset({"mistral"})
+
+MISTRAL_ID_LENGTH = 9
+_MISTRAL_ID = re.compile(rf"[a-zA-Z0-9]{{{MISTRAL_ID_LENGTH}}}")
+_BASE62 = string.digits + string.ascii_uppercase + string.ascii_lowercase
+
+BRIDGE_TEXT = "Done."
+"""The text of the assistant message heal puts between a tool result and a user message for
+Mistral (opencode's choice; avante writes "Ok, I understand."). Short and neutral: it claims
+nothing about the tool results, which the model has just read."""
+
+_SYNTHESIZED = {"heal": {"synthesized": True}}
+_BRIDGE = AssistantMessage(content=BRIDGE_TEXT, provider_options=_SYNTHESIZED)
+
+_IdPart = ToolCallPart | ToolResultPart | ToolApprovalRequest
+
+
+def mistral_tool_call_id(tool_call_id: str, attempt: int = 0) -> str:
+    """The nine-character base62 id heal gives ``tool_call_id`` for Mistral (deterministic: a
+    digest of the id; ``attempt`` > 0 salts it after a collision)."""
+    text = tool_call_id if attempt == 0 else f"{tool_call_id}\x00{attempt}"
+    value = int(digest(text, 8), 16)  # 64 bits: every one of the 9 base62 digits is uniform
+    out = []
+    for _ in range(MISTRAL_ID_LENGTH):
+        value, r = divmod(value, 62)
+        out.append(_BASE62[r])
+    return "".join(out)
+
+
+def _call(cid: str) -> dict[str, object]:
+    return {"type": "tool-call", "toolCallId": cid, "toolName": "weather", "input": {}}
+
+
+def _result(cid: str) -> dict[str, object]:
+    return {
+        "type": "tool-result",
+        "toolCallId": cid,
+        "toolName": "weather",
+        "output": {"type": "text", "value": "sunny"},
+    }
+
+
+class MistralToolCallId(Rule):
+    """A tool-call id that is not exactly nine letters and digits, which is every id OpenAI,
+    Anthropic and the AI SDK write (``call_...``, ``toolu_...``).
+
+    Why: ``Tool call id was call_PTLP8xhu3uwZk4l3nlnrrJha but must be a-z, A-Z, 0-9, with a
+    length of 9.`` (type ``invalid_function_call``, code 3280).
+
+    Fix: map each id to nine base62 characters from a digest of the whole id (truncation, as
+    opencode does, collides for ids like ``call_00_...``), in the call, its results and its
+    approval request; a collision with another id takes a salted digest. For this request only:
+    other providers take the original ids, which stay in stored history.
+    """
+
+    id = "mistral-tool-call-id"
+    summary = "tool-call id is not exactly 9 letters and digits"
+    providers = MISTRAL
+    scope = Scope.REQUEST
+    choice_docs = {
+        "fix": "Replace the id with 9 base62 characters derived from it (deterministic, "
+        "collision-checked) in the call, its results and its approval request, for this request "
+        "only. Loses nothing; the old id is kept in the repair record.",
+    }
+    rejections = (
+        Rejection(
+            "mistral",
+            "Tool call id was call_PTLP8xhu3uwZk4l3nlnrrJha but must be a-z, A-Z, 0-9, with a "
+            "length of 9.",
+            "anomalyco/opencode#1680; langchain-ai/langchain PR#24668; nearai/ironclaw#1241",
+        ),
+        Rejection(
+            "mistral (2024 envelope)",
+            '{"object":"error","message":"Tool call id was abc123 but must be a-z, A-Z, 0-9, '
+            'with a length of 9.","type":"invalid_request_error","param":null,"code":null}',
+            "langchain-ai/langchain PR#24668",
+        ),
+    )
+    example = Example(
+        provider="mistral",
+        before=[
+            {"role": "user", "content": "weather?"},
+            {"role": "assistant", "content": [_call("call_PTLP8xhu3uwZk4l3nlnrrJha")]},
+            {"role": "tool", "content": [_result("call_PTLP8xhu3uwZk4l3nlnrrJha")]},
+            {"role": "assistant", "content": "Sunny."},
+        ],
+        after=[
+            {"role": "user", "content": "weather?"},
+            {"role": "assistant", "content": [_call("2TTSS1unq")]},
+            {"role": "tool", "content": [_result("2TTSS1unq")]},
+            {"role": "assistant", "content": "Sunny."},
+        ],
+    )
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        index = ctx.index
+        refs: list[tuple[int, int, _IdPart]] = [*index.calls, *index.results, *index.requests]
+        if not refs:
+            return
+        ids = {ref[2].tool_call_id for ref in refs}
+        fits = _MISTRAL_ID.fullmatch
+        if all(fits(tid) for tid in ids):
+            return
+        used = {tid for tid in ids if fits(tid)}
+        mapping: dict[str, str] = {}
+        for old in sorted(ids - used):  # sorted: the result does not depend on history order
+            attempt = 0
+            new = mistral_tool_call_id(old)
+            while new in used:
+                attempt += 1
+                new = mistral_tool_call_id(old, attempt)
+            used.add(new)
+            mapping[old] = new
+        refs.sort(key=lambda ref: (ref[0], ref[1]))
+        for m, p, part in refs:
+            old = part.tool_call_id
+            new_id = mapping.get(old)
+            if new_id is None:
+                continue
+            yield Finding(
+                Action.REPLACE,
+                m,
+                p,
+                f"{part.type} id {old!r} is not 9 letters and digits; now {new_id!r}",
+                edits=(SetPart(m, p, part.model_copy(update={"tool_call_id": new_id})),),
+                tool_call_id=old,
+                removed={"toolCallId": old},
+                added={"toolCallId": new_id},
+            )
+
+
+class MistralUserAfterTool(Rule):
+    """A user message right after a tool message: the model never answered the tool results
+    (the turn was cut off, or the caller appended the next question directly).
+
+    Why: ``Unexpected role 'user' after role 'tool'`` (type ``invalid_request_message_order``,
+    code 3230). Mistral requires an assistant message between them.
+
+    Fix: insert a short assistant message (``"Done."``, marked ``providerOptions: {"heal":
+    {"synthesized": true}}``) between the tool message and the user message, for this request
+    only: it is made up, and other providers do not need it.
+    """
+
+    id = "mistral-user-after-tool"
+    summary = "user message directly after a tool message"
+    providers = MISTRAL
+    scope = Scope.REQUEST
+    choice_docs = {
+        "fix": 'Insert an assistant message "Done." (marked synthesized) between the tool '
+        "message and the user message, for this request only. Adds a made-up turn; removes "
+        "nothing.",
+    }
+    rejections = (
+        Rejection(
+            "mistral",
+            "Unexpected role 'user' after role 'tool'",
+            "zed-industries/zed#37021; avante PR#2695; datapizza-labs/datapizza-ai#98; "
+            "NousResearch/hermes-agent#20154",
+        ),
+    )
+    example = Example(
+        provider="mistral",
+        before=[
+            {"role": "user", "content": "weather?"},
+            {"role": "assistant", "content": [_call("abcDEF123")]},
+            {"role": "tool", "content": [_result("abcDEF123")]},
+            {"role": "user", "content": "and tomorrow?"},
+        ],
+        after=[
+            {"role": "user", "content": "weather?"},
+            {"role": "assistant", "content": [_call("abcDEF123")]},
+            {"role": "tool", "content": [_result("abcDEF123")]},
+            {"role": "assistant", "content": BRIDGE_TEXT, "providerOptions": _SYNTHESIZED},
+            {"role": "user", "content": "and tomorrow?"},
+        ],
+    )
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        roles = ctx.index.roles
+        empty = ctx.index.empty  # an empty tool message is removed by empty-message instead
+        for i in range(len(roles) - 1):
+            if roles[i] == "tool" and roles[i + 1] == "user" and i not in empty:
+                yield Finding(
+                    Action.INSERT,
+                    None,
+                    None,
+                    "user message right after a tool message; added an assistant message "
+                    f"{BRIDGE_TEXT!r} between them",
+                    edits=(AddMessage(i, _BRIDGE),),
+                    added=_BRIDGE,
+                    anchor=i,
+                )
+
+
+class MistralReasoningInput(Rule):
+    """Reasoning parts sent to a Mistral model that does not take reasoning input (only the
+    Magistral models do; ``@ai-sdk/mistral`` sends reasoning as ``thinking`` content).
+
+    Why: ``Reasoning input is not enabled for this model``. The provider id does not say which
+    model is called, so the rule is off by default and runs when that error names it.
+
+    Fix: remove every reasoning part from this request. The model loses its earlier reasoning;
+    the conversation text is intact.
+    """
+
+    id = "mistral-reasoning-input"
+    summary = "reasoning parts sent to a Mistral model without reasoning input (run on its error)"
+    providers = MISTRAL
+    scope = Scope.REQUEST
+    default_enabled = False
+    choice_docs = {
+        "fix": "Remove every reasoning part from this request. The earlier reasoning is lost for "
+        "this call; the parts are kept in the repair records.",
+    }
+    rejections = (
+        Rejection(
+            "mistral",
+            "Reasoning input is not enabled for this model",
+            "suitenumerique/conversations#402",
+        ),
+    )
+    example = Example(
+        provider="mistral",
+        before=[
+            {"role": "user", "content": "hi"},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "reasoning", "text": "greet back"},
+                    {"type": "text", "text": "hello"},
+                ],
+            },
+            {"role": "user", "content": "bye"},
+        ],
+        after=[
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [{"type": "text", "text": "hello"}]},
+            {"role": "user", "content": "bye"},
+        ],
+    )
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        for m, p, part in ctx.index.reasoning:
+            yield Finding(
+                Action.REMOVE,
+                m,
+                p,
+                "reasoning input is not enabled for this Mistral model; removed",
+                edits=(DropPart(m, p),),
+                removed=part,
+            )
+
+
+RULES: tuple[Rule, ...] = (MistralReasoningInput(), MistralToolCallId(), MistralUserAfterTool())
+"""This pack's rules, in the order they run (see the module docstring)."""

@@ -1,8 +1,700 @@
-"""Rules for the openai provider pack (being written)."""
+"""Rules for OpenAI: the Responses API (items, reasoning) and Chat Completions (and the servers
+that speak its wire format: DeepSeek, Cerebras, Groq, xAI, Mistral, OpenAI-compatible ones).
+
+Responses replays a history as a flat list of ITEMS. In AI SDK terms a reasoning part carrying
+``providerOptions.openai.itemId`` (or encrypted content) is a ``reasoning`` item; text and
+tool-call parts with an ``itemId`` are sent as references to stored ``message`` and
+``function_call`` items. Several parts of one message that share an ``itemId`` are ONE item
+(the summary parts of one reasoning item, or the content parts of one message item). The API
+ties items together: a reasoning item must be followed by the item it produced, an item replayed
+by id needs its reasoning item, and no item may appear twice. Rules, in the order they run:
+
+1. ``openai-foreign-reasoning``: reasoning the Responses API cannot take is removed (request
+   only); it is not an item, yet the AI SDK counts it as "preceding reasoning" for the text after
+   it, which then goes out as a reference that needs its real reasoning item.
+2. ``unverifiable-encrypted-reasoning`` (off by default; named by its error): encrypted reasoning
+   the API could not verify is removed.
+3. ``duplicate-item-id``: an item that a LATER message repeats is removed (reasoning) or sent
+   inline (text, tool calls); the parts that followed a removed reasoning copy lose their ids.
+4. ``reasoning-without-following-item``: reasoning with nothing after it in its turn (the same
+   assistant message, or the assistant message right after it, which continues the turn) is
+   removed (vercel/ai#8379).
+5. ``openai-orphan-item-id`` (off by default; named by its error): text and tool calls replayed by
+   id without any reasoning item before them in their turn lose their ids.
+
+For Chat Completions the shared pairing rules already put every tool message right after its
+assistant message (moving results and, with them, pushing intervening messages after the tool
+block). What remains:
+
+6. ``provider-executed-tool-call``: a provider-executed call (web search, code execution: from
+   Responses, Anthropic, Google) has no Chat Completions form. The AI SDK chat adapters send it as
+   an ordinary ``tool_calls`` entry without a tool message, which the API rejects; it is removed
+   with its result (request only).
+
+Tool-call id length (OpenAI Chat: 40, Responses and OpenAI-compatible servers: 64) is a profile
+fact (:mod:`heal.providers`), enforced by the shared ``invalid-tool-call-id`` rule.
+"""
 
 from __future__ import annotations
 
-from heal.rules._base import Rule
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TypeVar
 
-RULES: tuple[Rule, ...] = ()
-"""This pack's rules, in the order they run."""
+from pydantic import BaseModel, JsonValue
+
+from heal.messages import (
+    ModelMessage,
+    ReasoningPart,
+    TextPart,
+    ToolApprovalRequest,
+    ToolCallPart,
+    ToolResultPart,
+)
+from heal.repairs import Action, Scope
+from heal.rules._base import Context, DropPart, Example, Finding, Rejection, Rule, SetPart
+
+__all__ = [
+    "CHAT_COMPLETIONS_PROVIDERS",
+    "RULES",
+    "DuplicateItemId",
+    "OpenAIForeignReasoning",
+    "OpenAIOrphanItemId",
+    "ProviderExecutedToolCall",
+    "ReasoningWithoutFollowingItem",
+    "UnverifiableEncryptedReasoning",
+]
+
+RESPONSES = frozenset({"openai-responses"})
+
+CHAT_COMPLETIONS_PROVIDERS = frozenset(
+    {"openai-chat", "openai-compatible", "deepseek", "cerebras", "groq", "xai", "mistral"}
+)
+"""Providers whose AI SDK adapter sends a Chat Completions style ``messages`` array, in which a
+tool call is a ``tool_calls`` entry that must be answered by a ``tool`` message."""
+
+NATIVE_NAMESPACES = ("openai", "azure")
+"""Provider-option keys under which the AI SDK's OpenAI adapters keep item ids and encrypted
+reasoning (``@ai-sdk/openai`` reads ``openai``; ``@ai-sdk/azure`` reads ``azure``)."""
+
+_P = TypeVar("_P", bound=BaseModel)
+
+
+# --- provider options ------------------------------------------------------------------------
+
+
+def _native(part: ReasoningPart | TextPart | ToolCallPart) -> Mapping[str, JsonValue] | None:
+    options = part.provider_options
+    if not options:
+        return None
+    values = options.get("openai")
+    return options.get("azure") if values is None else values
+
+
+def item_id(part: ReasoningPart | TextPart | ToolCallPart) -> str | None:
+    """The OpenAI item id of a part (``providerOptions.openai.itemId``), if it has one."""
+    values = _native(part)
+    value = values.get("itemId") if values is not None else None
+    return value if isinstance(value, str) and value else None
+
+
+def _encrypted(part: ReasoningPart) -> bool:
+    values = _native(part)
+    value = values.get("reasoningEncryptedContent") if values is not None else None
+    return isinstance(value, str) and bool(value)
+
+
+def is_reasoning_item(part: ReasoningPart) -> bool:
+    """Whether the Responses adapter sends this reasoning part as a ``reasoning`` item: it has an
+    OpenAI item id or encrypted content. Anything else is skipped by the adapter with the warning
+    ``Non-OpenAI reasoning parts are not supported``."""
+    values = _native(part)
+    if values is None:
+        return False
+    item = values.get("itemId")
+    if isinstance(item, str) and item:
+        return True
+    encrypted = values.get("reasoningEncryptedContent")
+    return isinstance(encrypted, str) and bool(encrypted)
+
+
+def with_options(part: _P, options: dict[str, dict[str, JsonValue]] | None) -> _P:
+    """A copy of ``part`` with new provider options; ``None`` leaves the field out of dumps
+    (the AI SDK schema rejects ``providerOptions: null``)."""
+    new = part.model_copy(update={"provider_options": options})
+    if options is None:
+        new.__pydantic_fields_set__.discard("provider_options")
+    return new
+
+
+def without_item_id(part: _P) -> tuple[_P, dict[str, JsonValue]]:
+    """``part`` without its OpenAI item id, and the removed options (for the repair record)."""
+    options: dict[str, dict[str, JsonValue]] = getattr(part, "provider_options", None) or {}
+    kept: dict[str, dict[str, JsonValue]] = {}
+    removed: dict[str, JsonValue] = {}
+    for namespace, values in options.items():
+        if namespace in NATIVE_NAMESPACES and "itemId" in values:
+            removed[namespace] = {"itemId": values["itemId"]}
+            rest = {k: v for k, v in values.items() if k != "itemId"}
+            if rest:
+                kept[namespace] = rest
+        else:
+            kept[namespace] = values
+    return with_options(part, kept or None), {"providerOptions": removed}
+
+
+def _strip_finding(m: int, p: int, part: TextPart | ToolCallPart, why: str) -> Finding:
+    new, removed = without_item_id(part)
+    kind = "text" if isinstance(part, TextPart) else "tool call"
+    return Finding(
+        Action.REPLACE,
+        m,
+        p,
+        f"{kind} item {item_id(part)!r} {why}; its item id removed, so it is sent inline",
+        edits=(SetPart(m, p, new),),
+        tool_call_id=part.tool_call_id if isinstance(part, ToolCallPart) else None,
+        removed=removed,
+    )
+
+
+def _drop_reasoning(m: int, p: int, part: ReasoningPart, why: str) -> Finding:
+    return Finding(
+        Action.REMOVE, m, p, f"reasoning {why}; removed", edits=(DropPart(m, p),), removed=part
+    )
+
+
+def _assistant_parts(messages: Sequence[ModelMessage], m: int) -> Sequence[object]:
+    message = messages[m]
+    content = message.content
+    if message.role != "assistant":
+        return ()
+    if isinstance(content, str):
+        return (TextPart(text=content),) if content.strip() else ()
+    return content
+
+
+# --- shared examples -------------------------------------------------------------------------
+
+
+def _reasoning(rid: str, text: str = "") -> dict[str, object]:
+    return {
+        "type": "reasoning",
+        "text": text,
+        "providerOptions": {"openai": {"itemId": rid, "reasoningEncryptedContent": None}},
+    }
+
+
+def _text(text: str, iid: str | None = None) -> dict[str, object]:
+    part: dict[str, object] = {"type": "text", "text": text}
+    if iid is not None:
+        part["providerOptions"] = {"openai": {"itemId": iid}}
+    return part
+
+
+def _call(cid: str, name: str = "search", **extra: object) -> dict[str, object]:
+    return {"type": "tool-call", "toolCallId": cid, "toolName": name, "input": {}, **extra}
+
+
+def _result(cid: str, name: str = "search", value: str = "ok") -> dict[str, object]:
+    return {
+        "type": "tool-result",
+        "toolCallId": cid,
+        "toolName": name,
+        "output": {"type": "text", "value": value},
+    }
+
+
+_ITEM_ORDER_REJECTION = Rejection(
+    "openai-responses",
+    "Item 'rs_06a2...' of type 'reasoning' was provided without its required following item.",
+    "vercel/ai#8379, #7099, #11036; continuedev/continue#8933; mastra-ai/mastra#14048",
+)
+_MISSING_REASONING_REJECTIONS = (
+    Rejection(
+        "openai-responses",
+        "Item 'msg_07dd...' of type 'message' was provided without its required 'reasoning' item",
+        "continuedev/continue#12620; Mastra ProviderHistoryCompat openai-orphan-item-id",
+    ),
+    Rejection(
+        "openai-responses",
+        "Item 'fc_06124...' of type 'function_call' was provided without its required "
+        "'reasoning' item: 'rs_0612...'.",
+        "vercel/ai#11036 (after pruneMessages removed reasoning)",
+    ),
+)
+
+
+# --- Responses -------------------------------------------------------------------------------
+
+
+class OpenAIForeignReasoning(Rule):
+    """Reasoning that the Responses API cannot take: another provider's (no ``openai`` options),
+    or OpenAI's without an item id or encrypted content.
+
+    Why: the AI SDK skips such a part with the warning ``Non-OpenAI reasoning parts are not
+    supported. Skipping reasoning part: ...``, but still counts it as reasoning preceding the
+    next text part, whose item id is then sent as a reference without its reasoning item, which
+    the API rejects (``Item 'msg_...' of type 'message' was provided without its required
+    'reasoning' item``). Replaying another organisation's or provider's reasoning is rejected
+    outright (``could not be verified``).
+
+    Fix: remove the part, for this request only (the reasoning stays valid for the provider that
+    wrote it). Never turned into text: another model's thoughts presented as this model's words
+    change the conversation.
+    """
+
+    id = "openai-foreign-reasoning"
+    summary = "reasoning that is not OpenAI's (no openai item id or encrypted content)"
+    providers = RESPONSES
+    scope = Scope.REQUEST
+    choice_docs = {
+        "fix": "Remove the reasoning part from this request (it stays in stored history for the "
+        "provider that wrote it). The model loses that reasoning text, which the adapter would "
+        "have skipped anyway; the part is kept in the repair record.",
+    }
+    rejections = (
+        Rejection(
+            "AI SDK (@ai-sdk/openai 3.0.141, Responses)",
+            "Non-OpenAI reasoning parts are not supported. Skipping reasoning part: ...",
+            "local @ai-sdk/openai 3.0.141 (provider-rules.md §3e)",
+        ),
+        _MISSING_REASONING_REJECTIONS[0],
+    )
+    example = Example(
+        provider="openai-responses",
+        before=[
+            {"role": "user", "content": "Plan a trip"},
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "reasoning",
+                        "text": "The user wants a plan...",
+                        "providerOptions": {"anthropic": {"signature": "sig"}},
+                    },
+                    _text("Here is a 3-day plan."),
+                ],
+            },
+            {"role": "user", "content": "Make it 5 days"},
+        ],
+        after=[
+            {"role": "user", "content": "Plan a trip"},
+            {"role": "assistant", "content": [_text("Here is a 3-day plan.")]},
+            {"role": "user", "content": "Make it 5 days"},
+        ],
+    )
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        for m, p, part in ctx.index.reasoning:
+            if is_reasoning_item(part):
+                continue
+            if _native(part) is not None:
+                why = "has no OpenAI item id or encrypted content"
+            else:
+                names = sorted(part.provider_options or ())
+                why = f"from {', '.join(names)}" if names else "without provider options"
+                why += " is not OpenAI's"
+            yield _drop_reasoning(m, p, part, f"{why}; the Responses API cannot take it")
+
+
+class UnverifiableEncryptedReasoning(Rule):
+    """Encrypted OpenAI reasoning (``reasoningEncryptedContent``) that the API could not verify.
+
+    Why: encrypted reasoning is bound to the organisation, key and model that produced it, and
+    was rejected wholesale during the 2025-12-16 incident (openai/codex#8132):
+    ``The encrypted content gAAA...Rg== could not be verified.`` There is no telling which part
+    is at fault from the history, so the rule is off by default and runs when that error names
+    it (see :func:`heal.reactive.heal_after_error`).
+
+    Fix: remove every reasoning part with encrypted content, for this request only. The model
+    loses its earlier reasoning; the conversation text is intact.
+    """
+
+    id = "unverifiable-encrypted-reasoning"
+    summary = "encrypted reasoning that the Responses API could not verify (run on its error)"
+    providers = RESPONSES
+    scope = Scope.REQUEST
+    default_enabled = False
+    choice_docs = {
+        "fix": "Remove every reasoning part that carries encrypted content from this request. "
+        "The model's earlier reasoning is lost for this call; the parts are kept in the repair "
+        "records.",
+    }
+    rejections = (
+        Rejection(
+            "openai-responses",
+            "The encrypted content gAAA...Rg== could not be verified.",
+            "openai/codex#8132, #8126, #8119 (code invalid_encrypted_content)",
+        ),
+        Rejection(
+            "openai-responses",
+            "The encrypted content for item rs_0a18... could not be verified. Reason: Encrypted "
+            "content could not be decrypted or parsed.",
+            "openai/codex#35334; smallmain/vscode-unify-chat-provider#178",
+        ),
+    )
+    example = Example(
+        provider="openai-responses",
+        before=[
+            {"role": "user", "content": "hi"},
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "reasoning",
+                        "text": "",
+                        "providerOptions": {
+                            "openai": {"itemId": "rs_1", "reasoningEncryptedContent": "gAAAA"}
+                        },
+                    },
+                    _text("hello"),
+                ],
+            },
+            {"role": "user", "content": "again"},
+        ],
+        after=[
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [_text("hello")]},
+            {"role": "user", "content": "again"},
+        ],
+    )
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        for m, p, part in ctx.index.reasoning:
+            if _encrypted(part):
+                yield _drop_reasoning(m, p, part, "with encrypted content that was not verified")
+
+
+class DuplicateItemId(Rule):
+    """An OpenAI item id that the request would carry twice: a turn replayed or stored twice, or
+    one message item whose several content parts each became a text part with its id.
+
+    Why: ``Duplicate item found with id rs_0468ed37bb668691006993cda255988190ac105e2c82965386.
+    Remove duplicate items from your input and try again.`` The AI SDK merges reasoning parts of
+    ONE message that share an item id (the summary parts of one reasoning item), but sends every
+    text part with an item id as its own item (a reference, or an inline message with that id),
+    and one reference per repeated reasoning item in another message.
+
+    Fix: keep the first occurrence. A reasoning copy in a later message is removed, and the text
+    and tool calls that followed it in its message lose their item ids (their reasoning item was
+    the copy); a repeated text or tool call loses its item id, so it is sent inline instead of by
+    reference. Nothing but the duplicate reference is lost.
+    """
+
+    id = "duplicate-item-id"
+    summary = "an OpenAI item id (reasoning, message or function call) would be sent twice"
+    providers = RESPONSES
+    choice_docs = {
+        "fix": "Keep the first occurrence; remove reasoning copies in later messages (and drop "
+        "the item ids of the parts that followed them); send repeated text and tool calls "
+        "inline, without their item id. Loses only the duplicate; removed parts are kept in the "
+        "repair records.",
+    }
+    rejections = (
+        Rejection(
+            "openai-responses",
+            "Duplicate item found with id rs_0468ed37bb668691006993cda255988190ac105e2c82965386. "
+            "Remove duplicate items from your input and try again.",
+            "continuedev/continue#10723; OpenRouterTeam/ai-sdk-provider#254; vercel/ai#7883",
+        ),
+    )
+    example = Example(
+        provider="openai-responses",
+        before=[
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [_reasoning("rs_1"), _text("hello", "msg_1")]},
+            {"role": "user", "content": "again"},
+            {"role": "assistant", "content": [_reasoning("rs_1"), _text("hello", "msg_1")]},
+            {"role": "user", "content": "and?"},
+        ],
+        after=[
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [_reasoning("rs_1"), _text("hello", "msg_1")]},
+            {"role": "user", "content": "again"},
+            {"role": "assistant", "content": [_text("hello")]},
+            {"role": "user", "content": "and?"},
+        ],
+    )
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        roles = ctx.index.roles
+        first: dict[str, int] = {}  # item id -> the message where it first appears
+        for m, message in enumerate(ctx.messages):
+            content = message.content
+            if roles[m] != "assistant" or isinstance(content, str):
+                continue
+            after_copy = False  # inside the parts that followed a removed reasoning copy
+            for p, part in enumerate(content):
+                if part.provider_options is None:
+                    continue
+                if isinstance(part, ReasoningPart):
+                    rid = item_id(part)
+                    if rid is None:
+                        continue
+                    after_copy = first.setdefault(rid, m) != m
+                    if after_copy:
+                        yield _drop_reasoning(
+                            m, p, part, f"item {rid!r} already appeared in an earlier message"
+                        )
+                elif isinstance(part, (TextPart, ToolCallPart)):
+                    iid = item_id(part)
+                    if iid is None:
+                        continue
+                    if iid in first:
+                        yield _strip_finding(m, p, part, "repeats an earlier item")
+                    elif after_copy:
+                        yield _strip_finding(m, p, part, "followed a removed reasoning copy")
+                    first.setdefault(iid, m)
+
+
+def _has_following_item(messages: Sequence[ModelMessage], m: int, p: int, rid: str | None) -> bool:
+    """Whether reasoning part ``p`` of message ``m`` is followed by another item of its turn:
+    the rest of its message, then the assistant messages right after it (a split turn)."""
+    parts: Sequence[object] = messages[m].content[p + 1 :]
+    k = m
+    while True:
+        for part in parts:
+            if isinstance(part, ReasoningPart):
+                if not is_reasoning_item(part) or (rid is not None and item_id(part) == rid):
+                    continue  # skipped by the adapter, or another summary part of this item
+                return False  # the next item is another reasoning item
+            if isinstance(part, TextPart):
+                if part.text.strip():
+                    return True
+            elif isinstance(part, (ToolCallPart, ToolResultPart)):
+                return True
+        k += 1
+        if k >= len(messages) or messages[k].role != "assistant":
+            return False
+        parts = _assistant_parts(messages, k)
+
+
+class ReasoningWithoutFollowingItem(Rule):
+    """An OpenAI reasoning item with no item after it in its turn: trailing reasoning, or an
+    assistant message of reasoning only (a stream that stopped after reasoning, pruning, or a
+    provider-executed tool whose item was dropped).
+
+    Why: ``Item 'rs_06a2...' of type 'reasoning' was provided without its required following
+    item.`` (vercel/ai#8379). The turn may continue in the NEXT assistant message (histories
+    split one response into several messages): reasoning followed there by text or a tool call
+    is kept.
+
+    Fix: remove the reasoning part; an assistant message left empty is then removed by
+    ``empty-message``. What is lost is reasoning that produced nothing the history kept.
+    """
+
+    id = "reasoning-without-following-item"
+    summary = "OpenAI reasoning item with no text or tool call after it in its turn"
+    providers = RESPONSES
+    choice_docs = {
+        "fix": "Remove the reasoning part (and, through empty-message, an assistant message left "
+        "empty). Loses only reasoning whose output is not in the history; the part is kept in "
+        "the repair record.",
+    }
+    rejections = (_ITEM_ORDER_REJECTION,)
+    example = Example(
+        provider="openai-responses",
+        before=[
+            {"role": "user", "content": "Find today's top AI headline"},
+            {
+                "role": "assistant",
+                "content": [
+                    _reasoning("rs_A"),
+                    _call("call_1", providerOptions={"openai": {"itemId": "fc_A"}}),
+                ],
+            },
+            {"role": "tool", "content": [_result("call_1", value="...")]},
+            {"role": "assistant", "content": [_reasoning("rs_B")]},
+            {"role": "user", "content": "Summarize it"},
+        ],
+        after=[
+            {"role": "user", "content": "Find today's top AI headline"},
+            {
+                "role": "assistant",
+                "content": [
+                    _reasoning("rs_A"),
+                    _call("call_1", providerOptions={"openai": {"itemId": "fc_A"}}),
+                ],
+            },
+            {"role": "tool", "content": [_result("call_1", value="...")]},
+            {"role": "user", "content": "Summarize it"},
+        ],
+    )
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        messages = ctx.messages
+        for m, p, part in ctx.index.reasoning:
+            if not is_reasoning_item(part):
+                continue
+            rid = item_id(part)
+            if _has_following_item(messages, m, p, rid):
+                continue
+            name = repr(rid) if rid is not None else "(encrypted)"
+            yield _drop_reasoning(m, p, part, f"item {name} has no following item in its turn")
+
+
+class OpenAIOrphanItemId(Rule):
+    """Text or a tool call replayed by OpenAI item id with no reasoning item before it in its
+    turn, typically because pruning removed the reasoning (vercel/ai#11036).
+
+    Why: ``Item 'msg_07dd...' of type 'message' was provided without its required 'reasoning'
+    item``. A turn without reasoning may also come from a non-reasoning model, whose items need
+    none, and the history cannot tell the two apart: the rule is off by default and runs when
+    that error names it (Mastra's reactive ``openai-orphan-item-id``).
+
+    Fix: remove the item id (``providerOptions.openai.itemId``), so the part is sent inline as a
+    new item rather than as a reference. The content is unchanged.
+    """
+
+    id = "openai-orphan-item-id"
+    summary = "text or tool call with an OpenAI item id but no reasoning item before it (on error)"
+    providers = RESPONSES
+    default_enabled = False
+    choice_docs = {
+        "fix": "Remove the item id so the part is sent inline. Loses only the reference to the "
+        "stored item; the old id is kept in the repair record.",
+    }
+    rejections = _MISSING_REASONING_REJECTIONS
+    example = Example(
+        provider="openai-responses",
+        before=[
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [_text("hello", "msg_1")]},
+            {"role": "user", "content": "again"},
+        ],
+        after=[
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [_text("hello")]},
+            {"role": "user", "content": "again"},
+        ],
+    )
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        roles = ctx.index.roles
+        reasoned = False  # an OpenAI reasoning item came earlier in this turn
+        for m, message in enumerate(ctx.messages):
+            content = message.content
+            if roles[m] != "assistant":
+                reasoned = False
+                continue
+            if isinstance(content, str):
+                continue
+            for p, part in enumerate(content):
+                if isinstance(part, ReasoningPart):
+                    reasoned = reasoned or is_reasoning_item(part)
+                elif (
+                    isinstance(part, (TextPart, ToolCallPart))
+                    and not reasoned
+                    and item_id(part) is not None
+                ):
+                    yield _strip_finding(m, p, part, "has no reasoning item before it")
+
+
+# --- Chat Completions ------------------------------------------------------------------------
+
+
+class ProviderExecutedToolCall(Rule):
+    """A provider-executed tool call (``providerExecuted: true``: web search, code execution)
+    in a history sent to a Chat Completions style API, which has no form for it.
+
+    Why: the AI SDK chat adapters (``@ai-sdk/openai`` chat, ``openai-compatible``, ``deepseek``,
+    ``xai``) send it as an ordinary ``tool_calls`` entry and drop its result, so the request has
+    a call without a tool message: ``An assistant message with 'tool_calls' must be followed by
+    tool messages responding to each 'tool_call_id'. ...``. ``@ai-sdk/mistral`` throws before
+    sending: ``Unsupported content type in assistant message: tool-result``.
+
+    Fix: remove the call, its results and its approval request from this request (they stay in
+    stored history for the provider that ran the tool). The model no longer sees that the tool
+    ran; the surrounding text is kept.
+    """
+
+    id = "provider-executed-tool-call"
+    summary = "provider-executed tool call (and its result) sent to a Chat Completions style API"
+    providers = CHAT_COMPLETIONS_PROVIDERS
+    scope = Scope.REQUEST
+    choice_docs = {
+        "fix": "Remove the call, its results and its approval request from this request. The "
+        "model no longer sees that the provider ran the tool; the parts are kept in the repair "
+        "records.",
+    }
+    rejections = (
+        Rejection(
+            "openai-chat",
+            "An assistant message with 'tool_calls' must be followed by tool messages responding "
+            "to each 'tool_call_id'. The following tool_call_ids did not have response messages: "
+            "call_jJATmoUduQWxi4tRwcQjsodM",
+            "aliasrobotics/cai#111; BerriAI/litellm#10083 (the chat adapter sends a provider-"
+            "executed call as tool_calls without a tool message: @ai-sdk/openai 3.0.141)",
+        ),
+        Rejection(
+            "mistral (AI SDK adapter)",
+            "Unsupported content type in assistant message: tool-result",
+            "local @ai-sdk/mistral 3.0.69 (the interop judge)",
+        ),
+    )
+    example = Example(
+        provider="openai-chat",
+        before=[
+            {"role": "user", "content": "news?"},
+            {
+                "role": "assistant",
+                "content": [
+                    _call("ws_1", "web_search", providerExecuted=True),
+                    _result("ws_1", "web_search", "3 results"),
+                    _text("Here is the news."),
+                ],
+            },
+            {"role": "user", "content": "thanks"},
+        ],
+        after=[
+            {"role": "user", "content": "news?"},
+            {"role": "assistant", "content": [_text("Here is the news.")]},
+            {"role": "user", "content": "thanks"},
+        ],
+    )
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        index = ctx.index
+        executed = {
+            call.tool_call_id: m for m, _, call in index.calls if call.provider_executed is True
+        }
+        if not executed:
+            return
+        client_ids = {call.tool_call_id for _, _, call in index.calls if not call.provider_executed}
+        roles = index.roles
+        refs: list[tuple[int, int, ToolCallPart | ToolResultPart | ToolApprovalRequest]] = [
+            *(ref for ref in index.calls if ref[2].provider_executed is True),
+            *(
+                ref
+                for ref in index.results
+                if ref[2].tool_call_id in executed
+                and (roles[ref[0]] == "assistant" or ref[2].tool_call_id not in client_ids)
+            ),
+            *(ref for ref in index.requests if ref[2].tool_call_id in executed),
+        ]
+        refs.sort(key=lambda ref: (ref[0], ref[1]))
+        for m, p, part in refs:
+            what = {
+                "tool-call": "provider-executed tool call",
+                "tool-result": "result of a provider-executed tool call",
+            }.get(part.type, "approval request of a provider-executed tool call")
+            name = f" to {part.tool_name!r}" if isinstance(part, ToolCallPart) else ""
+            yield Finding(
+                Action.REMOVE,
+                m,
+                p,
+                f"{what}{name} has no Chat Completions form; removed from this request",
+                edits=(DropPart(m, p),),
+                tool_call_id=part.tool_call_id,
+                removed=part,
+            )
+
+
+RULES: tuple[Rule, ...] = (
+    OpenAIForeignReasoning(),
+    UnverifiableEncryptedReasoning(),
+    DuplicateItemId(),
+    ReasoningWithoutFollowingItem(),
+    OpenAIOrphanItemId(),
+    ProviderExecutedToolCall(),
+)
+"""This pack's rules, in the order they run (see the module docstring)."""

@@ -1,0 +1,732 @@
+"""Reactive repair: every error pattern against the verbatim rejections it is for (and strings
+it must not match), and ``heal_after_error`` end to end: wrappers, JSON envelopes, exceptions,
+several problems in one error, rules that are off by default, idempotence."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from heal import PROVIDERS, Policy, dump_messages, heal_messages
+from heal.reactive import ERROR_PATTERNS, ReactiveResult, error_text, heal_after_error
+from heal.rules import default_registry
+
+REFERENCE = Path("/work/shared/reference/provider-rules.md")
+PROVIDERS_SOURCE = Path(__file__).parent.parent / "heal" / "providers.py"
+
+# Verbatim rejections from the provider-rules report (§§1-13), by the pattern they are for.
+# The call_id one is quoted in heal/providers.py (the openai-responses profile).
+SAMPLES: dict[str, tuple[str, ...]] = {
+    "ai-sdk-missing-tool-results": (
+        "AI_MissingToolResultsError: Tool result is missing for tool call tool-example-123.",
+        "AI_MissingToolResultsError: Tool result is missing for tool call call_abc.",
+    ),
+    "anthropic-tool-use-without-result": (
+        "messages.33: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_vrtx_01KKMxh6V7Kx6g5tZbQBfQ9b. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
+        "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: call_1. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
+        "messages.7:`tool_use` ids were found without `tool_result` blocks immediately after: call_00_...",
+        "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: tool-example-123. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
+        "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: call_abc. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
+    ),
+    "anthropic-unexpected-tool-result": (
+        "messages.0.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_015cqXRmSf7tsfMgJ9ibV1z3. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.",
+        "unexpected `tool_use_id` found in `advisor_tool_result` blocks: srvtoolu_... Each `advisor_tool_result` block must have a corresponding `server_tool_use` block before it.",
+    ),
+    "anthropic-tool-result-not-first": (
+        "messages.27: Did not find 1 tool_result block(s) at the beginning of this message. Messages following tool_use blocks must begin with a matching number of tool_result blocks.",
+    ),
+    "anthropic-multiple-tool-results": (
+        "messages.52.content.1: each tool_use must have a single result. Found multiple `tool_result` blocks with id: toolu_01EhoCqFHBzACzsL2SJFpPzS",
+    ),
+    "anthropic-duplicate-tool-use-id": (
+        "messages.43.content.2: tool_use ids must be unique",
+        "messages.1.content.1: `tool_use` ids must be unique",
+    ),
+    "anthropic-tool-input-not-object": (
+        "messages.61.content.0.tool_use.input: Input should be a valid dictionary",
+        "400: messages.N.content.M.tool_use.input: Input should be a valid dictionary",
+    ),
+    "anthropic-tool-use-id-pattern": (
+        "messages.1.content.1.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'",
+        "***.content.2.server_tool_use.id: String should match pattern '^srvtoolu_[a-zA-Z0-9_]+$'",
+    ),
+    "anthropic-tool-name-pattern": (
+        "messages.1.content.1.tool_use.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'",
+        "messages.5.content.1.tool_use.name: String should have at most 64 characters",
+        "messages.1.content.0.tool_use.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'",
+    ),
+    "anthropic-tool-name-too-long": (
+        "messages.18.content.0.tool_result.content.0.tool_reference.tool_name: String should have at most 64 characters",
+        "<400> InternalError.Algo.InvalidParameter: The length of the tool name cannot exceed 64.",
+    ),
+    "anthropic-thinking-signature-required": (
+        "messages.2.content.1.thinking.signature: Field required",
+        "messages.1.content.0.thinking.signature: Field required",
+    ),
+    "anthropic-invalid-thinking-signature": (
+        "messages.1.content.0: Invalid `signature` in `thinking` block",
+        'messages.1.content.0: Invalid `signature` in `thinking` block. The block is bound to a different conversation. Remove the block, or set `thinking.block_binding.prefix_mismatch_behavior` to "drop_block". That setting requires the `thinking-binding-controls-2026-08-01` value in the `anthropic-beta` header. The `system` prompt differs from the one this block was created with.',
+    ),
+    "anthropic-expected-thinking-first": (
+        "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `text`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking",
+        "ValidationException: messages.X.content.0.type: Expected `thinking` or `redacted_thinking`, but found `text`",
+        "Expected 'thinking' or 'redacted_thinking', but found 'tool_use'",
+        "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking",
+    ),
+    "anthropic-thinking-not-first": (
+        "messages.51.content.0: If an assistant message contains any thinking blocks, the first block must be thinking or redacted_thinking. Found text.",
+        "messages.5.content.0: If an assistant message contains any thinking blocks, the first block must be `thinking` or `redacted_thinking`. Found `text`.",
+    ),
+    "anthropic-final-block-thinking": (
+        "messages.1: The final block in an assistant message cannot be `thinking`.",
+        "messages.N: The final block in an assistant message cannot be `thinking`.",
+        "The final block in an assistant message cannot be `thinking`",
+    ),
+    "anthropic-empty-thinking": (
+        "messages.1.content.0.thinking: each thinking block must contain thinking",
+    ),
+    "anthropic-empty-text": (
+        "messages: text content blocks must be non-empty",
+        "messages: text content blocks must contain non-whitespace text",
+        "ValidationException: ... messages: text content blocks must be non-empty",
+    ),
+    "anthropic-trailing-whitespace": (
+        "messages: final assistant content cannot end with trailing whitespace",
+    ),
+    "anthropic-empty-message": (
+        "messages.0: all messages must have non-empty content except for the optional final assistant message",
+        "all messages must have non-empty content except for the optional final assistant message",
+    ),
+    "anthropic-prefill": (
+        "This model does not support assistant message prefill. The conversation must end with a user message.",
+        "Your API request included an `assistant` message in the final position, which would pre-fill the `assistant` response. When using tools, pre-filling the `assistant` response is not supported.",
+    ),
+    "anthropic-unexpected-system-role": (
+        'messages: Unexpected role "system". The Messages API accepts a top-level `system` parameter, not "system" as an input message role.',
+    ),
+    "openai-tool-calls-without-results": (
+        "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: call_jJATmoUduQWxi4tRwcQjsodM",
+        "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. (insufficient tool messages following tool_calls message)",
+        '<400> InternalError.Algo.InvalidParameter: An assistant message with "tool_calls" must be followed by tool messages responding to each "tool_call_id". The following tool_call_ids did not have response messages: message[532].role',
+        "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: tool-example-123",
+    ),
+    "openai-tool-message-without-call": (
+        "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
+        "Messages with role 'tool' must be a response to a preceding message with 'tool_calls'",
+        '<400> InternalError.Algo.InvalidParameter: messages with role "tool" must be a response to a preceeding message with "tool_calls".',
+    ),
+    "openai-tool-call-id-not-found": (
+        "Invalid parameter: 'tool_call_id' of 'call_XXXXXXXXX' not found in 'tool_calls' of previous message.",
+    ),
+    "openai-function-name-pattern": (
+        "Invalid 'messages[9].tool_calls[0].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.",
+        "Invalid 'tools[0].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.",
+    ),
+    "openai-tool-call-id-too-long": (
+        "Invalid 'messages[10].tool_calls[0].id': string too long. Expected a string with maximum length 40, but got a string with length 53 instead.",
+    ),
+    "openai-call-id-too-long": (
+        "Invalid 'input[95].call_id': string too long. Expected a string with maximum length 64",
+    ),
+    "openai-reasoning-without-following-item": (
+        "Item 'rs_06a2...' of type 'reasoning' was provided without its required following item.",
+    ),
+    "openai-item-without-reasoning": (
+        "Item 'msg_07dd...' of type 'message' was provided without its required 'reasoning' item",
+        "Item 'fc_06124...' of type 'function_call' was provided without its required 'reasoning' item: 'rs_0612...'.",
+        "Item 'fc_...' of type 'function_call' was provided without its required 'reasoning' item: 'rs_...'.",
+    ),
+    "openai-no-tool-output": ("No tool output found for function call call_***.",),
+    "openai-no-tool-call-for-output": (
+        "No tool call found for function call output with call_id call_x0jSANyYfXIjJkd5ftBlNxf5.",
+    ),
+    "openai-duplicate-item": (
+        "Duplicate item found with id rs_0468ed37bb668691006993cda255988190ac105e2c82965386. Remove duplicate items from your input and try again.",
+    ),
+    "openai-encrypted-content-not-verified": (
+        "The encrypted content gAAA...Rg== could not be verified.",
+        "The encrypted content for item rs_0a18... could not be verified. Reason: Encrypted content could not be decrypted or parsed.",
+    ),
+    "google-missing-thought-signature": (
+        "Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:Task` , position 2. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.",
+    ),
+    "google-invalid-thought-signature": (
+        "Invalid value at 'contents[2].parts[0].thought_signature' (TYPE_BYTES), Base64 decoding failed for \"Es4D...\"",
+        "Corrupted thought signature.",
+        "Invalid thought signature",
+    ),
+    "google-function-call-turn-order": (
+        "Please ensure that function call turn comes immediately after a user turn or after a function response turn.",
+    ),
+    "google-function-response-turn-order": (
+        "Please ensure that function response turn comes immediately after a function call turn.",
+    ),
+    "google-function-response-count": (
+        "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.",
+    ),
+    "google-empty-content": (
+        "* GenerateContentRequest.contents[41].parts: contents.parts must not be empty.",
+        "Unable to submit request because it has an empty text parameter. Add a value to the parameter and try again. Learn more: https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/gemini",
+        "* ***.contents[2].parts[1].data: required oneof field 'data' must have one initialized field",
+    ),
+    "google-invalid-function-name": (
+        "Invalid function name. Must start with a letter or an underscore. Must be alphameric (a-z, A-Z, 0-9), underscores (_), dots (.), colons (:), or dashes (-), with a maximum length of 64.",
+    ),
+    "bedrock-missing-tool-results": (
+        "Expected toolResult blocks at messages.2.content for the following Ids: tooluse_jQ912rboYgzgLULQpRxWot, tooluse_...",
+    ),
+    "bedrock-extra-tool-results": (
+        "The number of toolResult blocks at messages.2.content exceeds the number of toolUse blocks of previous turn.",
+    ),
+    "bedrock-duplicate-tool-use-id": (
+        "The toolUse blocks at messages.2.content contain duplicate Ids: http_request",
+    ),
+    "bedrock-tool-name-pattern": (
+        "2 validation errors detected: Value at 'messages.73.member.content.2.member.toolUse.name' failed to satisfy constraint: Member must have length less than or equal to 64; Value at 'messages.73.member.content.2.member.toolUse.name' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_-]+",
+        "ValidationException: 1 validation error detected: Value at 'messages.N.member.content.M.member.toolUse.name' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_-]+",
+    ),
+    "bedrock-empty-error-result": (
+        "The content field at messages.<n>.content.0.toolResult cannot be empty when status value is error.",
+    ),
+    "bedrock-first-message": (
+        "A conversation must start with a user message. Try again with a conversation that starts with a user message.",
+    ),
+    "bedrock-role-alternation": (
+        "A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.",
+    ),
+    "bedrock-blank-text": (
+        "The text field in the ContentBlock object at messages.15.content.0 is blank. Add text to the text field, and try again.",
+    ),
+    "bedrock-empty-message": (
+        "The content field in the Message object at messages.N is empty. Add a ContentBlock object to the content field and try again.",
+    ),
+    "bedrock-reasoning-in-user-message": ("User messages cannot contain reasoning content.",),
+    "mistral-tool-call-id": (
+        "Tool call id was call_PTLP8xhu3uwZk4l3nlnrrJha but must be a-z, A-Z, 0-9, with a length of 9.",
+    ),
+    "mistral-function-name": (
+        "Function name was add_newam_task_with_due_date___8c498bee-e833-49a9-8a88-0ab59fa26cb8 but must be a-z, A-Z, 0-9, or contain underscores and dashes, with a maximum length of 64.",
+    ),
+    "mistral-user-after-tool": ("Unexpected role 'user' after role 'tool'",),
+    "mistral-tool-after-user": (
+        "Unexpected role 'tool' after role 'user'",
+        "Unexpected role RoleEnum.tool",
+    ),
+    "mistral-call-response-count": ("Not the same number of function calls and responses",),
+    "mistral-reasoning-input": ("Reasoning input is not enabled for this model",),
+    "deepseek-missing-reasoning-content": (
+        "Missing `reasoning_content` field in the assistant message at message index 2. For more information, please refer to https://api-docs.deepseek.com/guides/thinking_mode#tool-calls",
+    ),
+    "deepseek-reasoning-content-passed-back": (
+        "The `reasoning_content` in the thinking mode must be passed back to the API.",
+    ),
+    "kimi-missing-reasoning-content": (
+        "thinking is enabled but reasoning_content is missing in assistant tool call message",
+    ),
+    "cerebras-reasoning-content-unsupported": (
+        '{"message":"messages.2.assistant.reasoning_content: property \'messages.2.assistant.reasoning_content\' is unsupported","type":"invalid_request_error","param":"validation_error","code":"wrong_api_format"}',
+    ),
+    "groq-reasoning-unsupported": (
+        "'messages.2' : for 'role:assistant' the following must be satisfied[('messages.2' : property 'reasoning_content' is unsupported)]",
+        "'messages.2' : for 'role:assistant' the following must be satisfied[('messages.2' : property 'reasoning' is unsupported, did you mean 'role'?)]",
+    ),
+    "xai-empty-content": (
+        "Invalid request content: Each message must have at least one content element.",
+    ),
+    "compat-tool-arguments-not-json": (
+        '{"error":{"message":"Expecting \',\' delimiter: line 1 column 54 (char 53)","type":"BadRequestError","param":null,"code":400}}',
+        "Failed to parse tool call arguments as JSON",
+    ),
+}
+
+NEGATIVES: dict[str, tuple[str, ...]] = {
+    # near misses first: the sibling rejection each pattern must not swallow
+    "ai-sdk-missing-tool-results": ("Tool call is missing for tool result x.",),
+    "anthropic-tool-use-without-result": (
+        "messages.0.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_1.",
+    ),
+    "anthropic-unexpected-tool-result": (
+        "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: x",
+    ),
+    "anthropic-tool-result-not-first": ("Did not find the tool_result block you asked for",),
+    "anthropic-multiple-tool-results": ("each tool_use must have a result",),
+    "anthropic-duplicate-tool-use-id": ("tool_use ids must be strings",),
+    "anthropic-tool-input-not-object": ("tool_use.input: Field required",),
+    "anthropic-tool-use-id-pattern": ("tool_use.name: String should match pattern '^x$'",),
+    "anthropic-tool-name-pattern": ("tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'",),
+    "anthropic-tool-name-too-long": ("The length of the tool description cannot exceed 1024.",),
+    "anthropic-thinking-signature-required": (
+        "messages.1.content.0.thinking.thinking: Field required",
+    ),
+    "anthropic-invalid-thinking-signature": ("Invalid `signature` in `text` block",),
+    "anthropic-expected-thinking-first": ("Expected `text`, but found `thinking`",),
+    "anthropic-thinking-not-first": ("If an assistant message contains any text blocks",),
+    "anthropic-final-block-thinking": ("The final block in an assistant message cannot be `text`",),
+    "anthropic-empty-thinking": ("each text block must contain text",),
+    "anthropic-empty-text": ("messages: text content blocks must be strings",),
+    "anthropic-trailing-whitespace": ("final assistant content cannot end with a tool call",),
+    "anthropic-empty-message": ("all messages must have a role",),
+    "anthropic-prefill": ("This model does not support assistant message editing.",),
+    "anthropic-unexpected-system-role": ("Unexpected role 'user' after role 'tool'",),
+    "openai-tool-calls-without-results": (
+        "Invalid parameter: messages with role 'tool' must be a response to a preceeding "
+        "message with 'tool_calls'.",
+    ),
+    "openai-tool-message-without-call": (
+        "An assistant message with 'tool_calls' must be followed by tool messages responding to "
+        "each 'tool_call_id'.",
+    ),
+    "openai-tool-call-id-not-found": ("'tool_call_id' of 'call_1' is not a string",),
+    "openai-function-name-pattern": (
+        "Invalid 'messages[10].tool_calls[0].id': string too long. Expected a string with "
+        "maximum length 40, but got a string with length 53 instead.",
+    ),
+    "openai-tool-call-id-too-long": (
+        "Invalid 'tools[6].function.description': string too long. Expected a string with "
+        "maximum length 1024, but got a string with length 2780 instead.",
+    ),
+    "openai-call-id-too-long": (
+        "Invalid 'messages[10].tool_calls[0].id': string too long. Expected a string with "
+        "maximum length 40, but got a string with length 53 instead.",
+    ),
+    "openai-reasoning-without-following-item": (
+        "Item 'msg_07dd...' of type 'message' was provided without its required 'reasoning' item",
+    ),
+    "openai-item-without-reasoning": (
+        "Item 'rs_06a2...' of type 'reasoning' was provided without its required following item.",
+    ),
+    "openai-no-tool-output": (
+        "No tool call found for function call output with call_id call_x0jSANyYfXIjJkd5ftBlNxf5.",
+    ),
+    "openai-no-tool-call-for-output": ("No tool output found for function call call_***.",),
+    "openai-duplicate-item": (
+        "Item with id 'rs_04962823ecde01b901698e138042688193a657e07614b238c3' not found.",
+    ),
+    "openai-encrypted-content-not-verified": ("The encrypted content was verified.",),
+    "google-missing-thought-signature": ("Function call is missing a name",),
+    "google-invalid-thought-signature": ("Invalid thought",),
+    "google-function-call-turn-order": (
+        "Please ensure that function response turn comes immediately after a function call turn.",
+    ),
+    "google-function-response-turn-order": (
+        "Please ensure that function call turn comes immediately after a user turn or after a "
+        "function response turn.",
+    ),
+    "google-function-response-count": ("the number of candidates is equal to one",),
+    "google-empty-content": ("* GenerateContentRequest.contents: contents is not specified",),
+    "google-invalid-function-name": ("Invalid function call. Must start with a user turn",),
+    "bedrock-missing-tool-results": (
+        "The number of toolResult blocks at messages.2.content exceeds the number of toolUse "
+        "blocks of previous turn.",
+    ),
+    "bedrock-extra-tool-results": (
+        "Expected toolResult blocks at messages.2.content for the following Ids: tooluse_1",
+    ),
+    "bedrock-duplicate-tool-use-id": ("The toolUse blocks at messages.2.content contain text",),
+    "bedrock-tool-name-pattern": (
+        "Value 'Complete Session' at 'toolConfig.tools.22.member.toolSpec.name' failed to "
+        "satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_-]+",
+    ),
+    "bedrock-empty-error-result": ("cannot be empty when status value is success",),
+    "bedrock-first-message": ("A conversation must start with a system message",),
+    "bedrock-role-alternation": ("A conversation must alternate between tools",),
+    "bedrock-blank-text": (
+        "The content field in the Message object at messages.N is empty. Add a ContentBlock "
+        "object to the content field and try again.",
+    ),
+    "bedrock-empty-message": (
+        "The text field in the ContentBlock object at messages.15.content.0 is blank. Add text "
+        "to the text field, and try again.",
+    ),
+    "bedrock-reasoning-in-user-message": ("User messages cannot contain images",),
+    "mistral-tool-call-id": (
+        "Function name was add_task but must be a-z, A-Z, 0-9, or contain underscores and "
+        "dashes, with a maximum length of 64.",
+    ),
+    "mistral-function-name": (
+        "Tool call id was call_PTLP8xhu3uwZk4l3nlnrrJha but must be a-z, A-Z, 0-9, with a "
+        "length of 9.",
+    ),
+    "mistral-user-after-tool": ("Unexpected role 'tool' after role 'user'",),
+    "mistral-tool-after-user": ("Unexpected role 'user' after role 'tool'",),
+    "mistral-call-response-count": ("Not the same number of choices",),
+    "mistral-reasoning-input": ("Reasoning input is enabled for this model",),
+    "deepseek-missing-reasoning-content": ("Missing `content` field in the assistant message",),
+    "deepseek-reasoning-content-passed-back": (
+        "The `content[].thinking` in the thinking mode must be passed back to the API.",
+    ),
+    "kimi-missing-reasoning-content": ("thinking is enabled but content is missing",),
+    "cerebras-reasoning-content-unsupported": (
+        "'messages.2' : for 'role:assistant' the following must be satisfied[('messages.2' : "
+        "property 'reasoning_content' is unsupported)]",
+    ),
+    "groq-reasoning-unsupported": (
+        '{"message":"messages.2.assistant.reasoning_content: property '
+        "'messages.2.assistant.reasoning_content' is unsupported\"}",
+        "'messages.1' : for 'role:user' the following must be satisfied[('messages.1' : "
+        "property 'tool_calls' is unsupported, did you mean 'tool_call_id'?)]",
+    ),
+    "xai-empty-content": ("Each message must have a role",),
+    "compat-tool-arguments-not-json": ("Expecting value: line 1 column 1 (char 0)",),
+}
+
+UNRELATED = (
+    "Rate limit reached for gpt-4o in organization org-x on tokens per min (TPM)",
+    "This model's maximum context length is 128000 tokens. However, your messages resulted in "
+    "130000 tokens.",
+    "Incorrect API key provided: sk-****. You can find your API key at https://platform.openai.com",
+    "prompt is too long: 210000 tokens > 200000 maximum",
+    "Overloaded",
+    "The model returned the following errors: Input is too long for requested model.",
+    '{"error":{"message":"Internal server error","type":"server_error"}}',
+    "",
+)
+
+BY_ID = {pattern.id: pattern for pattern in ERROR_PATTERNS}
+
+
+# --- the catalogue ---------------------------------------------------------------------------
+
+
+def test_catalogue_is_well_formed() -> None:
+    ids = [pattern.id for pattern in ERROR_PATTERNS]
+    assert len(ids) == len(set(ids))
+    assert all(re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", pattern_id) for pattern_id in ids)
+    for pattern in ERROR_PATTERNS:
+        assert pattern.rules and pattern.provider and pattern.source
+        assert pattern.implies is None or pattern.implies in PROVIDERS
+        assert not pattern.regex.pattern.startswith("^"), "search, never anchor"
+
+
+def test_catalogue_names_registered_rules() -> None:
+    unknown = {
+        (pattern.id, rule)
+        for pattern in ERROR_PATTERNS
+        for rule in pattern.rules
+        if rule not in default_registry
+    }
+    assert unknown == set()
+
+
+def test_every_pattern_has_samples_and_negatives() -> None:
+    assert set(SAMPLES) == set(BY_ID)
+    assert set(NEGATIVES) == set(BY_ID)
+    assert all(SAMPLES[pattern_id] for pattern_id in BY_ID)
+
+
+@pytest.mark.parametrize("pattern_id", sorted(BY_ID))
+def test_pattern_matches_its_verbatim_rejections(pattern_id: str) -> None:
+    regex = BY_ID[pattern_id].regex
+    for sample in SAMPLES[pattern_id]:
+        assert regex.search(sample), sample
+        # wrapped by a gateway, or inside a JSON envelope, it is still found
+        wrapped = f"The model returned the following errors: {sample}"
+        assert pattern_id in heal_after_error([], wrapped).matched
+        envelope = {"error": {"message": sample, "type": "invalid_request_error"}}
+        assert pattern_id in heal_after_error([], envelope).matched
+        assert pattern_id in heal_after_error([], json.dumps(envelope).encode()).matched
+
+
+@pytest.mark.parametrize("pattern_id", sorted(BY_ID))
+def test_pattern_rejects_near_misses_and_unrelated_errors(pattern_id: str) -> None:
+    regex = BY_ID[pattern_id].regex
+    for text in (*NEGATIVES[pattern_id], *UNRELATED):
+        assert not regex.search(text), text
+
+
+def test_samples_are_verbatim_in_the_report() -> None:
+    if not REFERENCE.exists():
+        pytest.skip("the provider-rules report is not available here")
+    report = REFERENCE.read_text(encoding="utf-8") + PROVIDERS_SOURCE.read_text(encoding="utf-8")
+    missing = [s for samples in SAMPLES.values() for s in samples if s not in report]
+    assert missing == []
+
+
+def test_unrelated_errors_match_nothing() -> None:
+    for text in UNRELATED:
+        assert heal_after_error([{"role": "user", "content": "hi"}], text).matched == ()
+
+
+# --- heal_after_error ------------------------------------------------------------------------
+
+
+def _reasoning(rid: str) -> dict[str, Any]:
+    return {
+        "type": "reasoning",
+        "text": "",
+        "providerOptions": {"openai": {"itemId": rid, "reasoningEncryptedContent": None}},
+    }
+
+
+def _call(cid: str, name: str = "search") -> dict[str, Any]:
+    return {"type": "tool-call", "toolCallId": cid, "toolName": name, "input": {}}
+
+
+def _result(cid: str, name: str = "search") -> dict[str, Any]:
+    return {
+        "type": "tool-result",
+        "toolCallId": cid,
+        "toolName": name,
+        "output": {"type": "text", "value": "ok"},
+    }
+
+
+SCENARIO_13_7: list[dict[str, Any]] = [
+    {"role": "user", "content": "Find today's top AI headline"},
+    {"role": "assistant", "content": [_reasoning("rs_A"), _call("call_1")]},
+    {"role": "tool", "content": [_result("call_1")]},
+    {"role": "assistant", "content": [_reasoning("rs_B")]},
+    {"role": "user", "content": "Summarize it"},
+]
+ITEM_ERROR = (
+    "Item 'rs_06a2...' of type 'reasoning' was provided without its required following item."
+)
+
+
+def test_no_match_changes_nothing() -> None:
+    result = heal_after_error(SCENARIO_13_7, "Rate limit reached", provider="openai-responses")
+    assert isinstance(result, ReactiveResult)
+    assert result.matched == () and result.rules == () and result.repairs == ()
+    assert dump_messages(result.messages) == SCENARIO_13_7
+    assert not result.changed and not result.retry
+
+
+def test_scenario_13_7_from_its_error() -> None:
+    result = heal_after_error(SCENARIO_13_7, ITEM_ERROR, provider="openai-responses")
+    assert result.matched == ("openai-reasoning-without-following-item",)
+    assert result.rules == ("reasoning-without-following-item",)
+    assert dump_messages(result.messages) == [SCENARIO_13_7[i] for i in (0, 1, 2, 4)]
+    assert result.retry
+    again = heal_after_error(result.messages, ITEM_ERROR, provider="openai-responses")
+    assert again.matched == result.matched
+    assert again.repairs == () and not again.retry
+    assert dump_messages(again.messages) == dump_messages(result.messages)
+
+
+def test_provider_is_inferred_from_an_unambiguous_error() -> None:
+    history = [
+        {"role": "user", "content": "weather?"},
+        {"role": "assistant", "content": [_call("call_PTLP8xhu3uwZk4l3nlnrrJha", "weather")]},
+        {"role": "tool", "content": [_result("call_PTLP8xhu3uwZk4l3nlnrrJha", "weather")]},
+        {"role": "assistant", "content": "Sunny."},
+    ]
+    error = {
+        "object": "error",
+        "message": "Tool call id was call_PTLP8xhu3uwZk4l3nlnrrJha but must be a-z, A-Z, 0-9, "
+        "with a length of 9.",
+        "type": "invalid_request_error",
+        "param": None,
+        "code": None,
+    }
+    result = heal_after_error(history, error)
+    assert result.provider == "mistral"
+    assert {r.rule for r in result.repairs} == {"mistral-tool-call-id"}
+    # an explicit provider is never overridden
+    assert heal_after_error(history, error, provider="anthropic").provider == "anthropic"
+
+
+def test_rules_off_by_default_run_when_the_error_names_them() -> None:
+    history = [
+        {"role": "user", "content": "hi"},
+        {
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "text",
+                    "text": "hello",
+                    "providerOptions": {"openai": {"itemId": "msg_1"}},
+                }
+            ],
+        },
+        {"role": "user", "content": "again"},
+    ]
+    assert heal_messages(history, provider="openai-responses").repairs == ()
+    error = (
+        "Item 'msg_07dd...' of type 'message' was provided without its required 'reasoning' item"
+    )
+    result = heal_after_error(history, error, provider="openai-responses")
+    assert [r.rule for r in result.repairs] == ["openai-orphan-item-id"]
+    assert dump_messages(result.messages)[1] == {
+        "role": "assistant",
+        "content": [{"type": "text", "text": "hello"}],
+    }
+
+
+def test_policy_disable_wins_and_choices_are_kept() -> None:
+    result = heal_after_error(
+        SCENARIO_13_7,
+        ITEM_ERROR,
+        provider="openai-responses",
+        policy=Policy(disable=["reasoning-without-following-item"]),
+    )
+    assert result.matched and result.repairs == () and not result.retry
+    bare = [
+        {"role": "user", "content": "weather?"},
+        {"role": "assistant", "content": [_call("call_1", "weather")]},
+        {"role": "tool", "content": [_result("call_1", "weather")]},
+    ]
+    chosen = heal_after_error(
+        bare,
+        "The `reasoning_content` in the thinking mode must be passed back to the API.",
+        policy={"missing-reasoning-content": "compat-field"},
+    )
+    assert chosen.provider == "deepseek"
+    assert dump_messages(chosen.messages)[1]["providerOptions"] == {
+        "openaiCompatible": {"reasoning_content": ""}
+    }
+
+
+def test_cerebras_violations_joined_by_newlines_are_all_fixed() -> None:
+    thinking = {"type": "reasoning", "text": "hmm"}
+    history = [
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": [thinking, _call("c1")]},
+        {"role": "tool", "content": [_result("c1")]},
+        {"role": "assistant", "content": [thinking, {"type": "text", "text": "a"}]},
+        {"role": "user", "content": "q2"},
+    ]
+    message = "\n".join(
+        f"messages.{i}.assistant.reasoning_content: property "
+        f"'messages.{i}.assistant.reasoning_content' is unsupported"
+        for i in (1, 3)
+    )
+    body = json.dumps(
+        {
+            "message": message,
+            "type": "invalid_request_error",
+            "param": "validation_error",
+            "code": "wrong_api_format",
+        }
+    )
+    result = heal_after_error(history, body)
+    assert result.provider == "cerebras"
+    assert [(r.rule, r.message_index) for r in result.repairs] == [
+        ("cerebras-strip-reasoning-content", 1),
+        ("cerebras-strip-reasoning-content", 3),
+    ]
+
+
+def test_one_error_naming_several_problems_fixes_them_all() -> None:
+    history = [
+        {"role": "user", "content": "weather?"},
+        {"role": "assistant", "content": [_call("call_1", "weather")]},
+        {"role": "tool", "content": [_result("call_1", "weather")]},
+        {"role": "user", "content": "and tomorrow?"},
+    ]
+    error = (
+        "Tool call id was call_1 but must be a-z, A-Z, 0-9, with a length of 9.\n"
+        "Unexpected role 'user' after role 'tool'"
+    )
+    result = heal_after_error(history, error)
+    assert result.matched == ("mistral-tool-call-id", "mistral-user-after-tool")
+    assert {r.rule for r in result.repairs} == {"mistral-tool-call-id", "mistral-user-after-tool"}
+    healed = dump_messages(result.messages)
+    assert [m["role"] for m in healed] == ["user", "assistant", "tool", "assistant", "user"]
+    assert heal_after_error(result.messages, error).repairs == ()
+
+
+class _Response:
+    def __init__(self, text: str) -> None:
+        self._text = text
+
+    @property
+    def text(self) -> str:
+        return self._text
+
+
+class _StreamedResponse:
+    @property
+    def text(self) -> str:
+        raise RuntimeError("ResponseNotRead")
+
+
+class _APIError(Exception):
+    def __init__(self, message: str, *, body: object = None, response: object = None) -> None:
+        super().__init__(message)
+        self.body = body
+        self.response = response
+
+
+def test_error_text_reads_exceptions_bodies_responses_and_causes() -> None:
+    duplicate = (
+        "Duplicate item found with id rs_1. Remove duplicate items from your input and try again."
+    )
+    assert (
+        "openai-duplicate-item"
+        in heal_after_error(
+            [], _APIError("Error code: 400", body={"error": {"message": duplicate}})
+        ).matched
+    )
+    assert (
+        "openai-duplicate-item"
+        in heal_after_error(
+            [], _APIError("400 Bad Request", response=_Response(json.dumps({"error": duplicate})))
+        ).matched
+    )
+    assert heal_after_error([], _APIError("x", response=_StreamedResponse())).matched == ()
+    try:
+        try:
+            raise ValueError(duplicate)
+        except ValueError as inner:
+            raise RuntimeError("retry failed") from inner
+    except RuntimeError as outer:
+        assert "openai-duplicate-item" in heal_after_error([], outer).matched
+    # JSON inside a JSON string (gateways re-wrap provider bodies)
+    nested = {"error": {"message": json.dumps({"error": {"message": duplicate}})}}
+    assert duplicate in error_text(nested).splitlines()
+    assert error_text(b"\xff" + duplicate.encode()).endswith(duplicate)
+
+
+def test_on_repair_and_extra_rules_pass_through() -> None:
+    seen: list[str] = []
+    result = heal_after_error(
+        SCENARIO_13_7,
+        ITEM_ERROR,
+        provider="openai-responses",
+        on_repair=lambda r: seen.append(r.rule),
+    )
+    assert seen == [r.rule for r in result.repairs]
+
+
+def test_heal_after_error_accepts_models_and_json() -> None:
+    loaded = heal_messages(SCENARIO_13_7).messages
+    from_models = heal_after_error(loaded, ITEM_ERROR, provider="openai-responses")
+    from_json = heal_after_error(json.dumps(SCENARIO_13_7), ITEM_ERROR, provider="openai-responses")
+    assert dump_messages(from_models.messages) == dump_messages(from_json.messages)
+
+
+@pytest.mark.interop
+def test_interop_reactive_repairs_pass_the_ai_sdk_wire_checks() -> None:
+    from tests.interop.judge import ensure_node_modules, judge
+    from tests.test_provider_openai import wire_problems
+
+    if ensure_node_modules() is None:
+        pytest.skip("node and npm are not installed; the interop judge cannot run")
+    mistral_history = [
+        {"role": "user", "content": "weather?"},
+        {"role": "assistant", "content": [_call("call_1", "weather")]},
+        {"role": "tool", "content": [_result("call_1", "weather")]},
+        {"role": "user", "content": "and tomorrow?"},
+    ]
+    mistral_error = (
+        "Tool call id was call_1 but must be a-z, A-Z, 0-9, with a length of 9.\n"
+        "Unexpected role 'user' after role 'tool'"
+    )
+    cases = [
+        ("openai-responses", heal_after_error(SCENARIO_13_7, ITEM_ERROR)),
+        ("mistral", heal_after_error(mistral_history, mistral_error)),
+    ]
+    results = judge(
+        [
+            {"id": target, "target": target, "messages": dump_messages(result.messages)}
+            for target, result in cases
+        ]
+    )
+    for (target, result), judged in zip(cases, results, strict=True):
+        assert result.provider == target
+        assert judged["ok"], judged["error"]
+        assert wire_problems(target, judged["body"]) == []
