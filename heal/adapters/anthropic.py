@@ -1,0 +1,1247 @@
+"""Anthropic Messages API histories (``anthropic.types.MessageParam`` dicts, and ``system``).
+
+::
+
+    from heal.adapters.anthropic import heal_anthropic
+
+    result = heal_anthropic({"system": system, "messages": messages})   # or just messages
+    result.messages     # the same shape back (your own object when nothing changed)
+    result.repairs      # message_index = index in YOUR messages list
+
+The input is either the request parameters ``{"system": ..., "messages": [...]}`` (``system``
+optional, a string or a list of text blocks; other keys such as ``model`` or ``tools`` are not
+history: :func:`load` ignores them and :func:`heal_anthropic` passes them through) or just the
+``messages`` list. ``dump_messages(load_messages(x)) == x`` for every valid history, optional and
+unknown fields included; pass ``shape="params"`` to get the dict back when ``x`` was a dict
+without a ``system`` (``shape="auto"``, the default, returns a dict only when there is a system
+prompt to put in it). The adapter translates and never heals: what it cannot read raises
+:class:`~heal.errors.InputError` naming the native place, such as ``messages[3].content[1].type``.
+
+Mapping (native → canonical)
+----------------------------
+* ``system`` parameter → system messages before the rest: a string becomes one; a list becomes
+  one per text block (``heal.anthropic.block`` = its index), regrouped on dump. System messages
+  inside ``messages`` (mid-conversation) are marked ``heal.anthropic.message``.
+* ``user`` → user message (text, image, document parts). A user message holding ``tool_result``
+  blocks becomes a TOOL message (the results) followed by a USER message (the other blocks, if
+  any), both mapped to the same native index; the user message is marked
+  ``heal.anthropic.merge = true`` (and ``order``, a string of ``r``/``u`` per block, when the
+  results were not all first), so the two dump back to ONE message in the original block order.
+  Canonical tool messages followed by a user message merge on dump, as the AI SDK groups them;
+  a native user message that really followed a results-only one is marked ``merge = false``.
+* ``assistant`` → assistant message, one part per block in block order: ``text`` (citations ↔
+  ``providerOptions.anthropic.citations``), ``thinking`` → reasoning (``signature`` ↔
+  ``providerOptions.anthropic.signature``), ``redacted_thinking`` → reasoning with empty text
+  and ``providerOptions.anthropic.redactedData``, ``tool_use`` → tool call, server blocks
+  (``server_tool_use``, ``mcp_tool_use``) → provider-executed tool calls and their results
+  (``web_search_tool_result``, ``code_execution_tool_result``, ...) → tool results in the same
+  assistant message, output ``json`` (``error-json`` when the content is an ``*_error`` object)
+  holding the native content verbatim, block type in ``heal.anthropic.type``.
+* ``tool_result`` → tool-result part: string content → ``text`` output, ``is_error: true`` →
+  ``error-text``, a block list → ``content`` output (``text``, ``image-data``, ``image-url``,
+  ``file-data``, ``file-url``, ``tool_reference`` as the AI SDK's ``custom`` item; other blocks
+  kept whole in a ``custom`` item under ``heal.anthropic.block``). No content → empty text,
+  marked ``heal.anthropic.content = "absent"``.
+* ``image`` → image part (base64 data + media type, a URL, or a file id marked
+  ``sourceType: "file"``); ``document`` → file part (``title`` ↔ ``filename``, ``context`` and
+  ``citations`` ↔ ``providerOptions.anthropic``; a ``text`` source's text is base64-encoded,
+  as the AI SDK expects). ``search_result`` and ``container_upload`` blocks have no canonical
+  part: they load as a file part with no data, the block kept whole under
+  ``heal.anthropic.block``.
+* ``cache_control`` on any block ↔ its part's ``providerOptions.anthropic.cacheControl``;
+  ``caller`` ↔ ``providerOptions.anthropic.caller`` (``tool_id`` ↔ ``toolId``).
+
+The tool name of a ``tool_result`` comes from the ``tool_use`` with its id (nearest before, else
+after); a result whose call is nowhere is named ``unknown_tool`` (heal removes such orphans).
+
+Where native-only fields live
+-----------------------------
+Under ``providerOptions["heal"]["anthropic"]`` of the message or part: ``extra`` holds unknown or
+unmapped fields verbatim (``is_error`` where the output type does not say it, ``toolset_name``,
+a ``null`` ``cache_control``, ...), ``source`` the unknown keys of a ``source``, and the
+markers named above. A signature stays in the ``anthropic`` namespace it came from; dumping
+refuses a reasoning part that has neither an Anthropic signature nor redacted data (heal with
+``provider="anthropic"`` drops those first) rather than invent a thinking block.
+
+Repairs on the ``system`` parameter (it has no index in ``messages``) have ``message_index``
+None and, for a list of blocks, ``part_index`` the block index.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal, cast, overload
+
+from pydantic import BaseModel
+
+from heal.adapters._common import Loaded, NativeHealResult, heal_native
+from heal.errors import HealingError, InputError
+from heal.messages import (
+    AssistantMessage,
+    ErrorJsonOutput,
+    ErrorTextOutput,
+    ExecutionDeniedOutput,
+    FilePart,
+    ImagePart,
+    JsonOutput,
+    ModelMessage,
+    ReasoningPart,
+    SystemMessage,
+    TextOutput,
+    TextPart,
+    ToolApprovalRequest,
+    ToolApprovalResponse,
+    ToolCallPart,
+    ToolMessage,
+    ToolResultPart,
+    UserMessage,
+)
+from heal.messages import load_messages as _load_canonical
+from heal.policy import Policy
+from heal.providers import ProviderId
+from heal.repairs import Repair
+from heal.rules import Rule
+
+__all__ = [
+    "UNKNOWN_TOOL_NAME",
+    "Shape",
+    "dump_messages",
+    "heal_anthropic",
+    "load",
+    "load_messages",
+]
+
+NativeMessage = dict[str, Any]
+"""One Messages API message dict."""
+
+Shape = Literal["auto", "params", "messages"]
+"""What :func:`dump_messages` returns: ``"params"`` the dict ``{"system"?, "messages"}``,
+``"messages"`` the list alone (a system prompt becomes leading ``role: "system"`` messages),
+``"auto"`` the dict when there is a system prompt, else the list."""
+
+UNKNOWN_TOOL_NAME = "unknown_tool"
+"""The canonical tool name of a result whose call is nowhere in the history."""
+
+_NS = "anthropic"
+_EMPTY: dict[str, Any] = {}
+_CALL_TYPES = ("tool_use", "server_tool_use", "mcp_tool_use")
+_SERVER_RESULTS = {
+    "web_search": "web_search_tool_result",
+    "web_fetch": "web_fetch_tool_result",
+    "code_execution": "code_execution_tool_result",
+    "bash_code_execution": "bash_code_execution_tool_result",
+    "text_editor_code_execution": "text_editor_code_execution_tool_result",
+    "tool_search_tool_regex": "tool_search_tool_result",
+    "tool_search_tool_bm25": "tool_search_tool_result",
+    "advisor": "advisor_tool_result",
+}
+_OPAQUE_USER_BLOCKS = ("search_result", "container_upload")
+_HTTP = re.compile(r"https?://", re.IGNORECASE)
+
+
+# --- public API ------------------------------------------------------------------------------
+
+
+def load(native: Any) -> Loaded:
+    """Read a history (``{"system"?, "messages"}`` or a messages list) as canonical messages.
+
+    ``origins[i]`` is the index in ``messages`` of canonical message ``i``; the system parameter
+    has none and gets ``-1 - block index`` there (:func:`heal_anthropic` reports those repairs
+    with ``message_index`` None). ``part_origins`` gives each part's native block index.
+
+    SDK response objects (pydantic models, such as a returned message or its content blocks) are
+    read as ``model_dump(exclude_none=True)``, the dicts the SDK would send; they dump as dicts.
+    """
+    messages, system, has_system = _split(native)
+    return _Loader(messages, system, has_system).run()
+
+
+def load_messages(native: Any) -> list[ModelMessage]:
+    """Read an Anthropic history as heal's canonical messages (``load(native).messages``)."""
+    return load(native).messages
+
+
+@overload
+def dump_messages(
+    messages: Iterable[ModelMessage], *, shape: Literal["params"]
+) -> dict[str, Any]: ...
+@overload
+def dump_messages(
+    messages: Iterable[ModelMessage], *, shape: Literal["messages"]
+) -> list[NativeMessage]: ...
+@overload
+def dump_messages(
+    messages: Iterable[ModelMessage], *, shape: Shape = "auto"
+) -> dict[str, Any] | list[NativeMessage]: ...
+def dump_messages(
+    messages: Iterable[ModelMessage], *, shape: Shape = "auto"
+) -> dict[str, Any] | list[NativeMessage]:
+    """Write canonical messages as an Anthropic history.
+
+    Leading system messages (not marked as coming from ``messages``) form the ``system``
+    parameter: one unmarked message as a string, else a list of text blocks. ``shape`` says
+    whether to return ``{"system"?, "messages"}`` or the list alone; see :data:`Shape`.
+    """
+    if shape not in ("auto", "params", "messages"):
+        raise ValueError(f"shape must be 'auto', 'params' or 'messages', got {shape!r}")
+    system, native = _Dumper(_load_canonical(messages), param=shape != "messages").run()
+    if shape == "messages" or (shape == "auto" and system is None):
+        return native
+    return {"system": system, "messages": native} if system is not None else {"messages": native}
+
+
+def heal_anthropic(
+    history: Any,
+    *,
+    provider: ProviderId | None = "anthropic",
+    policy: Policy | Mapping[str, str] | None = None,
+    rules: Sequence[Rule] | None = None,
+    on_repair: Callable[[Repair], object] | None = None,
+    strict: bool = False,
+    scope: Literal["request", "history"] = "request",
+) -> NativeHealResult[Any]:
+    """Heal an Anthropic history; return it in the shape given, with repairs at native indices.
+
+    ``history`` is ``{"system"?, "messages", ...}`` (other request keys pass through unchanged)
+    or a messages list. A history that needs nothing comes back as the very object passed in.
+    The options are those of :func:`heal.heal_messages`.
+    """
+    loaded = load(history)
+    params = isinstance(history, Mapping)
+    blocks = params and isinstance(history.get("system"), list)
+
+    def dump(messages: list[ModelMessage]) -> Any:
+        if not params:
+            return dump_messages(messages, shape="messages")
+        out = dump_messages(messages, shape="params")
+        merged: dict[str, Any] = {}
+        for key, value in history.items():
+            if key == "system":
+                if "system" in out:
+                    merged["system"] = out["system"]
+            else:
+                merged[key] = out["messages"] if key == "messages" else value
+        if "system" in out and "system" not in merged:
+            merged = {"system": out["system"], **merged}
+        return merged
+
+    def native(repair: Repair) -> Repair:
+        return _system_location(repair, blocks=blocks)
+
+    def notify(repair: Repair) -> object:
+        return on_repair(native(repair)) if on_repair is not None else None
+
+    try:
+        result = heal_native(
+            loaded,
+            dump,
+            provider=provider,
+            policy=policy,
+            rules=rules,
+            on_repair=notify if on_repair is not None else None,
+            strict=strict,
+            scope=scope,
+            original=history,
+        )
+    except HealingError as exc:
+        raise HealingError([native(r) for r in exc.repairs]) from None
+    return NativeHealResult(result.messages, tuple(native(r) for r in result.repairs))
+
+
+def _system_location(repair: Repair, *, blocks: bool) -> Repair:
+    """Repairs on the system parameter: no message index; the block index as the part."""
+    update: dict[str, Any] = {}
+    if repair.message_index is not None and repair.message_index < 0:
+        update["message_index"] = None
+        update["part_index"] = -1 - repair.message_index if blocks else None
+    if repair.anchor_index is not None and repair.anchor_index < 0:
+        update["anchor_index"] = None
+    return repair.model_copy(update=update) if update else repair
+
+
+# --- small helpers ---------------------------------------------------------------------------
+
+
+def _split(native: Any) -> tuple[list[Any], Any, bool]:
+    if isinstance(native, (str, bytes, bytearray)):
+        raise InputError(f"expected an Anthropic history, got {_kind(native)}")
+    if isinstance(native, Mapping):
+        if "messages" not in native:
+            raise InputError("expected {'system'?, 'messages'} or a list of messages; no messages")
+        messages = native["messages"]
+        if isinstance(messages, (str, bytes, bytearray, Mapping)) or not isinstance(
+            messages, Iterable
+        ):
+            raise InputError(f"messages must be a list, got {_kind(messages)}")
+        return list(messages), native.get("system"), "system" in native
+    if not isinstance(native, Iterable):
+        raise InputError(f"expected an Anthropic history, got {_kind(native)}")
+    return list(native), None, False
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, Mapping):
+        return "an object"
+    return f"a {type(value).__name__}"
+
+
+def _object(value: Any, path: str, what: str) -> dict[str, Any]:
+    """A native object as a plain dict; SDK models are dumped as the SDK would send them."""
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", exclude_none=True)
+    raise InputError(f"expected {what} object, got {_kind(value)}", path=path)
+
+
+def _string(obj: Mapping[str, Any], key: str, path: str, what: str) -> str:
+    if key not in obj:
+        raise InputError(f"{what} has no {key}", path=path)
+    value = obj[key]
+    if not isinstance(value, str):
+        raise InputError(f"{what} {key} must be a string, got {_kind(value)}", path=f"{path}.{key}")
+    return value
+
+
+def _rest(obj: Mapping[str, Any], *mapped: str) -> dict[str, Any]:
+    return {k: v for k, v in obj.items() if k not in mapped}
+
+
+def _drop_none(obj: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in obj.items() if v is not None}
+
+
+def _options(
+    heal: Mapping[str, Any] | None = None, anthropic: Mapping[str, Any] | None = None
+) -> dict[str, Any] | None:
+    out: dict[str, Any] = {}
+    if anthropic:
+        out["anthropic"] = dict(anthropic)
+    marks = {k: v for k, v in (heal or {}).items() if v is not None}
+    if marks:
+        out["heal"] = {_NS: marks}
+    return out or None
+
+
+def _meta(model: Any) -> dict[str, Any]:
+    """The ``heal.anthropic`` options of a canonical message, part or output item."""
+    options = model.get("providerOptions") if isinstance(model, dict) else model.provider_options
+    heal = options.get("heal") if isinstance(options, dict) else None
+    found = heal.get(_NS) if isinstance(heal, dict) else None
+    return found if isinstance(found, dict) else _EMPTY
+
+
+def _anthropic(model: Any) -> dict[str, Any]:
+    options = model.get("providerOptions") if isinstance(model, dict) else model.provider_options
+    found = options.get("anthropic") if isinstance(options, dict) else None
+    return found if isinstance(found, dict) else _EMPTY
+
+
+def _put_extra(out: dict[str, Any], meta: Mapping[str, Any], key: str = "extra") -> dict[str, Any]:
+    extra = meta.get(key)
+    if isinstance(extra, dict):
+        for k, v in extra.items():
+            out.setdefault(k, v)
+    return out
+
+
+def _common(block: Mapping[str, Any], *mapped: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Split a block's ``cache_control`` and ``caller`` (AI SDK options) from its other fields.
+
+    Returns (anthropic options, unmapped fields). A field that does not have the AI SDK's shape
+    (a null ``cache_control``, a ``caller`` with unknown keys) stays unmapped, verbatim.
+    """
+    anthropic: dict[str, Any] = {}
+    rest = _rest(block, "type", *mapped)
+    control = rest.get("cache_control")
+    if isinstance(control, dict):
+        anthropic["cacheControl"] = rest.pop("cache_control")
+    caller = rest.get("caller")
+    if isinstance(caller, dict) and set(caller) <= {"type", "tool_id"}:
+        rest.pop("caller")
+        anthropic["caller"] = {("toolId" if k == "tool_id" else k): v for k, v in caller.items()}
+    return anthropic, rest
+
+
+def _put_common(native: dict[str, Any], anthropic: Mapping[str, Any]) -> dict[str, Any]:
+    if "cacheControl" in anthropic:
+        native["cache_control"] = anthropic["cacheControl"]
+    caller = anthropic.get("caller")
+    if isinstance(caller, dict):
+        native["caller"] = {("tool_id" if k == "toolId" else k): v for k, v in caller.items()}
+    return native
+
+
+def _text_to_base64(text: str) -> str:
+    return base64.b64encode(text.encode("utf-8", "surrogatepass")).decode("ascii")
+
+
+def _base64_to_text(data: str | bytes) -> str | None:
+    try:
+        raw = data if isinstance(data, bytes) else base64.b64decode(data, validate=True)
+        return raw.decode("utf-8", "surrogatepass")
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _b64(data: str | bytes) -> str:
+    return data if isinstance(data, str) else base64.b64encode(data).decode("ascii")
+
+
+# --- sources: image and document blocks ------------------------------------------------------
+
+
+def _image_source_kind(data: str | bytes) -> str:
+    """The source type dump picks for image data: a URL for http(s) strings, else base64."""
+    return "url" if isinstance(data, str) and _HTTP.match(data) else "base64"
+
+
+def _document_source_kind(data: str | bytes, media_type: str) -> str:
+    if isinstance(data, str) and _HTTP.match(data):
+        return "url"
+    return "text" if media_type == "text/plain" else "base64"
+
+
+def _load_source(
+    source: dict[str, Any], path: str, *, document: bool
+) -> tuple[str, str | None, dict[str, Any]]:
+    """(data, media type, markers) of an image or document source."""
+    kind = source.get("type")
+    marks: dict[str, Any] = {}
+    media: str | None = None
+    if kind in ("base64", "text"):
+        data = _string(source, "data", path, f"{kind} source")
+        if "media_type" in source:
+            media = _string(source, "media_type", path, f"{kind} source")
+        rest = _rest(source, "type", "data", "media_type")
+        if "media_type" not in source:
+            marks["noMediaType"] = True
+        if kind == "text":
+            data = _text_to_base64(data)
+    elif kind == "url":
+        data = _string(source, "url", path, "url source")
+        rest = _rest(source, "type", "url")
+    elif kind == "file":
+        data = _string(source, "file_id", path, "file source")
+        rest = _rest(source, "type", "file_id")
+    elif kind == "content" and document:
+        data = ""
+        rest = _rest(source, "type")
+    else:
+        expected = "base64, text, url, file, content" if document else "base64, url, file"
+        raise InputError(
+            f"unknown source type {kind!r} (expected {expected})",
+            path=f"{path}.type" if "type" in source else path,
+        )
+    if media is None and document:
+        media = "text/plain" if kind in ("text", "content") else "application/pdf"
+    inferred = _document_source_kind(data, media or "") if document else _image_source_kind(data)
+    if kind != inferred:
+        marks["sourceType"] = kind
+    marks["source"] = rest or None
+    return data, media, marks
+
+
+def _dump_source(
+    data: str | bytes, media_type: str | None, meta: Mapping[str, Any], *, document: bool
+) -> dict[str, Any]:
+    kind = meta.get("sourceType")
+    if not isinstance(kind, str):
+        kind = (
+            _document_source_kind(data, media_type or "") if document else _image_source_kind(data)
+        )
+    source: dict[str, Any] = {"type": kind}
+    if kind == "url":
+        source["url"] = data if isinstance(data, str) else _b64(data)
+    elif kind == "file":
+        source["file_id"] = data if isinstance(data, str) else _b64(data)
+    elif kind == "text":
+        if not meta.get("noMediaType"):
+            source["media_type"] = media_type or "text/plain"
+        text = _base64_to_text(data)
+        if text is None:
+            raise InputError("a text/plain document's data is not base64 UTF-8 text")
+        source["data"] = text
+    elif kind == "base64":
+        if not meta.get("noMediaType"):
+            mime = media_type or "image/jpeg"
+            source["media_type"] = "image/jpeg" if mime == "image/*" else mime
+        source["data"] = _b64(data)
+    return _put_extra(source, meta, "source")
+
+
+# --- load ------------------------------------------------------------------------------------
+
+
+class _Loader:
+    def __init__(self, native: list[Any], system: Any, has_system: bool) -> None:
+        self.native = native
+        self.system = system
+        self.has_system = has_system
+        self.out: list[dict[str, Any]] = []
+        self.origins: list[int] = []
+        self.part_origins: list[tuple[int | None, ...] | None] = []
+        self.messages: list[dict[str, Any]] = []
+        self.calls: dict[str, list[tuple[int, str]]] = {}
+
+    def run(self) -> Loaded:
+        if self.has_system:
+            self._system_param(self.system)
+        for i, raw in enumerate(self.native):
+            self.messages.append(_object(raw, f"messages[{i}]", "a message"))
+        self._index_calls()
+        results_only = False
+        for i, msg in enumerate(self.messages):
+            results_only = self._message(i, msg, after_results=results_only)
+        try:
+            canonical = _load_canonical(self.out)
+        except InputError as exc:
+            found = re.match(r"messages\[(\d+)\]", exc.path)
+            origin = self.origins[int(found.group(1))] if found else None
+            where = "system" if origin is not None and origin < 0 else f"messages[{origin}]"
+            raise InputError(
+                f"cannot be represented: {exc.reason}", path=where if found else "messages"
+            ) from None
+        return Loaded(canonical, self.origins, self.part_origins)
+
+    def _emit(self, message: dict[str, Any], origin: int, parts: Sequence[int | None]) -> None:
+        self.out.append(_drop_none(message))
+        self.origins.append(origin)
+        self.part_origins.append(tuple(parts))
+
+    def _index_calls(self) -> None:
+        for i, msg in enumerate(self.messages):
+            content = msg.get("content")
+            if msg.get("role") != "assistant" or not isinstance(content, list):
+                continue
+            for block in content:
+                if not isinstance(block, Mapping) or block.get("type") not in _CALL_TYPES:
+                    continue
+                tid, name = block.get("id"), block.get("name")
+                if isinstance(tid, str) and isinstance(name, str):
+                    self.calls.setdefault(tid, []).append((i, name))
+
+    def _tool_name(self, tool_call_id: str, i: int) -> str:
+        calls = self.calls.get(tool_call_id)
+        if not calls:
+            return UNKNOWN_TOOL_NAME
+        before = [name for m, name in calls if m <= i]
+        return before[-1] if before else calls[0][1]
+
+    # system ----------------------------------------------------------------------------------
+
+    def _system_param(self, system: Any) -> None:
+        if isinstance(system, str):
+            self._emit({"role": "system", "content": system}, -1, ())
+            return
+        if not isinstance(system, list):
+            raise InputError(
+                f"system must be a string or a list of text blocks, got {_kind(system)}",
+                path="system",
+            )
+        if not system:
+            options = _options({"emptyList": True})
+            self._emit({"role": "system", "content": "", "providerOptions": options}, -1, ())
+        for k, raw in enumerate(system):
+            text, anthropic, rest = self._system_block(raw, f"system[{k}]")
+            options = _options({"block": k, "extra": rest or None}, anthropic)
+            self._emit({"role": "system", "content": text, "providerOptions": options}, -1 - k, ())
+
+    @staticmethod
+    def _system_block(raw: Any, path: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
+        block = _object(raw, path, "a text block")
+        if block.get("type") != "text":
+            raise InputError(
+                f"system blocks must be text blocks, got {block.get('type')!r}",
+                path=f"{path}.type" if "type" in block else path,
+            )
+        text = _string(block, "text", path, "text block")
+        anthropic, rest = _common(block, "text")
+        return text, anthropic, rest
+
+    def _system_message(self, i: int, msg: dict[str, Any], path: str) -> None:
+        content = msg["content"]
+        extra = _rest(msg, "role", "content") or None
+        if isinstance(content, str):
+            options = _options({"message": True, "extra": extra})
+            self._emit({"role": "system", "content": content, "providerOptions": options}, i, ())
+            return
+        if not content:
+            options = _options({"message": True, "emptyList": True, "extra": extra})
+            self._emit({"role": "system", "content": "", "providerOptions": options}, i, ())
+        for j, raw in enumerate(content):
+            text, anthropic, rest = self._system_block(raw, f"{path}.content[{j}]")
+            # "extra" is the message's unmapped fields (kept on its first block), "blockExtra"
+            # the block's own.
+            marks = {
+                "message": True,
+                "block": j,
+                "extra": extra if j == 0 else None,
+                "blockExtra": rest or None,
+            }
+            options = _options(marks, anthropic)
+            self._emit({"role": "system", "content": text, "providerOptions": options}, i, (j,))
+
+    # messages --------------------------------------------------------------------------------
+
+    def _message(self, i: int, msg: dict[str, Any], *, after_results: bool) -> bool:
+        """Load one native message; return whether it was a user message of results only."""
+        path = f"messages[{i}]"
+        if "role" not in msg:
+            raise InputError("message has no role", path=path)
+        role = msg["role"]
+        if role not in ("user", "assistant", "system"):
+            raise InputError(
+                f"unknown role {role!r} (expected one of user, assistant, system)",
+                path=f"{path}.role",
+            )
+        if "content" not in msg:
+            raise InputError(f"{role} message has no content", path=path)
+        content = msg["content"]
+        if content is None:
+            raise InputError(f"content is null in a {role} message", path=f"{path}.content")
+        if not isinstance(content, (str, list)):
+            raise InputError(
+                f"content must be a string or a list of blocks, got {_kind(content)}",
+                path=f"{path}.content",
+            )
+        if role == "system":
+            self._system_message(i, msg, path)
+            return False
+        if role == "assistant":
+            self._assistant(i, msg, content, path)
+            return False
+        return self._user(i, msg, content, path, after_results=after_results)
+
+    def _user(
+        self,
+        i: int,
+        msg: dict[str, Any],
+        content: str | list[Any],
+        path: str,
+        *,
+        after_results: bool,
+    ) -> bool:
+        extra = _rest(msg, "role", "content") or None
+        merge = False if after_results else None
+        if isinstance(content, str):
+            options = _options({"extra": extra, "merge": merge})
+            self._emit({"role": "user", "content": content, "providerOptions": options}, i, ())
+            return False
+        results: list[tuple[int, dict[str, Any]]] = []
+        others: list[tuple[int, dict[str, Any]]] = []
+        for j, raw in enumerate(content):
+            bpath = f"{path}.content[{j}]"
+            block = _object(raw, bpath, "a content block")
+            if block.get("type") == "tool_result":
+                results.append((j, self._tool_result(block, bpath, i)))
+            else:
+                others.append((j, _user_part(block, bpath)))
+        if not results:
+            options = _options({"extra": extra, "merge": merge})
+            parts = [part for _, part in others]
+            self._emit(
+                {"role": "user", "content": parts, "providerOptions": options},
+                i,
+                [j for j, _ in others],
+            )
+            return False
+        self._emit(
+            {
+                "role": "tool",
+                "content": [part for _, part in results],
+                "providerOptions": _options({"extra": extra}),
+            },
+            i,
+            [j for j, _ in results],
+        )
+        if not others:
+            return True
+        order = "".join("r" if block_is_result else "u" for block_is_result in _kinds(content))
+        first = len(results) * "r" + len(others) * "u"
+        options = _options({"merge": True, "order": order if order != first else None})
+        self._emit(
+            {"role": "user", "content": [part for _, part in others], "providerOptions": options},
+            i,
+            [j for j, _ in others],
+        )
+        return False
+
+    def _tool_result(self, block: dict[str, Any], path: str, i: int) -> dict[str, Any]:
+        tool_call_id = _string(block, "tool_use_id", path, "tool_result block")
+        anthropic, rest = _common(block, "tool_use_id", "content", "is_error")
+        marks: dict[str, Any] = {}
+        error = block.get("is_error") is True
+        output: dict[str, Any]
+        content = block.get("content")
+        if "content" not in block or isinstance(content, str):
+            if "content" not in block:
+                marks["content"] = "absent"
+            value = content if isinstance(content, str) else ""
+            output = {"type": "error-text" if error else "text", "value": value}
+            if "is_error" in block and not error:
+                rest["is_error"] = block["is_error"]
+        elif isinstance(content, list):
+            items = [
+                _result_item(
+                    _object(raw, f"{path}.content[{k}]", "a content block"), f"{path}.content[{k}]"
+                )
+                for k, raw in enumerate(content)
+            ]
+            output = {"type": "content", "value": items}
+            if "is_error" in block:
+                rest["is_error"] = block["is_error"]
+        else:
+            raise InputError(
+                f"tool_result content must be a string or a list of blocks, got {_kind(content)}",
+                path=f"{path}.content",
+            )
+        marks["extra"] = rest or None
+        return _drop_none(
+            {
+                "type": "tool-result",
+                "toolCallId": tool_call_id,
+                "toolName": self._tool_name(tool_call_id, i),
+                "output": output,
+                "providerOptions": _options(marks, anthropic),
+            }
+        )
+
+    def _assistant(self, i: int, msg: dict[str, Any], content: str | list[Any], path: str) -> None:
+        extra = _rest(msg, "role", "content") or None
+        options = _options({"extra": extra})
+        if isinstance(content, str):
+            self._emit({"role": "assistant", "content": content, "providerOptions": options}, i, ())
+            return
+        parts = []
+        for j, raw in enumerate(content):
+            bpath = f"{path}.content[{j}]"
+            parts.append(self._assistant_part(_object(raw, bpath, "a content block"), bpath, i))
+        message = {"role": "assistant", "content": parts, "providerOptions": options}
+        self._emit(message, i, range(len(parts)))
+
+    def _assistant_part(self, block: dict[str, Any], path: str, i: int) -> dict[str, Any]:
+        kind = block.get("type")
+        if kind == "text":
+            return _text_part(block, path)
+        if kind == "compaction":  # the AI SDK's form: a text part typed "compaction"
+            text = _string(block, "content", path, "compaction block")
+            anthropic, rest = _common(block, "content")
+            anthropic["type"] = "compaction"
+            options = _options({"extra": rest or None}, anthropic)
+            return _drop_none({"type": "text", "text": text, "providerOptions": options})
+        if kind == "thinking":
+            text = _string(block, "thinking", path, "thinking block")
+            anthropic, rest = _common(block, "thinking", "signature")
+            marks: dict[str, Any] = {}
+            if "signature" in block:
+                anthropic["signature"] = _string(block, "signature", path, "thinking block")
+            else:
+                marks["type"] = "thinking"  # unsigned: kept so heal can see and drop it
+            marks["extra"] = rest or None
+            options = _options(marks, anthropic)
+            return _drop_none({"type": "reasoning", "text": text, "providerOptions": options})
+        if kind == "redacted_thinking":
+            data = _string(block, "data", path, "redacted_thinking block")
+            anthropic, rest = _common(block, "data")
+            anthropic["redactedData"] = data
+            options = _options({"extra": rest or None}, anthropic)
+            return {"type": "reasoning", "text": "", "providerOptions": options}
+        if kind in _CALL_TYPES:
+            return _tool_call(block, kind, path)
+        if isinstance(kind, str) and kind.endswith("_tool_result") and kind != "tool_result":
+            return self._server_result(block, kind, path, i)
+        if kind in ("image", "document"):
+            part = _user_part(block, path)
+            if part["type"] == "image":  # assistant messages hold files, not images
+                # "image/*" stands in for an unknown media type, as in the AI SDK; a URL or
+                # file source has none to write back.
+                data = part.pop("image")
+                part = {**part, "type": "file", "data": data}
+                part.setdefault("mediaType", "image/*")
+            return part
+        raise InputError(
+            f"unknown block type {kind!r} in an assistant message (expected text, thinking, "
+            "redacted_thinking, tool_use, server_tool_use, mcp_tool_use, *_tool_result, image, "
+            "document)",
+            path=f"{path}.type" if "type" in block else path,
+        )
+
+    def _server_result(self, block: dict[str, Any], kind: str, path: str, i: int) -> dict[str, Any]:
+        tool_call_id = _string(block, "tool_use_id", path, f"{kind} block")
+        anthropic, rest = _common(block, "tool_use_id", "content")
+        marks: dict[str, Any] = {"type": kind}
+        content = block.get("content")
+        if "content" not in block:
+            marks["content"] = "absent"
+        error = isinstance(content, Mapping) and str(content.get("type", "")).endswith("_error")
+        error = error or block.get("is_error") is True
+        marks["extra"] = rest or None
+        return {
+            "type": "tool-result",
+            "toolCallId": tool_call_id,
+            "toolName": self._tool_name(tool_call_id, i),
+            "output": {"type": "error-json" if error else "json", "value": content},
+            "providerOptions": _options(marks, anthropic),
+        }
+
+
+def _kinds(content: list[Any]) -> list[bool]:
+    return [isinstance(b, Mapping) and b.get("type") == "tool_result" for b in content]
+
+
+def _text_part(block: dict[str, Any], path: str) -> dict[str, Any]:
+    text = _string(block, "text", path, "text block")
+    anthropic, rest = _common(block, "text")
+    if "citations" in rest and rest["citations"] is not None:
+        anthropic["citations"] = rest.pop("citations")
+    options = _options({"extra": rest or None}, anthropic)
+    return _drop_none({"type": "text", "text": text, "providerOptions": options})
+
+
+def _user_part(block: dict[str, Any], path: str) -> dict[str, Any]:
+    kind = block.get("type")
+    if kind == "text":
+        return _text_part(block, path)
+    if kind == "image":
+        source = _object(block.get("source"), f"{path}.source", "a source")
+        data, media, marks = _load_source(source, f"{path}.source", document=False)
+        anthropic, rest = _common(block, "source")
+        marks["extra"] = rest or None
+        part = {"type": "image", "image": data, "mediaType": media}
+        return _drop_none({**part, "providerOptions": _options(marks, anthropic)})
+    if kind == "document":
+        source = _object(block.get("source"), f"{path}.source", "a source")
+        data, media, marks = _load_source(source, f"{path}.source", document=True)
+        anthropic, rest = _common(block, "source", "title")
+        for key in ("context", "citations"):
+            if rest.get(key) is not None:
+                anthropic[key] = rest.pop(key)
+        title = block.get("title")
+        if "title" in block and not isinstance(title, str):
+            rest["title"] = title
+            title = None
+        if media is not None and media.startswith("image/"):
+            marks["kind"] = "document"  # dump would otherwise write an image block
+        marks["extra"] = rest or None
+        part = {"type": "file", "data": data, "mediaType": media, "filename": title}
+        return _drop_none({**part, "providerOptions": _options(marks, anthropic)})
+    if kind in _OPAQUE_USER_BLOCKS:
+        anthropic, rest = _common(block)
+        marks = {"block": {"type": kind, **rest}}
+        part = {"type": "file", "data": "", "mediaType": "application/octet-stream"}
+        return {**part, "providerOptions": _options(marks, anthropic)}
+    raise InputError(
+        f"unknown block type {kind!r} in a user message (expected text, image, document, "
+        "tool_result, search_result, container_upload)",
+        path=f"{path}.type" if "type" in block else path,
+    )
+
+
+def _tool_call(block: dict[str, Any], kind: str, path: str) -> dict[str, Any]:
+    tool_call_id = _string(block, "id", path, f"{kind} block")
+    name = _string(block, "name", path, f"{kind} block")
+    mapped = ["id", "name", "input"]
+    if kind == "mcp_tool_use":
+        mapped.append("server_name")
+    anthropic, rest = _common(block, *mapped)
+    part: dict[str, Any] = {"type": "tool-call", "toolCallId": tool_call_id, "toolName": name}
+    if "input" in block:
+        part["input"] = block["input"]  # anything: heal's invalid-tool-input rule judges it
+    if kind != "tool_use":
+        part["providerExecuted"] = True
+    if kind == "mcp_tool_use":
+        anthropic["type"] = "mcp-tool-use"
+        anthropic["serverName"] = _string(block, "server_name", path, "mcp_tool_use block")
+    options = _options({"extra": rest or None}, anthropic)
+    if options is not None:
+        part["providerOptions"] = options
+    return part
+
+
+def _result_item(block: dict[str, Any], path: str) -> dict[str, Any]:
+    """A tool_result content block as an AI SDK content item."""
+    kind = block.get("type")
+    anthropic, rest = _common(block, *_ITEM_KEYS.get(str(kind), ()))
+    marks: dict[str, Any] = {}
+    item: dict[str, Any]
+    source = block.get("source")
+    source_kind = source.get("type") if isinstance(source, Mapping) else None
+    simple_source = isinstance(source, Mapping) and set(source) == _SOURCE_KEYS.get(
+        str(source_kind)
+    )
+    if kind == "text" and isinstance(block.get("text"), str):
+        item = {"type": "text", "text": block["text"]}
+        if rest.get("citations") is not None:
+            anthropic["citations"] = rest.pop("citations")
+    elif kind == "image" and simple_source and isinstance(source, Mapping):
+        if source_kind == "base64":
+            item = {"type": "image-data", "data": source["data"], "mediaType": source["media_type"]}
+        elif source_kind == "url" and _HTTP.match(str(source["url"])):
+            item = {"type": "image-url", "url": source["url"]}
+        else:
+            return _opaque_item(block)
+    elif kind == "document" and simple_source and isinstance(source, Mapping) and not rest:
+        if source_kind == "base64" and source.get("media_type") == "application/pdf":
+            item = {"type": "file-data", "data": source["data"], "mediaType": "application/pdf"}
+        elif source_kind == "url" and _HTTP.match(str(source["url"])):
+            item = {"type": "file-url", "url": source["url"]}
+        else:
+            return _opaque_item(block)
+    elif kind == "tool_reference" and isinstance(block.get("tool_name"), str):
+        anthropic.update(type="tool-reference", toolName=block["tool_name"])
+        item = {"type": "custom"}
+    else:
+        return _opaque_item(block)
+    if not all(isinstance(v, str) for k, v in item.items() if k != "type"):
+        return _opaque_item(block)
+    marks["extra"] = rest or None
+    options = _options(marks, anthropic)
+    return {**item, "providerOptions": options} if options else item
+
+
+_ITEM_KEYS: dict[str, tuple[str, ...]] = {
+    "text": ("text",),
+    "image": ("source",),
+    "document": ("source",),
+    "tool_reference": ("tool_name",),
+}
+_SOURCE_KEYS: dict[str, set[str]] = {
+    "base64": {"type", "media_type", "data"},
+    "url": {"type", "url"},
+}
+
+
+def _opaque_item(block: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "custom", "providerOptions": {"heal": {_NS: {"block": block}}}}
+
+
+# --- dump ------------------------------------------------------------------------------------
+
+
+class _Dumper:
+    def __init__(self, messages: list[ModelMessage], *, param: bool) -> None:
+        self.messages = messages
+        self.param = param
+        self.out: list[NativeMessage] = []
+
+    def run(self) -> tuple[str | list[dict[str, Any]] | None, list[NativeMessage]]:
+        messages = self.messages
+        lead = 0
+        if self.param:
+            while (
+                lead < len(messages)
+                and isinstance(messages[lead], SystemMessage)
+                and not _meta(messages[lead]).get("message")
+            ):
+                lead += 1
+        system = self._system_param(cast(list[SystemMessage], messages[:lead])) if lead else None
+        c = lead
+        while c < len(messages):
+            message = messages[c]
+            path = f"messages[{c}]"
+            if isinstance(message, SystemMessage):
+                self._system_message(message)
+            elif isinstance(message, AssistantMessage):
+                self._assistant(message, path)
+            elif isinstance(message, UserMessage):
+                self.out.append(self._user(message, [], path, {}))
+            else:
+                follow = messages[c + 1] if c + 1 < len(messages) else None
+                merge = isinstance(follow, UserMessage) and _meta(follow).get("merge") is not False
+                blocks = self._results(message, path)
+                if merge:
+                    assert isinstance(follow, UserMessage)
+                    self.out.append(
+                        self._user(follow, blocks, f"messages[{c + 1}]", _meta(message))
+                    )
+                    c += 1
+                else:
+                    self.out.append(_put_extra({"role": "user", "content": blocks}, _meta(message)))
+            c += 1
+        return system, self.out
+
+    # system ----------------------------------------------------------------------------------
+
+    @staticmethod
+    def _system_block(message: SystemMessage, extra_key: str) -> dict[str, Any]:
+        block = _put_common({"type": "text", "text": message.content}, _anthropic(message))
+        return _put_extra(block, _meta(message), extra_key)
+
+    def _system_param(self, messages: list[SystemMessage]) -> str | list[dict[str, Any]]:
+        if len(messages) == 1:
+            meta = _meta(messages[0])
+            if "block" not in meta and not meta.get("emptyList") and not _anthropic(messages[0]):
+                return messages[0].content
+        return [self._system_block(m, "extra") for m in messages if not _meta(m).get("emptyList")]
+
+    def _system_message(self, message: SystemMessage) -> None:
+        meta = _meta(message)
+        block = meta.get("block")
+        if meta.get("emptyList"):
+            self.out.append(_put_extra({"role": "system", "content": []}, meta))
+            return
+        if not isinstance(block, int):
+            if _anthropic(message):  # cache control needs a block
+                content: Any = [self._system_block(message, "blockExtra")]
+            else:
+                content = message.content
+            self.out.append(_put_extra({"role": "system", "content": content}, meta))
+            return
+        part = self._system_block(message, "blockExtra")
+        last = self.out[-1] if self.out else None
+        if (
+            block > 0
+            and last is not None
+            and last["role"] == "system"
+            and isinstance(last["content"], list)
+        ):
+            last["content"].append(part)
+            return
+        self.out.append(_put_extra({"role": "system", "content": [part]}, meta))
+
+    # user and tool ---------------------------------------------------------------------------
+
+    def _user(
+        self,
+        message: UserMessage,
+        results: list[dict[str, Any]],
+        path: str,
+        first_meta: Mapping[str, Any],
+    ) -> NativeMessage:
+        meta = _meta(message)
+        content = message.content
+        if isinstance(content, str) and not results:
+            return _put_extra(_put_extra({"role": "user", "content": content}, first_meta), meta)
+        if isinstance(content, str):
+            blocks = [{"type": "text", "text": content}]
+        else:
+            blocks = [_dump_user_part(p, f"{path}.content[{k}]") for k, p in enumerate(content)]
+        order = meta.get("order")
+        merged: list[dict[str, Any]]
+        if (
+            results
+            and isinstance(order, str)
+            and order.count("r") == len(results)
+            and order.count("u") == len(blocks)
+            and len(order) == len(results) + len(blocks)
+        ):
+            r, u = iter(results), iter(blocks)
+            merged = [next(r) if kind == "r" else next(u) for kind in order]
+        else:
+            merged = results + blocks
+        return _put_extra(_put_extra({"role": "user", "content": merged}, first_meta), meta)
+
+    @staticmethod
+    def _results(message: ToolMessage, path: str) -> list[dict[str, Any]]:
+        blocks = []
+        for p, part in enumerate(message.content):
+            if isinstance(part, ToolApprovalResponse):
+                continue  # not sent to providers, as in the AI SDK
+            blocks.append(_dump_tool_result(part, f"{path}.content[{p}]"))
+        return blocks
+
+    # assistant -------------------------------------------------------------------------------
+
+    def _assistant(self, message: AssistantMessage, path: str) -> None:
+        meta = _meta(message)
+        if isinstance(message.content, str):
+            self.out.append(_put_extra({"role": "assistant", "content": message.content}, meta))
+            return
+        blocks: list[dict[str, Any]] = []
+        mcp: set[str] = set()
+        names: dict[str, str] = {}
+        for p, part in enumerate(message.content):
+            ppath = f"{path}.content[{p}]"
+            if isinstance(part, TextPart):
+                blocks.append(_dump_text(part))
+            elif isinstance(part, ReasoningPart):
+                blocks.append(_dump_reasoning(part, ppath))
+            elif isinstance(part, ToolCallPart):
+                block = _dump_call(part)
+                if block["type"] == "mcp_tool_use":
+                    mcp.add(part.tool_call_id)
+                names[part.tool_call_id] = part.tool_name
+                blocks.append(block)
+            elif isinstance(part, ToolResultPart):
+                blocks.append(_dump_server_result(part, ppath, mcp))
+            elif isinstance(part, FilePart):
+                blocks.append(_dump_file(part, ppath))
+            else:
+                assert isinstance(part, ToolApprovalRequest)
+                continue  # not sent to providers, as in the AI SDK
+        self.out.append(_put_extra({"role": "assistant", "content": blocks}, meta))
+
+
+def _dump_text(part: TextPart) -> dict[str, Any]:
+    anthropic = _anthropic(part)
+    meta = _meta(part)
+    if anthropic.get("type") == "compaction":
+        block: dict[str, Any] = {"type": "compaction", "content": part.text}
+    else:
+        block = {"type": "text", "text": part.text}
+        if "citations" in anthropic:
+            block["citations"] = anthropic["citations"]
+    return _put_extra(_put_common(block, anthropic), meta)
+
+
+def _dump_reasoning(part: ReasoningPart, path: str) -> dict[str, Any]:
+    anthropic = _anthropic(part)
+    meta = _meta(part)
+    block: dict[str, Any]
+    if isinstance(anthropic.get("signature"), str):
+        block = {"type": "thinking", "thinking": part.text, "signature": anthropic["signature"]}
+    elif isinstance(anthropic.get("redactedData"), str):
+        block = {"type": "redacted_thinking", "data": anthropic["redactedData"]}
+    elif meta.get("type") == "thinking":
+        block = {"type": "thinking", "thinking": part.text}
+    else:
+        raise InputError(
+            "reasoning has no Anthropic signature or redacted data, so it cannot be sent as a "
+            "thinking block (heal with provider='anthropic' removes such reasoning)",
+            path=path,
+        )
+    return _put_extra(_put_common(block, anthropic), meta)
+
+
+def _dump_call(part: ToolCallPart) -> dict[str, Any]:
+    anthropic = _anthropic(part)
+    meta = _meta(part)
+    kind = "tool_use"
+    if part.provider_executed:
+        kind = "mcp_tool_use" if anthropic.get("type") == "mcp-tool-use" else "server_tool_use"
+    block: dict[str, Any] = {"type": kind, "id": part.tool_call_id, "name": part.tool_name}
+    if "input" in part.model_fields_set:
+        block["input"] = part.input
+    if kind == "mcp_tool_use" and "serverName" in anthropic:
+        block["server_name"] = anthropic["serverName"]
+    return _put_extra(_put_common(block, anthropic), meta)
+
+
+def _dump_server_result(part: ToolResultPart, path: str, mcp: set[str]) -> dict[str, Any]:
+    meta = _meta(part)
+    output = part.output
+    kind = meta.get("type")
+    if not isinstance(kind, str):
+        kind = (
+            "mcp_tool_result" if part.tool_call_id in mcp else _SERVER_RESULTS.get(part.tool_name)
+        )
+    if kind is None:
+        raise InputError(
+            f"a tool result for {part.tool_name!r} in an assistant message has no Anthropic form "
+            "(only server and MCP tools run inside the assistant turn)",
+            path=path,
+        )
+    block: dict[str, Any] = {"type": kind, "tool_use_id": part.tool_call_id}
+    if isinstance(output, (JsonOutput, ErrorJsonOutput)):
+        if meta.get("content") != "absent":
+            block["content"] = output.value
+    elif isinstance(output, (TextOutput, ErrorTextOutput)):
+        block["content"] = output.value
+    else:
+        raise InputError(f"a {output.type} output has no {kind} form", path=f"{path}.output")
+    if kind == "mcp_tool_result" and isinstance(output, (ErrorJsonOutput, ErrorTextOutput)):
+        block["is_error"] = True
+    return _put_extra(_put_common(block, _anthropic(part)), meta)
+
+
+def _dump_tool_result(part: ToolResultPart, path: str) -> dict[str, Any]:
+    meta = _meta(part)
+    output = part.output
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": part.tool_call_id}
+    if isinstance(output, (TextOutput, ErrorTextOutput)):
+        if not (meta.get("content") == "absent" and output.value == ""):
+            block["content"] = output.value
+    elif isinstance(output, (JsonOutput, ErrorJsonOutput)):
+        block["content"] = json.dumps(output.value, separators=(",", ":"), ensure_ascii=False)
+    elif isinstance(output, ExecutionDeniedOutput):
+        block["content"] = (
+            output.reason if output.reason is not None else "Tool call execution denied."
+        )
+    else:
+        block["content"] = [
+            _dump_item(item, f"{path}.output.value[{k}]") for k, item in enumerate(output.value)
+        ]
+    if isinstance(output, (ErrorTextOutput, ErrorJsonOutput)):
+        block["is_error"] = True
+    return _put_extra(_put_common(block, _anthropic(part)), meta)
+
+
+def _dump_item(item: Mapping[str, Any], path: str) -> dict[str, Any]:
+    meta = _meta(item)
+    anthropic = _anthropic(item)
+    kind = item.get("type")
+    opaque = meta.get("block")
+    block: dict[str, Any]
+    if isinstance(opaque, dict):
+        return dict(opaque)
+    if kind == "text":
+        block = {"type": "text", "text": item.get("text")}
+        if "citations" in anthropic:
+            block["citations"] = anthropic["citations"]
+    elif kind == "image-data" or (
+        kind == "media" and str(item.get("mediaType")).startswith("image/")
+    ):
+        source = {"type": "base64", "media_type": item.get("mediaType"), "data": item.get("data")}
+        block = {"type": "image", "source": source}
+    elif kind == "image-url":
+        block = {"type": "image", "source": {"type": "url", "url": item.get("url")}}
+    elif kind in ("file-data", "media"):
+        source = {"type": "base64", "media_type": item.get("mediaType"), "data": item.get("data")}
+        block = {"type": "document", "source": source}
+    elif kind == "file-url":
+        block = {"type": "document", "source": {"type": "url", "url": item.get("url")}}
+    elif kind == "custom" and anthropic.get("type") == "tool-reference":
+        block = {"type": "tool_reference", "tool_name": anthropic.get("toolName")}
+    else:
+        raise InputError(f"tool output content item {kind!r} has no Anthropic form", path=path)
+    return _put_extra(_put_common(block, anthropic), meta)
+
+
+def _dump_user_part(part: TextPart | ImagePart | FilePart, path: str) -> dict[str, Any]:
+    if isinstance(part, TextPart):
+        return _dump_text(part)
+    if isinstance(part, ImagePart):
+        meta = _meta(part)
+        source = _dump_source(part.image, part.media_type, meta, document=False)
+        block = {"type": "image", "source": source}
+        return _put_extra(_put_common(block, _anthropic(part)), meta)
+    return _dump_file(part, path)
+
+
+def _dump_file(part: FilePart, path: str) -> dict[str, Any]:
+    meta = _meta(part)
+    anthropic = _anthropic(part)
+    opaque = meta.get("block")
+    if isinstance(opaque, dict):
+        return _put_common(dict(opaque), anthropic)
+    if part.media_type.startswith("image/") and meta.get("kind") != "document":
+        media = None if meta.get("noMediaType") else part.media_type
+        source = _dump_source(part.data, media, meta, document=False)
+        block: dict[str, Any] = {"type": "image", "source": source}
+        return _put_extra(_put_common(block, anthropic), meta)
+    try:
+        source = _dump_source(part.data, part.media_type, meta, document=True)
+    except InputError as exc:
+        raise InputError(exc.reason, path=f"{path}.data") from None
+    block = {"type": "document", "source": source}
+    if part.filename is not None:
+        block["title"] = part.filename
+    for key in ("context", "citations"):
+        if key in anthropic:
+            block[key] = anthropic[key]
+    return _put_extra(_put_common(block, anthropic), meta)

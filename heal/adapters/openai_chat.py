@@ -1,0 +1,1160 @@
+"""OpenAI Chat Completions messages (``openai.types.chat.ChatCompletionMessageParam`` dicts).
+
+::
+
+    from heal.adapters.openai_chat import heal_openai_chat
+
+    result = heal_openai_chat(messages)   # a list of Chat Completions message dicts
+    result.messages                       # healed dicts (your own list when nothing changed)
+    result.repairs                        # message_index = index in YOUR list
+
+``load_messages(native)`` reads a history into heal's canonical messages (AI SDK ``ModelMessage``)
+and ``dump_messages(messages)`` writes them back; ``dump_messages(load_messages(x)) == x`` for
+every valid history, optional and unknown fields included. The adapter translates and never
+heals: what it cannot read raises :class:`~heal.errors.InputError` naming the native place, such
+as ``messages[3].tool_calls[0].function.arguments``.
+
+Mapping (native → canonical)
+----------------------------
+* ``system`` / ``developer`` → system message. String content stays a string. Array content
+  becomes one system message per text part, all mapped to the same native index, regrouped on
+  dump. ``developer`` is kept as ``heal.openai_chat.role``.
+* ``user`` → user message: ``text`` → text part, ``image_url`` → image part (``detail`` ↔
+  ``providerOptions.openai.imageDetail``, the AI SDK's name), ``input_audio`` → file part
+  (``wav`` ↔ ``audio/wav``, ``mp3`` ↔ ``audio/mpeg``), ``file`` → file part (``file_data`` or
+  ``file_id`` as its data, ``filename``).
+* ``assistant`` → assistant message. A string content with nothing else stays a string; otherwise
+  the parts are, in order: reasoning (``reasoning_content``, ``reasoning``, each
+  ``reasoning_details`` item), text (the string content, or each ``text`` / ``refusal`` item of
+  an array content), the ``refusal`` field, ``tool_calls``, the legacy ``function_call``.
+* ``tool`` → one tool message with one tool-result part (one canonical message per native one,
+  so repair indices are native indices). String content → ``text`` output, array content →
+  ``content`` output. The tool name comes from the call with that id (the nearest one before,
+  else after); a result whose call is nowhere is named ``unknown_tool`` (OpenAI results carry
+  no name, and heal removes such orphans anyway).
+* ``function`` (legacy) → tool message answering the legacy ``function_call`` before it, whose
+  canonical id is ``function_call_<index of its assistant message>`` (legacy calls have no id).
+* ``prompt_cache_breakpoint`` on a content part ↔ its
+  ``providerOptions.openai.promptCacheBreakpoint`` (the AI SDK's name).
+
+Tool-call arguments
+-------------------
+``function.arguments`` is a JSON string; the canonical ``input`` is the parsed object. Arguments
+that are not a JSON object (invalid JSON, an array, ``""``) stay the raw string, so heal's
+``invalid-tool-input`` rule sees and fixes them; a canonical string input dumps as that string
+unchanged, and any other input as JSON. The exact text survives: when re-serialising the object
+compactly (``{"a":1}``, as OpenAI and ``JSON.stringify`` write it) would give different text,
+the part records ``heal.openai_chat.argumentsFormat`` (``spaced`` ``{"a": 1}``, ``spaced-ascii``
+as Python's ``json.dumps``, ``compact-ascii``), or failing those the raw string itself under
+``heal.openai_chat.arguments``, used only while it still parses to the same input. Custom tool
+calls (``type: "custom"``, free-form text) load as input ``{"input": "<text>"}`` marked
+``heal.openai_chat.type = "custom"``: a bare string input would be "repaired" by heal.
+
+Where native-only fields live
+-----------------------------
+Fields with no AI SDK equivalent are kept under ``providerOptions["heal"]["openai_chat"]`` of the
+message or part, where no provider mistakes them for its own:
+
+* ``extra``: unknown or unmapped fields, verbatim (``name``, ``audio``, ``refusal: null``,
+  ``tool_calls: []`` or ``null``, ``index``, server-specific keys); ``inner``: unknown keys of a
+  nested object (``image_url``, ``input_audio``, ``file``, ``function``, ``custom``);
+  ``partExtra``: a system text part's own unknown keys.
+* shape markers: ``content`` (``"array"``, ``""``, ``"absent"``, ``[]`` for an empty system
+  array, ``null`` for a ``function`` message; without it, assistant text dumps as one string, or
+  ``null`` beside tool calls), ``part`` (index of a system text part), ``role: "developer"``,
+  ``type`` (``"refusal"`` content item, ``"custom"`` tool call, ``"file"`` for a file part whose
+  media type would dump as an image or audio), ``noType`` (a tool call without ``type``),
+  ``fileId``, ``format`` (an audio format the media type does not give back), ``raw`` (a URL
+  kept as is although it does not look like one), ``name: true`` (a tool message's ``name``
+  that equals its call's), ``legacy`` (``function_call`` / ``function`` messages).
+* reasoning provenance: ``field`` (``reasoning_content``, ``reasoning``, ``reasoning_details``,
+  or ``refusal`` for the refusal field's text part), ``detail`` (a ``reasoning_details`` item
+  minus its text) and ``textKey`` (``"summary"``, or false when it has no text), ``mirror``
+  (fields that repeated the first reasoning field verbatim, as vLLM and OpenRouter send; they
+  are re-derived on dump, and vanish with it). Reasoning dumps back to the field it came from,
+  and a signature inside a ``reasoning_details`` item stays there: it never becomes another
+  provider's signature.
+
+Repairs on tool calls, reasoning fields and string content have ``part_index`` None (they are
+not items of ``content``); the ``tool_call_id`` of the repair names the call.
+
+Canonical → native for foreign histories
+----------------------------------------
+Canonical histories from elsewhere dump as the AI SDK's OpenAI chat provider would send them
+(assistant text joined into one string, ``content: null`` beside tool calls, JSON / error
+outputs as JSON text, approval parts skipped), with two differences: reasoning parts are sent
+as ``reasoning_content`` (the OpenAI-compatible servers' field) rather than dropped, and other
+providers' ``providerOptions`` (signatures included) are not carried, as they belong to their
+provider. Provider-executed tool calls and results, and files in assistant messages, have no
+Chat Completions form and raise :class:`~heal.errors.InputError`.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal, cast
+
+from pydantic import BaseModel
+
+from heal.adapters._common import Loaded, NativeHealResult, heal_native
+from heal.errors import InputError
+from heal.messages import (
+    AssistantMessage,
+    ContentOutput,
+    ErrorJsonOutput,
+    ErrorTextOutput,
+    ExecutionDeniedOutput,
+    FilePart,
+    ImagePart,
+    JsonOutput,
+    ModelMessage,
+    ReasoningPart,
+    SystemMessage,
+    TextOutput,
+    TextPart,
+    ToolApprovalRequest,
+    ToolApprovalResponse,
+    ToolCallPart,
+    ToolMessage,
+    UserMessage,
+)
+from heal.messages import load_messages as _load_canonical
+from heal.policy import Policy
+from heal.providers import ProviderId
+from heal.repairs import Repair
+from heal.rules import Rule
+
+__all__ = [
+    "UNKNOWN_TOOL_NAME",
+    "dump_messages",
+    "heal_openai_chat",
+    "load",
+    "load_messages",
+]
+
+NativeMessage = dict[str, Any]
+"""One Chat Completions message dict."""
+
+UNKNOWN_TOOL_NAME = "unknown_tool"
+"""The canonical tool name of a result whose call is nowhere in the history."""
+
+_NS = "openai_chat"
+_JSON_OBJECT: dict[str, Any] = {}
+_REASONING_FIELDS = ("reasoning_details", "reasoning_content", "reasoning")
+_ARG_FORMATS: dict[str, dict[str, Any]] = {
+    # The default, as OpenAI writes arguments and as JSON.stringify (the AI SDK) does.
+    "compact": {"separators": (",", ":"), "ensure_ascii": False},
+    "spaced": {"separators": (", ", ": "), "ensure_ascii": False},
+    "spaced-ascii": {"separators": (", ", ": "), "ensure_ascii": True},
+    "compact-ascii": {"separators": (",", ":"), "ensure_ascii": True},
+}
+_AUDIO_FORMATS = {"wav": "audio/wav", "mp3": "audio/mpeg"}
+_AUDIO_MEDIA = {"audio/wav": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3"}
+_URL = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*:")
+_DATA_URL = re.compile(r"data:([^;,]+)[;,]")
+_LEGACY_ID = "function_call_{}"
+
+
+# --- public API ------------------------------------------------------------------------------
+
+
+def load(native: Iterable[Any]) -> Loaded:
+    """Read Chat Completions messages; return canonical messages and their native origins.
+
+    ``origins[i]`` is the native index of canonical message ``i``; ``part_origins`` gives the
+    native ``content`` index of each canonical part where it has one (array content items), and
+    None for parts from other fields (tool calls, reasoning fields, string content).
+
+    SDK response objects (pydantic models, such as a returned message or its content blocks) are
+    read as ``model_dump(exclude_none=True)``, the dicts the SDK would send; they dump as dicts.
+    """
+    return _Loader(_as_list(native)).run()
+
+
+def load_messages(native: Iterable[Any]) -> list[ModelMessage]:
+    """Read Chat Completions messages as heal's canonical messages (``load(native).messages``)."""
+    return load(native).messages
+
+
+def dump_messages(messages: Iterable[ModelMessage]) -> list[NativeMessage]:
+    """Write canonical messages as Chat Completions message dicts.
+
+    The inverse of :func:`load_messages` for everything it loaded; see the module docstring for
+    canonical histories from elsewhere.
+    """
+    return _Dumper().run(_load_canonical(messages))
+
+
+def heal_openai_chat(
+    messages: Iterable[Any],
+    *,
+    provider: ProviderId | None = "openai-chat",
+    policy: Policy | Mapping[str, str] | None = None,
+    rules: Sequence[Rule] | None = None,
+    on_repair: Callable[[Repair], object] | None = None,
+    strict: bool = False,
+    scope: Literal["request", "history"] = "request",
+) -> NativeHealResult[list[NativeMessage]]:
+    """Heal a Chat Completions history; repairs carry indices into ``messages``.
+
+    A history that needs nothing comes back as the very object passed in. The options are those
+    of :func:`heal.heal_messages`.
+    """
+    native = _as_list(messages)
+    original = messages if isinstance(messages, list) else native
+    return heal_native(
+        load(native),
+        dump_messages,
+        provider=provider,
+        policy=policy,
+        rules=rules,
+        on_repair=on_repair,
+        strict=strict,
+        scope=scope,
+        original=original,
+    )
+
+
+# --- small helpers ---------------------------------------------------------------------------
+
+
+def _as_list(native: Any) -> list[Any]:
+    if isinstance(native, (str, bytes, bytearray)):
+        raise InputError("expected a list of Chat Completions messages, got " + _kind(native))
+    if isinstance(native, Mapping):
+        hint = " (did you mean its 'messages' field?)" if "messages" in native else ""
+        raise InputError("expected a list of messages, got a single object" + hint)
+    if not isinstance(native, Iterable):
+        raise InputError(f"expected a list of Chat Completions messages, got {_kind(native)}")
+    return native if isinstance(native, list) else list(native)
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, Mapping):
+        return "an object"
+    return f"a {type(value).__name__}"
+
+
+def _object(value: Any, path: str, what: str) -> dict[str, Any]:
+    """A native object as a plain dict; SDK models are dumped as the SDK would send them."""
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", exclude_none=True)
+    raise InputError(f"expected {what} object, got {_kind(value)}", path=path)
+
+
+def _string(obj: Mapping[str, Any], key: str, path: str, what: str) -> str:
+    if key not in obj:
+        raise InputError(f"{what} has no {key}", path=path)
+    value = obj[key]
+    if not isinstance(value, str):
+        raise InputError(f"{what} {key} must be a string, got {_kind(value)}", path=f"{path}.{key}")
+    return value
+
+
+def _rest(obj: Mapping[str, Any], *mapped: str) -> dict[str, Any]:
+    return {k: v for k, v in obj.items() if k not in mapped}
+
+
+def _options(
+    heal: Mapping[str, Any] | None = None, openai: Mapping[str, Any] | None = None
+) -> dict[str, Any] | None:
+    """Canonical providerOptions from the native-only fields (``heal``) and AI SDK ones."""
+    out: dict[str, Any] = {}
+    if openai:
+        out["openai"] = dict(openai)
+    # None means "nothing to record", except for "content", where null is the recorded shape.
+    marks = {k: v for k, v in (heal or {}).items() if v is not None or k == "content"}
+    if marks:
+        out["heal"] = {_NS: marks}
+    return out or None
+
+
+def _meta(model: Any) -> dict[str, Any]:
+    """The ``heal.openai_chat`` options of a canonical message, part or output item."""
+    options = model.get("providerOptions") if isinstance(model, dict) else model.provider_options
+    if not isinstance(options, dict):
+        return _JSON_OBJECT
+    heal = options.get("heal")
+    found = heal.get(_NS) if isinstance(heal, dict) else None
+    return found if isinstance(found, dict) else _JSON_OBJECT
+
+
+def _openai(model: Any) -> dict[str, Any]:
+    options = model.get("providerOptions") if isinstance(model, dict) else model.provider_options
+    found = options.get("openai") if isinstance(options, dict) else None
+    return found if isinstance(found, dict) else _JSON_OBJECT
+
+
+def _breakpoint(part: Mapping[str, Any]) -> dict[str, Any] | None:
+    if "prompt_cache_breakpoint" in part:
+        return {"promptCacheBreakpoint": part["prompt_cache_breakpoint"]}
+    return None
+
+
+def _put_extra(out: dict[str, Any], meta: Mapping[str, Any], key: str = "extra") -> dict[str, Any]:
+    extra = meta.get(key)
+    if isinstance(extra, dict):
+        for k, v in extra.items():
+            out.setdefault(k, v)
+    return out
+
+
+def _loads_json(raw: str) -> Any:
+    """Parse JSON text as the API would; NaN and Infinity are not JSON."""
+
+    def reject(name: str) -> Any:
+        raise ValueError(name)
+
+    return json.loads(raw, parse_constant=reject)
+
+
+def _dumps_json(value: Any, fmt: str = "compact") -> str:
+    return json.dumps(value, **_ARG_FORMATS.get(fmt, _ARG_FORMATS["compact"]))
+
+
+# --- load ------------------------------------------------------------------------------------
+
+
+class _Loader:
+    def __init__(self, native: list[Any]) -> None:
+        self.native = native
+        self.out: list[dict[str, Any]] = []
+        self.origins: list[int] = []
+        self.part_origins: list[tuple[int | None, ...] | None] = []
+        self.messages: list[dict[str, Any]] = []
+        # id -> [(native index, tool name)] of every tool call, for naming results.
+        self.calls: dict[str, list[tuple[int, str]]] = {}
+        self.legacy: list[int] = []
+
+    def run(self) -> Loaded:
+        for i, raw in enumerate(self.native):
+            self.messages.append(_object(raw, f"messages[{i}]", "a message"))
+        self._index_calls()
+        for i, msg in enumerate(self.messages):
+            self._message(i, msg)
+        try:
+            canonical = _load_canonical(self.out)
+        except InputError as exc:
+            found = re.match(r"messages\[(\d+)\]", exc.path)
+            where = f"messages[{self.origins[int(found.group(1))]}]" if found else "messages"
+            raise InputError(f"cannot be represented: {exc.reason}", path=where) from None
+        return Loaded(canonical, self.origins, self.part_origins)
+
+    def _index_calls(self) -> None:
+        for i, msg in enumerate(self.messages):
+            if msg.get("role") != "assistant":
+                continue
+            calls = msg.get("tool_calls")
+            if isinstance(calls, list):
+                for call in calls:
+                    if not isinstance(call, Mapping) or not isinstance(call.get("id"), str):
+                        continue
+                    body = call.get("function", call.get("custom"))
+                    name = body.get("name") if isinstance(body, Mapping) else None
+                    if isinstance(name, str):
+                        self.calls.setdefault(call["id"], []).append((i, name))
+            if isinstance(msg.get("function_call"), Mapping):
+                self.legacy.append(i)
+
+    def _emit(self, message: dict[str, Any], origin: int, parts: Sequence[int | None]) -> None:
+        self.out.append(message)
+        self.origins.append(origin)
+        self.part_origins.append(tuple(parts))
+
+    def _message(self, i: int, msg: dict[str, Any]) -> None:
+        path = f"messages[{i}]"
+        if "role" not in msg:
+            raise InputError("message has no role", path=path)
+        role = msg["role"]
+        if role in ("system", "developer"):
+            self._system(i, msg, role, path)
+        elif role == "user":
+            self._user(i, msg, path)
+        elif role == "assistant":
+            self._assistant(i, msg, path)
+        elif role == "tool":
+            self._tool(i, msg, path)
+        elif role == "function":
+            self._function(i, msg, path)
+        else:
+            raise InputError(
+                f"unknown role {role!r} (expected one of system, developer, user, assistant, "
+                "tool, function)",
+                path=f"{path}.role",
+            )
+
+    def _content(self, msg: Mapping[str, Any], role: str, path: str) -> Any:
+        if "content" not in msg:
+            raise InputError(f"{role} message has no content", path=path)
+        content = msg["content"]
+        if content is None:
+            raise InputError(f"content is null in a {role} message", path=f"{path}.content")
+        if not isinstance(content, (str, list)):
+            raise InputError(
+                f"content must be a string or a list of parts, got {_kind(content)}",
+                path=f"{path}.content",
+            )
+        return content
+
+    def _system(self, i: int, msg: dict[str, Any], role: str, path: str) -> None:
+        content = self._content(msg, role, path)
+        extra = _rest(msg, "role", "content")
+        marks: dict[str, Any] = {"role": "developer" if role == "developer" else None}
+        if isinstance(content, str):
+            marks["extra"] = extra or None
+            options = _options(marks)
+            self._emit(
+                _drop_none({"role": "system", "content": content, "providerOptions": options}),
+                i,
+                (),
+            )
+            return
+        if not content:
+            marks.update(extra=extra or None, content=[])
+            self._emit({"role": "system", "content": "", "providerOptions": _options(marks)}, i, ())
+            return
+        for j, raw in enumerate(content):
+            ppath = f"{path}.content[{j}]"
+            part = _object(raw, ppath, "a content part")
+            if part.get("type") != "text":
+                raise InputError(
+                    f"{role} message content parts must be text, got {part.get('type')!r}",
+                    path=f"{ppath}.type" if "type" in part else ppath,
+                )
+            text = _string(part, "text", ppath, "text part")
+            rest = _rest(part, "type", "text", "prompt_cache_breakpoint")
+            part_marks = {
+                **marks,
+                "part": j,
+                "extra": (extra or None) if j == 0 else None,
+                "partExtra": rest or None,
+            }
+            options = _options(part_marks, _breakpoint(part))
+            self._emit({"role": "system", "content": text, "providerOptions": options}, i, (j,))
+
+    def _user(self, i: int, msg: dict[str, Any], path: str) -> None:
+        content = self._content(msg, "user", path)
+        extra = _rest(msg, "role", "content")
+        options = _options({"extra": extra or None})
+        if isinstance(content, str):
+            self._emit(
+                _drop_none({"role": "user", "content": content, "providerOptions": options}), i, ()
+            )
+            return
+        parts = [
+            _user_part(
+                _object(raw, f"{path}.content[{j}]", "a content part"), f"{path}.content[{j}]"
+            )
+            for j, raw in enumerate(content)
+        ]
+        message = {"role": "user", "content": parts, "providerOptions": options}
+        self._emit(_drop_none(message), i, range(len(parts)))
+
+    def _assistant(self, i: int, msg: dict[str, Any], path: str) -> None:
+        mapped = {"role"}
+        extra: dict[str, Any] = {}
+        marks: dict[str, Any] = {}
+        parts: list[dict[str, Any]] = []
+        origins: list[int | None] = []
+
+        def add(part: dict[str, Any], origin: int | None = None) -> None:
+            parts.append(part)
+            origins.append(origin)
+
+        # Reasoning first, as models produce it. A field that repeats the first one verbatim
+        # (vLLM sends reasoning and reasoning_content; OpenRouter reasoning and reasoning_details)
+        # is re-derived on dump instead of becoming a second copy.
+        primary: str | None = None
+        mirrors: list[str] = []
+        for field in _REASONING_FIELDS:
+            if field not in msg:
+                continue
+            mapped.add(field)
+            value = msg[field]
+            fpath = f"{path}.{field}"
+            if value is None:
+                extra[field] = None
+                continue
+            if field == "reasoning_details":
+                if not isinstance(value, list):
+                    raise InputError(
+                        f"reasoning_details must be a list, got {_kind(value)}", path=fpath
+                    )
+                for k, item in enumerate(value):
+                    add(_reasoning_detail(_object(item, f"{fpath}[{k}]", "a reasoning detail")))
+                primary = _joined_details(value)
+                continue
+            if not isinstance(value, str):
+                raise InputError(f"{field} must be a string, got {_kind(value)}", path=fpath)
+            if primary is not None and value == primary:
+                mirrors.append(field)
+                continue
+            add({"type": "reasoning", "text": value, "providerOptions": _options({"field": field})})
+            if primary is None:
+                primary = value
+        if mirrors:
+            marks["mirror"] = mirrors
+
+        mapped.add("content")
+        text_only = False
+        if "content" not in msg:
+            marks["content"] = "absent"
+        else:
+            content = msg["content"]
+            if isinstance(content, str):
+                if content:
+                    add({"type": "text", "text": content})
+                    text_only = True
+                else:
+                    marks["content"] = ""
+            elif isinstance(content, list):
+                marks["content"] = "array"
+                for j, raw in enumerate(content):
+                    ppath = f"{path}.content[{j}]"
+                    add(_assistant_part(_object(raw, ppath, "a content part"), ppath), j)
+            elif content is not None:
+                raise InputError(
+                    f"content must be a string, a list of parts or null, got {_kind(content)}",
+                    path=f"{path}.content",
+                )
+
+        if "refusal" in msg:
+            mapped.add("refusal")
+            refusal = msg["refusal"]
+            if isinstance(refusal, str):
+                add(
+                    {
+                        "type": "text",
+                        "text": refusal,
+                        "providerOptions": _options({"field": "refusal"}),
+                    }
+                )
+                text_only = False
+            elif refusal is None:
+                extra["refusal"] = None
+            else:
+                raise InputError(
+                    f"refusal must be a string, got {_kind(refusal)}", path=f"{path}.refusal"
+                )
+
+        if "tool_calls" in msg:
+            mapped.add("tool_calls")
+            calls = msg["tool_calls"]
+            if isinstance(calls, list) and calls:
+                for k, raw in enumerate(calls):
+                    cpath = f"{path}.tool_calls[{k}]"
+                    add(_tool_call(_object(raw, cpath, "a tool call"), cpath))
+            elif calls is None or calls == []:
+                extra["tool_calls"] = calls
+            else:
+                raise InputError(
+                    f"tool_calls must be a list, got {_kind(calls)}", path=f"{path}.tool_calls"
+                )
+
+        if "function_call" in msg:
+            mapped.add("function_call")
+            call = msg["function_call"]
+            if call is None:
+                extra["function_call"] = None
+            else:
+                fpath = f"{path}.function_call"
+                add(_function_call(_object(call, fpath, "a function call"), fpath, i))
+
+        extra.update(_rest(msg, *mapped))
+        marks["extra"] = extra or None
+        if text_only and len(parts) == 1 and not marks.get("content"):
+            message = {"role": "assistant", "content": msg["content"]}
+            self._emit(_drop_none({**message, "providerOptions": _options(marks)}), i, ())
+            return
+        message = {"role": "assistant", "content": parts, "providerOptions": _options(marks)}
+        self._emit(_drop_none(message), i, origins)
+
+    def _tool_name(self, tool_call_id: str, i: int) -> str:
+        calls = self.calls.get(tool_call_id)
+        if not calls:
+            return UNKNOWN_TOOL_NAME
+        before = [name for m, name in calls if m < i]
+        return before[-1] if before else calls[0][1]
+
+    def _tool(self, i: int, msg: dict[str, Any], path: str) -> None:
+        tool_call_id = _string(msg, "tool_call_id", path, "tool message")
+        content = self._content(msg, "tool", path)
+        name = self._tool_name(tool_call_id, i)
+        marks: dict[str, Any] = {}
+        extra = _rest(msg, "role", "content", "tool_call_id", "name")
+        if "name" in msg:
+            # Some clients send the tool name on results; it follows the call's name on dump
+            # (so a renamed tool stays consistent) unless it already differed.
+            if msg["name"] == name:
+                marks["name"] = True
+            else:
+                extra["name"] = msg["name"]
+        marks["extra"] = extra or None
+        output = _tool_output(content, f"{path}.content")
+        part = {
+            "type": "tool-result",
+            "toolCallId": tool_call_id,
+            "toolName": name,
+            "output": output,
+            "providerOptions": _options(marks),
+        }
+        self._emit({"role": "tool", "content": [_drop_none(part)]}, i, (None,))
+
+    def _function(self, i: int, msg: dict[str, Any], path: str) -> None:
+        name = _string(msg, "name", path, "function message")
+        if "content" not in msg:
+            raise InputError("function message has no content", path=path)
+        content = msg["content"]
+        marks: dict[str, Any] = {"legacy": True}
+        if content is None:
+            content = ""
+            marks["content"] = None
+        elif not isinstance(content, str):
+            raise InputError(
+                f"function message content must be a string or null, got {_kind(content)}",
+                path=f"{path}.content",
+            )
+        marks["extra"] = _rest(msg, "role", "content", "name") or None
+        before = [m for m in self.legacy if m < i]
+        after = [m for m in self.legacy if m > i]
+        owner = before[-1] if before else after[0] if after else i
+        part = {
+            "type": "tool-result",
+            "toolCallId": _LEGACY_ID.format(owner),
+            "toolName": name,
+            "output": {"type": "text", "value": content},
+            "providerOptions": _options(marks),
+        }
+        self._emit({"role": "tool", "content": [part]}, i, (None,))
+
+
+def _drop_none(obj: dict[str, Any]) -> dict[str, Any]:
+    """Drop keys whose value is None: absent fields stay absent in the canonical form."""
+    return {k: v for k, v in obj.items() if v is not None}
+
+
+def _user_part(part: dict[str, Any], path: str) -> dict[str, Any]:
+    kind = part.get("type")
+    openai = _breakpoint(part) or {}
+    marks: dict[str, Any] = {}
+    if kind == "text":
+        text = _string(part, "text", path, "text part")
+        marks["extra"] = _rest(part, "type", "text", "prompt_cache_breakpoint") or None
+        return _drop_none(
+            {"type": "text", "text": text, "providerOptions": _options(marks, openai)}
+        )
+    if kind == "image_url":
+        inner = _object(part.get("image_url"), f"{path}.image_url", "an image_url")
+        url = _string(inner, "url", f"{path}.image_url", "image_url")
+        if "detail" in inner:
+            openai["imageDetail"] = inner["detail"]
+        marks["raw"] = True if not _URL.match(url) else None
+        marks["inner"] = _rest(inner, "url", "detail") or None
+        marks["extra"] = _rest(part, "type", "image_url", "prompt_cache_breakpoint") or None
+        return _drop_none(
+            {"type": "image", "image": url, "providerOptions": _options(marks, openai)}
+        )
+    if kind == "input_audio":
+        inner = _object(part.get("input_audio"), f"{path}.input_audio", "an input_audio")
+        data = _string(inner, "data", f"{path}.input_audio", "input_audio")
+        fmt = _string(inner, "format", f"{path}.input_audio", "input_audio")
+        media_type = _AUDIO_FORMATS.get(fmt, f"audio/{fmt}")
+        if _audio_format(media_type) != fmt:
+            marks["format"] = fmt
+        marks["inner"] = _rest(inner, "data", "format") or None
+        marks["extra"] = _rest(part, "type", "input_audio", "prompt_cache_breakpoint") or None
+        audio = {"type": "file", "data": data, "mediaType": media_type}
+        return _drop_none({**audio, "providerOptions": _options(marks, openai)})
+    if kind == "file":
+        inner = _object(part.get("file"), f"{path}.file", "a file")
+        fpath = f"{path}.file"
+        if "file_data" in inner:
+            data = _string(inner, "file_data", fpath, "file")
+            rest = _rest(inner, "file_data", "filename")
+        elif "file_id" in inner:
+            data = _string(inner, "file_id", fpath, "file")
+            rest = _rest(inner, "file_id", "filename")
+            marks["fileId"] = True
+        else:
+            raise InputError("file part has neither file_data nor file_id", path=fpath)
+        found = _DATA_URL.match(data) if not marks.get("fileId") else None
+        media_type = found.group(1) if found else "application/pdf"
+        if media_type.startswith(("image/", "audio/")):
+            marks["type"] = "file"  # dump would otherwise pick image_url / input_audio
+        if not marks.get("fileId") and not _URL.match(data):
+            marks["raw"] = True
+        filename = inner.get("filename")
+        if "filename" in inner and not isinstance(filename, str):
+            rest["filename"] = filename
+            filename = None
+        marks["inner"] = rest or None
+        marks["extra"] = _rest(part, "type", "file", "prompt_cache_breakpoint") or None
+        file_part = {
+            "type": "file",
+            "data": data,
+            "mediaType": media_type,
+            "filename": filename,
+        }
+        return _drop_none({**file_part, "providerOptions": _options(marks, openai)})
+    raise InputError(
+        f"unknown content part type {kind!r} in a user message "
+        "(expected text, image_url, input_audio, file)",
+        path=f"{path}.type" if "type" in part else path,
+    )
+
+
+def _assistant_part(part: dict[str, Any], path: str) -> dict[str, Any]:
+    kind = part.get("type")
+    marks: dict[str, Any]
+    if kind == "text":
+        text = _string(part, "text", path, "text part")
+        marks = {"extra": _rest(part, "type", "text", "prompt_cache_breakpoint") or None}
+    elif kind == "refusal":
+        text = _string(part, "refusal", path, "refusal part")
+        marks = {
+            "type": "refusal",
+            "extra": _rest(part, "type", "refusal", "prompt_cache_breakpoint") or None,
+        }
+    else:
+        raise InputError(
+            f"unknown content part type {kind!r} in an assistant message (expected text, refusal)",
+            path=f"{path}.type" if "type" in part else path,
+        )
+    return _drop_none(
+        {"type": "text", "text": text, "providerOptions": _options(marks, _breakpoint(part))}
+    )
+
+
+def _reasoning_detail(item: dict[str, Any]) -> dict[str, Any]:
+    key = (
+        "text"
+        if isinstance(item.get("text"), str)
+        else "summary"
+        if isinstance(item.get("summary"), str)
+        else None
+    )
+    text = item[key] if key is not None else ""
+    marks: dict[str, Any] = {"field": "reasoning_details", "detail": _rest(item, key or "")}
+    if key != "text":
+        marks["textKey"] = key if key is not None else False
+    return {"type": "reasoning", "text": text, "providerOptions": _options(marks)}
+
+
+def _detail_text(item: Mapping[str, Any]) -> str:
+    for key in ("text", "summary"):
+        if isinstance(item.get(key), str):
+            return cast(str, item[key])
+    return ""
+
+
+def _joined_details(items: Sequence[Any]) -> str:
+    return "".join(_detail_text(item) for item in items if isinstance(item, Mapping))
+
+
+def _arguments(raw: Any, path: str) -> tuple[Any, dict[str, Any]]:
+    """Canonical input and markers for native ``arguments`` text."""
+    if not isinstance(raw, str):
+        raise InputError(
+            f"arguments must be a JSON string, got {_kind(raw)} (serialize it with json.dumps)",
+            path=path,
+        )
+    try:
+        parsed = _loads_json(raw)
+    except (ValueError, RecursionError):
+        return raw, {}
+    if not isinstance(parsed, dict):
+        return raw, {}
+    for fmt in _ARG_FORMATS:
+        if _dumps_json(parsed, fmt) == raw:
+            return parsed, ({} if fmt == "compact" else {"argumentsFormat": fmt})
+    return parsed, {"arguments": raw}
+
+
+def _tool_call(call: dict[str, Any], path: str) -> dict[str, Any]:
+    if "id" not in call:
+        raise InputError("tool call has no id", path=path)
+    if not isinstance(call["id"], str):
+        raise InputError(
+            f"tool call id must be a string, got {_kind(call['id'])}", path=f"{path}.id"
+        )
+    marks: dict[str, Any] = {}
+    kind = call.get("type")
+    if "type" not in call:
+        marks["noType"] = True
+    if kind == "custom":
+        body = _object(call.get("custom"), f"{path}.custom", "a custom tool call")
+        name = _string(body, "name", f"{path}.custom", "custom tool call")
+        text = _string(body, "input", f"{path}.custom", "custom tool call")
+        tool_input: Any = {"input": text}
+        marks["type"] = "custom"
+        marks["inner"] = _rest(body, "name", "input") or None
+        marks["extra"] = _rest(call, "id", "type", "custom") or None
+    elif kind == "function" or "type" not in call:
+        if "function" not in call:
+            raise InputError("tool call has no function", path=path)
+        fpath = f"{path}.function"
+        body = _object(call["function"], fpath, "a function")
+        name = _string(body, "name", fpath, "function")
+        if "arguments" not in body:
+            raise InputError("function has no arguments", path=fpath)
+        tool_input, arg_marks = _arguments(body["arguments"], f"{fpath}.arguments")
+        marks.update(arg_marks)
+        marks["inner"] = _rest(body, "name", "arguments") or None
+        marks["extra"] = _rest(call, "id", "type", "function") or None
+    else:
+        raise InputError(
+            f"unknown tool call type {kind!r} (expected function or custom)", path=f"{path}.type"
+        )
+    part = {
+        "type": "tool-call",
+        "toolCallId": call["id"],
+        "toolName": name,
+        "input": tool_input,
+        "providerOptions": _options(marks),
+    }
+    return _drop_none(part)
+
+
+def _function_call(call: dict[str, Any], path: str, i: int) -> dict[str, Any]:
+    name = _string(call, "name", path, "function call")
+    if "arguments" not in call:
+        raise InputError("function call has no arguments", path=path)
+    tool_input, marks = _arguments(call["arguments"], f"{path}.arguments")
+    marks = {**marks, "legacy": True, "inner": _rest(call, "name", "arguments") or None}
+    return {
+        "type": "tool-call",
+        "toolCallId": _LEGACY_ID.format(i),
+        "toolName": name,
+        "input": tool_input,
+        "providerOptions": _options(marks),
+    }
+
+
+def _tool_output(content: str | list[Any], path: str) -> dict[str, Any]:
+    if isinstance(content, str):
+        return {"type": "text", "value": content}
+    items = []
+    for j, raw in enumerate(content):
+        ipath = f"{path}[{j}]"
+        item = _object(raw, ipath, "a content part")
+        if item.get("type") != "text":
+            raise InputError(
+                f"tool message content parts must be text, got {item.get('type')!r}",
+                path=f"{ipath}.type" if "type" in item else ipath,
+            )
+        text = _string(item, "text", ipath, "text part")
+        rest = _rest(item, "type", "text", "prompt_cache_breakpoint")
+        options = _options({"extra": rest or None}, _breakpoint(item))
+        items.append(_drop_none({"type": "text", "text": text, "providerOptions": options}))
+    return {"type": "content", "value": items}
+
+
+def _audio_format(media_type: str) -> str:
+    return _AUDIO_MEDIA.get(media_type, media_type.removeprefix("audio/"))
+
+
+# --- dump ------------------------------------------------------------------------------------
+
+
+class _Dumper:
+    def __init__(self) -> None:
+        self.out: list[NativeMessage] = []
+        self.legacy_ids: set[str] = set()
+        # The system/developer message whose array content later parts may continue.
+        self.open_system: NativeMessage | None = None
+
+    def run(self, messages: list[ModelMessage]) -> list[NativeMessage]:
+        for c, message in enumerate(messages):
+            path = f"messages[{c}]"
+            if isinstance(message, SystemMessage):
+                self._system(message)
+                continue
+            self.open_system = None
+            if isinstance(message, UserMessage):
+                self._user(message, path)
+            elif isinstance(message, AssistantMessage):
+                self._assistant(message, path)
+            else:
+                self._tool(message)
+        return self.out
+
+    def _system(self, message: SystemMessage) -> None:
+        meta = _meta(message)
+        role = "developer" if meta.get("role") == "developer" else "system"
+        index = meta.get("part")
+        if isinstance(index, int):
+            part: dict[str, Any] = {"type": "text", "text": message.content}
+            self._breakpoint(part, _openai(message))
+            _put_extra(part, meta, "partExtra")
+            target = self.open_system
+            if index > 0 and target is not None and target["role"] == role:
+                target["content"].append(part)
+                return
+            native = _put_extra({"role": role, "content": [part]}, meta)
+            self.out.append(native)
+            self.open_system = native
+            return
+        self.open_system = None
+        if meta.get("content") == [] and not message.content:
+            self.out.append(_put_extra({"role": role, "content": []}, meta))
+            return
+        content: Any = message.content
+        point = _openai(message).get("promptCacheBreakpoint")
+        if point is not None:  # the AI SDK's form: one text part carrying the breakpoint
+            content = [{"type": "text", "text": content, "prompt_cache_breakpoint": point}]
+        self.out.append(_put_extra({"role": role, "content": content}, meta))
+
+    @staticmethod
+    def _breakpoint(native: dict[str, Any], openai: Mapping[str, Any]) -> None:
+        if "promptCacheBreakpoint" in openai:
+            native["prompt_cache_breakpoint"] = openai["promptCacheBreakpoint"]
+
+    def _user(self, message: UserMessage, path: str) -> None:
+        meta = _meta(message)
+        if isinstance(message.content, str):
+            self.out.append(_put_extra({"role": "user", "content": message.content}, meta))
+            return
+        parts = [
+            self._user_part(part, f"{path}.content[{p}]") for p, part in enumerate(message.content)
+        ]
+        self.out.append(_put_extra({"role": "user", "content": parts}, meta))
+
+    def _user_part(self, part: TextPart | ImagePart | FilePart, path: str) -> dict[str, Any]:
+        meta = _meta(part)
+        openai = _openai(part)
+        native: dict[str, Any]
+        if isinstance(part, TextPart):
+            native = {"type": "text", "text": part.text}
+        elif isinstance(part, ImagePart) or (
+            part.media_type.startswith("image/") and meta.get("type") != "file"
+        ):
+            data = part.image if isinstance(part, ImagePart) else part.data
+            media = part.media_type if part.media_type is not None else "image/*"
+            inner: dict[str, Any] = {"url": _url(data, media, meta)}
+            if "imageDetail" in openai:
+                inner["detail"] = openai["imageDetail"]
+            native = {"type": "image_url", "image_url": _put_extra(inner, meta, "inner")}
+        elif part.media_type.startswith("audio/") and meta.get("type") != "file":
+            fmt = meta.get("format")
+            audio = {
+                "data": _base64(part.data),
+                "format": fmt if isinstance(fmt, str) else _audio_format(part.media_type),
+            }
+            native = {"type": "input_audio", "input_audio": _put_extra(audio, meta, "inner")}
+        else:
+            body: dict[str, Any]
+            data = part.data
+            if isinstance(data, str) and (
+                meta.get("fileId") or (not meta and data.startswith("file-"))
+            ):
+                body = {"file_id": data}
+            else:
+                body = {"file_data": _url(part.data, part.media_type, meta)}
+            if part.filename is not None:
+                body["filename"] = part.filename
+            native = {"type": "file", "file": _put_extra(body, meta, "inner")}
+        self._breakpoint(native, openai)
+        return _put_extra(native, meta)
+
+    def _assistant(self, message: AssistantMessage, path: str) -> None:
+        meta = _meta(message)
+        if isinstance(message.content, str):
+            self.out.append(_put_extra({"role": "assistant", "content": message.content}, meta))
+            return
+        texts: list[dict[str, Any]] = []
+        text = ""
+        refusal: str | None = None
+        calls: list[dict[str, Any]] = []
+        function_call: dict[str, Any] | None = None
+        reasoning: dict[str, Any] = {}
+        as_array = meta.get("content") == "array"
+        for p, part in enumerate(message.content):
+            ppath = f"{path}.content[{p}]"
+            pmeta = _meta(part)
+            if isinstance(part, ReasoningPart):
+                self._reasoning(part, pmeta, reasoning)
+            elif isinstance(part, TextPart):
+                if pmeta.get("field") == "refusal":
+                    refusal = part.text if refusal is None else refusal + part.text
+                    continue
+                item: dict[str, Any]
+                if pmeta.get("type") == "refusal":
+                    item = {"type": "refusal", "refusal": part.text}
+                    as_array = True
+                else:
+                    item = {"type": "text", "text": part.text}
+                    text += part.text
+                openai = _openai(part)
+                if "promptCacheBreakpoint" in openai:
+                    as_array = True
+                self._breakpoint(item, openai)
+                texts.append(_put_extra(item, pmeta))
+            elif isinstance(part, ToolCallPart):
+                if part.provider_executed:
+                    raise InputError(
+                        "a provider-executed tool call has no Chat Completions form", path=ppath
+                    )
+                if pmeta.get("legacy"):
+                    if function_call is not None:
+                        raise InputError(
+                            "an assistant message can hold only one legacy function_call",
+                            path=ppath,
+                        )
+                    self.legacy_ids.add(part.tool_call_id)
+                    function_call = _put_extra(
+                        {"name": part.tool_name, "arguments": _dump_arguments(part, pmeta)},
+                        pmeta,
+                        "inner",
+                    )
+                else:
+                    calls.append(_dump_call(part, pmeta))
+            elif isinstance(part, ToolApprovalRequest):
+                continue  # the AI SDK does not send approval requests to providers
+            else:
+                kind = "a file" if isinstance(part, FilePart) else "a provider-executed tool result"
+                raise InputError(
+                    f"{kind} in an assistant message has no Chat Completions form", path=ppath
+                )
+        native: dict[str, Any] = {"role": "assistant"}
+        if as_array:
+            native["content"] = texts
+        elif texts:
+            native["content"] = text
+        elif meta.get("content") != "absent":
+            native["content"] = "" if meta.get("content") == "" else None
+        if refusal is not None:
+            native["refusal"] = refusal
+        if calls:
+            native["tool_calls"] = calls
+        if function_call is not None:
+            native["function_call"] = function_call
+        native.update(reasoning)
+        mirrors = meta.get("mirror")
+        if isinstance(mirrors, list) and reasoning:
+            source = next(iter(reasoning.values()))
+            primary = _joined_details(source) if isinstance(source, list) else source
+            for field in mirrors:
+                if isinstance(field, str):
+                    native[field] = primary
+        self.out.append(_put_extra(native, meta))
+
+    @staticmethod
+    def _reasoning(part: ReasoningPart, meta: Mapping[str, Any], into: dict[str, Any]) -> None:
+        field = meta.get("field")
+        if field == "reasoning_details":
+            detail = meta.get("detail")
+            item = dict(detail) if isinstance(detail, dict) else {"type": "reasoning.text"}
+            key = meta.get("textKey", "text")
+            if isinstance(key, str):
+                item[key] = part.text
+            into.setdefault("reasoning_details", []).append(item)
+            return
+        if field not in ("reasoning", "reasoning_content"):
+            field = "reasoning_content"  # the OpenAI-compatible servers' field
+        into[field] = into.get(field, "") + part.text
+
+    def _tool(self, message: ToolMessage) -> None:
+        for part in message.content:
+            if isinstance(part, ToolApprovalResponse):
+                continue  # not sent to providers, as in the AI SDK
+            meta = _meta(part)
+            if meta.get("legacy") or part.tool_call_id in self.legacy_ids:
+                value = _output_text(part.output)
+                content: Any = value
+                if "content" in meta and meta["content"] is None and value == "":
+                    content = None
+                native = {"role": "function", "name": part.tool_name, "content": content}
+            else:
+                native = {
+                    "role": "tool",
+                    "tool_call_id": part.tool_call_id,
+                    "content": _output_content(part.output),
+                }
+                name = meta.get("name")
+                if name is True:
+                    native["name"] = part.tool_name
+            self.out.append(_put_extra(native, meta))
+
+
+def _url(data: str | bytes, media_type: str, meta: Mapping[str, Any]) -> str:
+    """A URL (or data URL) for image or file data: strings that are URLs pass unchanged."""
+    if isinstance(data, str) and (meta.get("raw") or _URL.match(data)):
+        return data
+    mime = "image/jpeg" if media_type == "image/*" else media_type
+    return f"data:{mime};base64,{_base64(data)}"
+
+
+def _base64(data: str | bytes) -> str:
+    return data if isinstance(data, str) else base64.b64encode(data).decode("ascii")
+
+
+def _dump_arguments(part: ToolCallPart, meta: Mapping[str, Any]) -> str:
+    value = part.input
+    if isinstance(value, str):
+        return value  # raw arguments text, as loaded (or as a caller wrote it)
+    raw = meta.get("arguments")
+    if isinstance(raw, str):
+        try:
+            if _dumps_json(_loads_json(raw)) == _dumps_json(value):
+                return raw
+        except (ValueError, RecursionError):
+            pass
+    fmt = meta.get("argumentsFormat")
+    return _dumps_json(value, fmt if isinstance(fmt, str) else "compact")
+
+
+def _dump_call(part: ToolCallPart, meta: Mapping[str, Any]) -> dict[str, Any]:
+    native: dict[str, Any] = {"id": part.tool_call_id}
+    if (
+        meta.get("type") == "custom"
+        and isinstance(part.input, dict)
+        and isinstance(part.input.get("input"), str)
+    ):
+        native["type"] = "custom"
+        body = {"name": part.tool_name, "input": part.input["input"]}
+        native["custom"] = _put_extra(body, meta, "inner")
+    else:
+        if not meta.get("noType"):
+            native["type"] = "function"
+        body = {"name": part.tool_name, "arguments": _dump_arguments(part, meta)}
+        native["function"] = _put_extra(body, meta, "inner")
+    return _put_extra(native, meta)
+
+
+def _output_text(output: Any) -> str:
+    if isinstance(output, (TextOutput, ErrorTextOutput)):
+        return output.value
+    if isinstance(output, ExecutionDeniedOutput):
+        return output.reason if output.reason is not None else "Tool call execution denied."
+    if isinstance(output, (JsonOutput, ErrorJsonOutput)):
+        return json.dumps(output.value, separators=(",", ":"), ensure_ascii=False)
+    assert isinstance(output, ContentOutput)
+    return json.dumps(list(output.value), separators=(",", ":"), ensure_ascii=False)
+
+
+def _output_content(output: Any) -> str | list[dict[str, Any]]:
+    if isinstance(output, ContentOutput) and all(
+        item.get("type") == "text" and isinstance(item.get("text"), str) for item in output.value
+    ):
+        items = []
+        for item in output.value:
+            native: dict[str, Any] = {"type": "text", "text": item["text"]}
+            _Dumper._breakpoint(native, _openai(item))
+            items.append(_put_extra(native, _meta(item)))
+        return items
+    return _output_text(output)

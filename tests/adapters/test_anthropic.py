@@ -1,0 +1,460 @@
+"""The Anthropic Messages adapter: lossless round trips, SDK-valid output, native repairs."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterable
+from typing import Any
+
+import pydantic
+import pytest
+from anthropic.types import MessageParam, TextBlockParam
+from hypothesis import HealthCheck, given, settings
+
+import heal
+from heal import Action, InputError, validate_messages
+from heal.adapters.anthropic import (
+    UNKNOWN_TOOL_NAME,
+    dump_messages,
+    heal_anthropic,
+    load,
+    load_messages,
+)
+from heal.messages import ReasoningPart, ToolMessage, UserMessage
+
+from .strategies_anthropic import histories, valid_histories
+
+MESSAGES = pydantic.TypeAdapter(list[MessageParam])
+SYSTEM = pydantic.TypeAdapter(list[TextBlockParam])
+PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _force(value: Any) -> Any:
+    """Consume the SDK types' lazily validated iterables, so every block is validated."""
+    if isinstance(value, dict):
+        return {k: _force(v) for k, v in value.items()}
+    if isinstance(value, (str, bytes, pydantic.BaseModel)):
+        return value
+    if isinstance(value, Iterable):
+        return [_force(v) for v in value]
+    return value
+
+
+def sdk_validate(history: Any) -> None:
+    if isinstance(history, dict):
+        if isinstance(history.get("system"), list):
+            _force(SYSTEM.validate_python(history["system"]))
+        else:
+            assert isinstance(history.get("system", ""), str)
+        history = history["messages"]
+    _force(MESSAGES.validate_python(history))
+
+
+def _shape(native: Any) -> Any:
+    return "params" if isinstance(native, dict) else "messages"
+
+
+def _assert_nothing_left_to_fix(history: Any) -> None:
+    # Findings no edit can fix (Action.REPORT, such as a tool loop whose thinking was lost) stay
+    # for the caller; every other finding must be gone after healing.
+    issues = validate_messages(load_messages(history), provider="anthropic").issues
+    assert all(issue.action is Action.REPORT for issue in issues), [i.describe() for i in issues]
+
+
+# --- round trips -----------------------------------------------------------------------------
+
+
+@PROPERTY
+@given(histories(sdk=False))
+def test_round_trip_is_lossless(native: Any) -> None:
+    before = copy.deepcopy(native)
+    loaded = load(native)
+    assert native == before, "load mutated its input"
+    assert dump_messages(loaded.messages, shape=_shape(native)) == native
+    # shape="auto" gives the shape back whenever the history says which it was.
+    if isinstance(native, list) or "system" in native:
+        assert dump_messages(loaded.messages) == native
+    # Stored as AI SDK JSON (heal.dump_messages) and read back: nothing native is lost.
+    stored = json.loads(json.dumps(heal.dump_messages(loaded.messages)))
+    assert dump_messages(heal.load_messages(stored), shape=_shape(native)) == native
+
+
+@PROPERTY
+@given(histories(sdk=True))
+def test_dumped_histories_validate_against_the_sdk(native: Any) -> None:
+    sdk_validate(native)  # the strategy itself draws SDK-valid requests
+    out = dump_messages(load_messages(native), shape=_shape(native))
+    assert out == native
+    sdk_validate(out)
+
+
+@PROPERTY
+@given(histories(sdk=True))
+def test_healed_histories_are_valid_and_sdk_valid(native: Any) -> None:
+    result = heal_anthropic(native)
+    sdk_validate(result.messages)
+    _assert_nothing_left_to_fix(result.messages)
+    count = len(native["messages"] if isinstance(native, dict) else native)
+    for repair in result.repairs:
+        assert repair.message_index is None or 0 <= repair.message_index < count
+        assert repair.anchor_index is None or 0 <= repair.anchor_index < count
+
+
+@PROPERTY
+@given(valid_histories())
+def test_valid_history_comes_back_identical(native: Any) -> None:
+    result = heal_anthropic(native)
+    assert result.repairs == ()
+    assert result.messages is native
+
+
+# --- mapping decisions -----------------------------------------------------------------------
+
+
+def test_tool_results_split_and_merge_back_in_block_order() -> None:
+    native = [
+        {"role": "user", "content": "go"},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "tool_use", "id": "toolu_1", "name": "a", "input": {}},
+                {"type": "tool_use", "id": "toolu_2", "name": "b", "input": {}},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_1", "content": "1"},
+                {"type": "text", "text": "between"},
+                {"type": "tool_result", "tool_use_id": "toolu_2", "content": "2", "is_error": True},
+            ],
+        },
+    ]
+    loaded = load(native)
+    tool, user = loaded.messages[2:]
+    assert isinstance(tool, ToolMessage) and isinstance(user, UserMessage)
+    assert [p.tool_name for p in tool.content] == ["a", "b"]
+    assert tool.content[1].output.type == "error-text"
+    assert loaded.origins == [0, 1, 2, 2]
+    assert loaded.part_origins is not None and loaded.part_origins[2:] == [(0, 2), (1,)]
+    assert dump_messages(loaded.messages) == native
+
+
+def test_thinking_keeps_its_signature_under_anthropic() -> None:
+    native = [
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "thinking", "thinking": "hm", "signature": "sig"},
+                {"type": "redacted_thinking", "data": "opaque"},
+                {"type": "text", "text": "answer"},
+            ],
+        }
+    ]
+    thinking, redacted, _ = load_messages(native)[0].content
+    assert isinstance(thinking, ReasoningPart)
+    assert thinking.provider_options == {"anthropic": {"signature": "sig"}}
+    assert redacted.provider_options == {"anthropic": {"redactedData": "opaque"}}
+    assert redacted.text == ""
+
+
+def test_server_tools_are_provider_executed_parts_of_the_assistant_message() -> None:
+    native = [
+        {
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "server_tool_use",
+                    "id": "srvtoolu_1",
+                    "name": "web_search",
+                    "input": {"query": "q"},
+                },
+                {
+                    "type": "web_search_tool_result",
+                    "tool_use_id": "srvtoolu_1",
+                    "content": {
+                        "type": "web_search_tool_result_error",
+                        "error_code": "unavailable",
+                    },
+                },
+            ],
+        }
+    ]
+    call, result = load_messages(native)[0].content
+    assert call.provider_executed is True
+    assert result.output.type == "error-json"
+    assert dump_messages(load_messages(native)) == native
+
+
+def test_cache_control_maps_to_the_ai_sdk_option() -> None:
+    native = {
+        "system": [{"type": "text", "text": "s", "cache_control": {"type": "ephemeral"}}],
+        "messages": [
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "text",
+                        "text": "hi",
+                        "cache_control": {"type": "ephemeral", "ttl": "1h"},
+                    }
+                ],
+            }
+        ],
+    }
+    system, user = load_messages(native)
+    assert system.provider_options["anthropic"] == {"cacheControl": {"type": "ephemeral"}}
+    assert user.content[0].provider_options == {
+        "anthropic": {"cacheControl": {"type": "ephemeral", "ttl": "1h"}}
+    }
+
+
+def test_shape_option() -> None:
+    native = {"messages": [{"role": "user", "content": "hi"}]}
+    messages = load_messages(native)
+    assert dump_messages(messages) == native["messages"]
+    assert dump_messages(messages, shape="params") == native
+    with_system = load_messages({"system": "s", "messages": native["messages"]})
+    assert dump_messages(with_system, shape="messages") == [
+        {"role": "system", "content": "s"},
+        {"role": "user", "content": "hi"},
+    ]
+
+
+def test_result_without_a_call_gets_a_placeholder_name() -> None:
+    native = [
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "gone", "content": "x"}],
+        }
+    ]
+    assert load_messages(native)[0].content[0].tool_name == UNKNOWN_TOOL_NAME
+
+
+def test_sdk_response_blocks_read_as_the_sdk_would_send_them() -> None:
+    from anthropic.types import TextBlock, ToolUseBlock
+
+    blocks = [
+        TextBlock(type="text", text="hi", citations=None),
+        ToolUseBlock(type="tool_use", id="toolu_1", name="f", input={"a": 1}),
+    ]
+    out = dump_messages(load_messages([{"role": "assistant", "content": blocks}]))
+    assert out == [
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "hi"},
+                {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {"a": 1}},
+            ],
+        }
+    ]
+
+
+def test_foreign_reasoning_is_refused_not_invented() -> None:
+    messages = heal.load_messages(
+        [
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "reasoning",
+                        "text": "t",
+                        "providerOptions": {"bedrock": {"signature": "x"}},
+                    }
+                ],
+            }
+        ]
+    )
+    with pytest.raises(InputError) as info:
+        dump_messages(messages)
+    assert info.value.path == "messages[0].content[0]"
+
+
+# --- healing at native indices ---------------------------------------------------------------
+
+
+def _use(tid: str, name: str = "f", tool_input: Any = None) -> dict[str, Any]:
+    return {
+        "type": "tool_use",
+        "id": tid,
+        "name": name,
+        "input": {} if tool_input is None else tool_input,
+    }
+
+
+def _result(tid: str, content: str = "ok") -> dict[str, Any]:
+    return {"type": "tool_result", "tool_use_id": tid, "content": content}
+
+
+BROKEN: dict[str, tuple[Any, list[tuple[str, int | None, int | None]]]] = {
+    "orphan-tool-call": (
+        {
+            "system": "s",
+            "messages": [
+                {"role": "user", "content": "hi"},
+                {
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": "calling"}, _use("toolu_1")],
+                },
+                {"role": "user", "content": "next"},
+            ],
+        },
+        [("orphan-tool-call", None, None)],
+    ),
+    "orphan-tool-result": (
+        [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [{"type": "text", "text": "hello"}]},
+            {"role": "user", "content": [{"type": "text", "text": "and"}, _result("toolu_gone")]},
+        ],
+        [("orphan-tool-result", 2, 1)],
+    ),
+    "invalid-tool-input": (
+        [
+            {"role": "user", "content": "hi"},
+            {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "x"}, _use("toolu_1", tool_input='{"a": 1}')],
+            },
+            {"role": "user", "content": [_result("toolu_1")]},
+        ],
+        [("invalid-tool-input", 1, 1)],
+    ),
+    "invalid-tool-name": (
+        [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [_use("toolu_1", name="web.search")]},
+            {"role": "user", "content": [{"type": "text", "text": "see"}, _result("toolu_1")]},
+        ],
+        [("invalid-tool-name", 1, 0), ("invalid-tool-name", 2, 1)],
+    ),
+    "invalid-tool-call-id": (
+        [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [_use("functions.search:0", name="search")]},
+            {"role": "user", "content": [_result("functions.search:0")]},
+        ],
+        [("invalid-tool-call-id", 1, 0), ("invalid-tool-call-id", 2, 0)],
+    ),
+    "empty-text": (
+        [
+            {
+                "role": "user",
+                "content": [{"type": "text", "text": "hi"}, {"type": "text", "text": ""}],
+            },
+            {"role": "assistant", "content": "hello"},
+        ],
+        [("empty-text", 0, 1)],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN))
+def test_heal_reports_native_indices(case: str) -> None:
+    native, expected = BROKEN[case]
+    before = copy.deepcopy(native)
+    result = heal_anthropic(native)
+    assert native == before, "heal mutated its input"
+    got = [(r.rule, r.message_index, r.part_index) for r in result.repairs]
+    assert [g for g in got if g[0] == expected[0][0]] == expected, got
+    sdk_validate(result.messages)
+    assert validate_messages(load_messages(result.messages), provider="anthropic").valid
+    again = heal_anthropic(result.messages)
+    assert again.repairs == () and again.messages is result.messages
+
+
+def test_placeholder_result_joins_the_next_user_message() -> None:
+    native, _ = BROKEN["orphan-tool-call"]
+    result = heal_anthropic(native)
+    (repair,) = [r for r in result.repairs if r.rule == "orphan-tool-call"]
+    assert repair.anchor_index == 1
+    assert result.messages["system"] == "s"
+    assert len(result.messages["messages"]) == 3
+    first, second = result.messages["messages"][2]["content"]
+    assert first["type"] == "tool_result" and first["is_error"] is True
+    assert second == {"type": "text", "text": "next"}
+
+
+def test_params_keep_their_other_keys() -> None:
+    native, _ = BROKEN["orphan-tool-call"]
+    request = {"model": "claude", "max_tokens": 10, **native}
+    out = heal_anthropic(request).messages
+    assert list(out) == list(request)
+    assert out["model"] == "claude" and out["max_tokens"] == 10
+
+
+def test_repairs_on_the_system_parameter_have_no_message_index() -> None:
+    native = {
+        "system": [{"type": "text", "text": "ok"}, {"type": "text", "text": "cut \ud83d"}],
+        "messages": [{"role": "user", "content": "hi"}],
+    }
+    result = heal_anthropic(native)
+    (repair,) = result.repairs
+    assert (repair.rule, repair.message_index, repair.part_index) == ("lone-surrogate", None, 1)
+    assert result.messages["system"][1]["text"] == "cut \ufffd"
+
+
+# --- input errors ----------------------------------------------------------------------------
+
+MALFORMED = [
+    ([{"role": "user", "content": None}], "messages[0].content", "null"),
+    ([{"role": "user"}], "messages[0]", "no content"),
+    ([{"role": "tool", "content": "x"}], "messages[0].role", "unknown role"),
+    (
+        [{"role": "user", "content": [{"type": "bogus"}]}],
+        "messages[0].content[0].type",
+        "unknown block type",
+    ),
+    (
+        [{"role": "assistant", "content": [{"type": "tool_result", "tool_use_id": "x"}]}],
+        "messages[0].content[0].type",
+        "unknown block type",
+    ),
+    (
+        [{"role": "user", "content": [{"type": "thinking", "thinking": "x", "signature": "s"}]}],
+        "messages[0].content[0].type",
+        "unknown block type",
+    ),
+    (
+        [{"role": "assistant", "content": [{"type": "tool_use", "name": "f", "input": {}}]}],
+        "messages[0].content[0]",
+        "no id",
+    ),
+    (
+        [{"role": "user", "content": [{"type": "tool_result", "content": "x"}]}],
+        "messages[0].content[0]",
+        "no tool_use_id",
+    ),
+    (
+        [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "x", "content": 5}]}],
+        "messages[0].content[0].content",
+        "string or a list",
+    ),
+    (
+        [{"role": "user", "content": [{"type": "image", "source": {"type": "ftp"}}]}],
+        "messages[0].content[0].source.type",
+        "unknown source type",
+    ),
+    (
+        [{"role": "user", "content": [{"type": "text", "text": 3}]}],
+        "messages[0].content[0].text",
+        "must be a string",
+    ),
+    (
+        [{"role": "assistant", "content": [{"type": "thinking", "thinking": "x", "signature": 1}]}],
+        "messages[0].content[0].signature",
+        "must be a string",
+    ),
+    ({"system": 5, "messages": []}, "system", "string or a list"),
+    ({"system": [{"type": "image"}], "messages": []}, "system[0].type", "text blocks"),
+    ({"nothing": []}, "messages", "no messages"),
+]
+
+
+@pytest.mark.parametrize(("native", "path", "words"), MALFORMED)
+def test_malformed_input_names_the_native_place(native: Any, path: str, words: str) -> None:
+    with pytest.raises(InputError) as info:
+        load_messages(native)
+    assert info.value.path == path
+    assert words in info.value.reason
