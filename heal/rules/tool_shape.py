@@ -145,6 +145,10 @@ def _json_kind(value: Any) -> str:
     return type(value).__name__
 
 
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
 def _coerce(value: Any, *, missing: bool, wrap: bool) -> dict[str, Any]:
     if missing:
         return {}
@@ -152,7 +156,8 @@ def _coerce(value: Any, *, missing: bool, wrap: bool) -> dict[str, Any]:
         return dict(value)
     if isinstance(value, str):
         try:
-            parsed = json.loads(value)
+            # NaN and Infinity are not JSON: a string holding them stays wrapped, not parsed.
+            parsed = json.loads(value, parse_constant=_reject_constant)
         except ValueError:
             parsed = None
         if isinstance(parsed, dict):

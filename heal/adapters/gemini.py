@@ -1,0 +1,1105 @@
+"""Gemini ``contents`` (google-genai), to and from heal's canonical messages.
+
+Heal a history in one call::
+
+    from heal.adapters.gemini import heal_gemini
+
+    result = heal_gemini(contents)      # or {"contents": [...], "system_instruction": ...}
+    result.messages   # the same shape back (the same object when nothing changed)
+    result.repairs    # message_index = index in ``contents``, part_index = index in its parts
+
+Or translate: ``load_messages(native)`` gives canonical messages, ``dump_messages(messages)``
+gives contents back, and ``dump_messages(load_messages(x)) == x`` for every valid ``x``:
+
+* a list of ``Content`` dicts, in the Python SDK's ``snake_case`` or the REST API's
+  ``camelCase`` spelling (kept per part), with bytes or base64 strings;
+* ``{"contents": [...], "system_instruction": ...}`` (or ``systemInstruction``); ``dump_messages``
+  returns this dict whenever the messages hold a system message, and the bare list otherwise;
+* ``google.genai.types.Content`` objects: ``dump_messages(messages, sdk=True)`` returns SDK
+  objects equal to them (``sdk=False``, the default, returns JSON-compatible dicts with base64
+  strings). :func:`heal_gemini` returns SDK objects when it was given them.
+
+How parts map (the AI SDK's conventions where it has one):
+
+==================================  ===============================================================
+native                              canonical
+==================================  ===============================================================
+``user`` content                    a ``UserMessage``; its ``function_response`` parts become a
+                                    ``ToolMessage`` (a content mixing both becomes several
+                                    messages, written back into one content)
+``model`` content                   an ``AssistantMessage``
+``text`` / ``thought: true`` text   text part / reasoning part
+``thought_signature`` (any part)    ``providerOptions.google.thoughtSignature`` (base64 string)
+``inline_data`` / ``file_data``     file part (``mime_type`` → ``mediaType``, ``display_name`` →
+                                    ``filename``)
+``function_call``                   tool-call part; ``args`` → ``input``
+``function_response``               tool-result part with a JSON output holding ``response``
+``executable_code`` /               provider-executed ``code_execution`` tool call / its result
+``code_execution_result``           in the same assistant message
+``tool_call`` / ``tool_response``   provider-executed ``server_<toolType>`` call / its result
+                                    (``google.serverToolCallId`` / ``serverToolType``)
+``system_instruction``              one ``SystemMessage`` per text part (or for a string)
+==================================  ===============================================================
+
+Tool-call ids: a ``function_call`` without an ``id`` (every Gemini API response before ids) gets
+``<name>_<content index>_<part index>``, stable for a given history; a ``function_response``
+without an ``id`` answers the first unanswered call of the same name, nearest call turn first (how
+Gemini pairs them). An ``id`` is written back only where the native part had one.
+
+Everything else (the key spelling, ``will_continue``, ``video_metadata``, function-response
+``parts``, ...) rides in ``providerOptions["heal"]["gemini"]`` of the message or part, where no
+provider reads it; provider-executed parts are written back from the copy kept there (with the id
+the history now has, where they had one). Results from elsewhere (heal's placeholders, AI SDK
+histories) are written as the AI SDK writes them: ``response: {"name": ..., "content": ...}``.
+
+Repairs name native places: ``message_index`` is the index in ``contents`` and ``part_index`` the
+index in that content's ``parts``; :data:`SYSTEM_INDEX` (``-1``) is the system instruction.
+
+Not represented (``InputError``): roles other than ``user`` and ``model``, function calls in user
+contents or function responses in model contents, parts with no data field or two of them,
+non-text system-instruction parts, and bytes anywhere but ``thought_signature`` and
+``inline_data.data`` in dict input (SDK objects are fine). :func:`dump_messages` raises it for a
+system message after the first content and for parts with no Gemini form (approval responses,
+another source's provider-executed calls).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from enum import Enum
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar, overload
+
+from pydantic import BaseModel, ValidationError
+
+from heal._engine import HealScope
+from heal.adapters._common import Loaded, NativeHealResult, heal_native
+from heal.errors import InputError
+from heal.messages import (
+    AssistantMessage,
+    ContentOutput,
+    ErrorJsonOutput,
+    ErrorTextOutput,
+    ExecutionDeniedOutput,
+    FilePart,
+    ImagePart,
+    JsonOutput,
+    ModelMessage,
+    ProviderOptions,
+    ReasoningPart,
+    SystemMessage,
+    TextOutput,
+    TextPart,
+    ToolApprovalResponse,
+    ToolCallPart,
+    ToolMessage,
+    ToolResultOutput,
+    ToolResultPart,
+    UserMessage,
+)
+from heal.messages import load_messages as _load_canonical
+from heal.policy import Policy
+from heal.providers import ProviderId
+from heal.repairs import Repair
+from heal.rules import Rule
+
+if TYPE_CHECKING:
+    from google.genai import types
+
+__all__ = [
+    "NAMESPACE",
+    "SYSTEM_INDEX",
+    "dump_messages",
+    "heal_gemini",
+    "load",
+    "load_messages",
+]
+
+NAMESPACE = "gemini"
+"""The key under ``providerOptions["heal"]`` that holds what only this format has."""
+
+SYSTEM_INDEX = -1
+"""The native message index of system-instruction messages in the source map and repairs."""
+
+Part = dict[str, Any]
+Content = dict[str, Any]
+GeminiNative: TypeAlias = list[Content] | dict[str, Any]
+"""What :func:`dump_messages` returns: the contents, or a dict that also holds the system
+instruction."""
+
+_M = TypeVar("_M", bound=BaseModel)
+_ABSENT: Any = object()
+_UNSAFE_ID = re.compile(r"[^a-zA-Z0-9_-]")
+_DATA_URL = re.compile(r"data:([^;,]+);base64,(.*)", re.DOTALL)
+_URL_SCHEMES = ("http://", "https://", "gs://", "data:")
+_CAMEL = {
+    "inline_data": "inlineData",
+    "file_data": "fileData",
+    "function_call": "functionCall",
+    "function_response": "functionResponse",
+    "executable_code": "executableCode",
+    "code_execution_result": "codeExecutionResult",
+    "tool_call": "toolCall",
+    "tool_response": "toolResponse",
+    "thought_signature": "thoughtSignature",
+    "mime_type": "mimeType",
+    "display_name": "displayName",
+    "file_uri": "fileUri",
+    "tool_type": "toolType",
+    "system_instruction": "systemInstruction",
+}
+_DATA_KEYS = (
+    "text",
+    "inline_data",
+    "file_data",
+    "function_call",
+    "function_response",
+    "executable_code",
+    "code_execution_result",
+    "tool_call",
+    "tool_response",
+)
+_PROVIDER_SIDE = ("executable_code", "code_execution_result", "tool_call", "tool_response")
+_GOOGLE_NAMESPACES = ("google", "vertex", "googleVertex")
+
+
+# --- public API ------------------------------------------------------------------------------
+
+
+def load(native: Any) -> Loaded:
+    """Read Gemini contents (a list, or a dict with ``contents`` and a system instruction).
+
+    Raises :class:`~heal.errors.InputError` naming the place, such as ``contents[2].parts[1]``.
+    """
+    contents, system, system_key = _split(native)
+    return _Reader().read(contents, system, system_key)
+
+
+def load_messages(native: Any) -> list[ModelMessage]:
+    """Read Gemini contents as canonical messages (see the module docstring)."""
+    return load(native).messages
+
+
+@overload
+def dump_messages(
+    messages: Iterable[ModelMessage], *, sdk: Literal[False] = False
+) -> GeminiNative: ...
+@overload
+def dump_messages(
+    messages: Iterable[ModelMessage], *, sdk: Literal[True]
+) -> list[types.Content] | dict[str, Any]: ...
+def dump_messages(
+    messages: Iterable[ModelMessage], *, sdk: bool = False
+) -> GeminiNative | list[types.Content]:
+    """Write canonical messages as Gemini contents.
+
+    Returns the list of contents, or ``{"contents": [...], "system_instruction": ...}`` when
+    there are system messages. With ``sdk=True`` the contents (and the system instruction, unless
+    it was a string) are ``google.genai.types.Content`` objects. Raises
+    :class:`~heal.errors.InputError` (``messages[2].content[0]``) for a part with no Gemini form.
+    """
+    contents, system, system_key = _Writer().write(_load_canonical(list(messages)))
+    if sdk:
+        return _wrap([_to_sdk(c) for c in contents], _system_to_sdk(system), system_key)
+    return _wrap(contents, system, system_key)
+
+
+@overload
+def heal_gemini(
+    native: list[types.Content],
+    *,
+    provider: ProviderId | None = "google",
+    policy: Policy | Mapping[str, str] | None = None,
+    rules: Sequence[Rule] | None = None,
+    on_repair: Callable[[Repair], object] | None = None,
+    strict: bool = False,
+    scope: HealScope = "request",
+) -> NativeHealResult[list[types.Content]]: ...
+@overload
+def heal_gemini(
+    native: list[Content],
+    *,
+    provider: ProviderId | None = "google",
+    policy: Policy | Mapping[str, str] | None = None,
+    rules: Sequence[Rule] | None = None,
+    on_repair: Callable[[Repair], object] | None = None,
+    strict: bool = False,
+    scope: HealScope = "request",
+) -> NativeHealResult[list[Content]]: ...
+@overload
+def heal_gemini(
+    native: Mapping[str, Any],
+    *,
+    provider: ProviderId | None = "google",
+    policy: Policy | Mapping[str, str] | None = None,
+    rules: Sequence[Rule] | None = None,
+    on_repair: Callable[[Repair], object] | None = None,
+    strict: bool = False,
+    scope: HealScope = "request",
+) -> NativeHealResult[dict[str, Any]]: ...
+def heal_gemini(
+    native: Any,
+    *,
+    provider: ProviderId | None = "google",
+    policy: Policy | Mapping[str, str] | None = None,
+    rules: Sequence[Rule] | None = None,
+    on_repair: Callable[[Repair], object] | None = None,
+    strict: bool = False,
+    scope: HealScope = "request",
+) -> NativeHealResult[Any]:
+    """Heal Gemini contents; the result has the shape it was given (see the module docstring).
+
+    A dict keeps its other keys (``tools``, ``generation_config``, ...). When nothing needed
+    changing, ``native`` itself comes back. The keyword arguments are those of
+    :func:`heal.heal_messages`.
+    """
+    contents, system, system_key = _split(native)
+    loaded = _Reader().read(contents, system, system_key)
+    sdk = any(isinstance(c, BaseModel) for c in contents)
+    sdk_system = isinstance(system, BaseModel)
+
+    def dump(messages: list[ModelMessage]) -> Any:
+        new_contents, new_system, new_key = _Writer().write(messages)
+        out_contents: list[Any] = [_to_sdk(c) for c in new_contents] if sdk else new_contents
+        out_system = _system_to_sdk(new_system) if sdk_system else new_system
+        if not isinstance(native, Mapping):
+            return _wrap(out_contents, out_system, new_key)
+        out = dict(native)
+        out["contents"] = out_contents
+        if out_system is not None:
+            out.pop("system_instruction", None)
+            out.pop(_CAMEL["system_instruction"], None)
+            out[new_key] = out_system
+        return out
+
+    return heal_native(
+        loaded,
+        dump,
+        provider=provider,
+        policy=policy,
+        rules=rules,
+        on_repair=on_repair,
+        strict=strict,
+        scope=scope,
+        original=native,
+    )
+
+
+# --- shapes ----------------------------------------------------------------------------------
+
+
+def _split(native: Any) -> tuple[list[Any], Any, str]:
+    """(contents, system instruction or _ABSENT, the key it was under)."""
+    if isinstance(native, BaseModel):  # iterable as (field, value) pairs: not a history
+        raise InputError(
+            f"expected a list of contents, got a single {type(native).__name__}", path="contents"
+        )
+    if isinstance(native, Mapping):
+        if "contents" not in native:
+            raise InputError(
+                "expected a list of contents or a dict with 'contents'", path="contents"
+            )
+        contents = native["contents"]
+        system_key = "system_instruction"
+        system = _ABSENT
+        for key in ("system_instruction", _CAMEL["system_instruction"]):
+            if native.get(key) is not None:
+                if system is not _ABSENT:
+                    raise InputError(
+                        "both system_instruction and systemInstruction are given",
+                        path="system_instruction",
+                    )
+                system, system_key = native[key], key
+    else:
+        contents, system, system_key = native, _ABSENT, "system_instruction"
+    if isinstance(contents, (str, bytes, bytearray, Mapping)) or not isinstance(contents, Iterable):
+        raise InputError(f"expected a list of contents, got {_kind(contents)}", path="contents")
+    return list(contents), system, system_key
+
+
+def _wrap(contents: list[Any], system: Any, system_key: str) -> list[Any] | dict[str, Any]:
+    if system is None:
+        return contents
+    return {"contents": contents, system_key: system}
+
+
+def _to_sdk(content: Content) -> types.Content:
+    from google.genai import types
+
+    try:
+        return types.Content.model_validate(content)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        raise InputError(
+            f"not a valid google.genai Content: {first['msg']}", path="contents"
+        ) from None
+
+
+def _system_to_sdk(system: Any) -> Any:
+    return _to_sdk(system) if isinstance(system, dict) else system
+
+
+def _plain(value: Any) -> Any:
+    """An SDK object's python dump as JSON: enums as their values, bytes as standard base64."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode("ascii")
+    if isinstance(value, Enum):
+        return value.value
+    return value
+
+
+def _as_dict(raw: Any, path: str, what: str) -> dict[str, Any]:
+    if isinstance(raw, BaseModel):
+        return dict(_plain(raw.model_dump(exclude_none=True)))
+    if not isinstance(raw, Mapping):
+        raise InputError(f"expected {what} object, got {_kind(raw)}", path=path)
+    return dict(raw)
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+
+class _Spelling:
+    """Which spelling (snake_case or camelCase) each multi-word key of one part used."""
+
+    def __init__(self) -> None:
+        self.camel: list[str] = []
+        self.snake: list[str] = []
+
+    def pick(self, obj: Mapping[str, Any], snake: str, path: str) -> tuple[str | None, Any]:
+        camel = _CAMEL.get(snake, snake)
+        has_snake, has_camel = snake in obj, camel != snake and camel in obj
+        if has_snake and has_camel:
+            raise InputError(f"both {snake} and {camel} are given", path=path)
+        if has_camel:
+            self.camel.append(snake)
+            return camel, obj[camel]
+        if has_snake:
+            if camel != snake:
+                self.snake.append(snake)
+            return snake, obj[snake]
+        return None, _ABSENT
+
+    def marker(self) -> dict[str, Any]:
+        if not self.camel:
+            return {}
+        if not self.snake:
+            return {"camel": True}
+        return {"camelKeys": sorted(set(self.camel))}
+
+
+class _Reader:
+    def __init__(self) -> None:
+        self.messages: list[ModelMessage] = []
+        self.origins: list[int] = []
+        self.part_origins: list[tuple[int | None, ...] | None] = []
+        # Unanswered function calls: (content index, name, canonical id, has a native id).
+        self.pending: list[tuple[int, str, str, bool]] = []
+        self.native_ids: dict[str, str] = {}
+
+    def read(self, contents: list[Any], system: Any, system_key: str) -> Loaded:
+        if system is not _ABSENT:
+            for message in _read_system(system, system_key):
+                self.messages.append(message)
+                self.origins.append(SYSTEM_INDEX)
+                self.part_origins.append(None)
+        for ci, raw in enumerate(contents):
+            self._content(ci, _as_dict(raw, f"contents[{ci}]", "a content"))
+        return Loaded(self.messages, self.origins, self.part_origins)
+
+    def _content(self, ci: int, content: Content) -> None:
+        path = f"contents[{ci}]"
+        mine: dict[str, Any] = {}
+        role = content.get("role", _ABSENT)
+        if role is _ABSENT:
+            mine["noRole"] = True
+            role = "user"
+        elif role not in ("user", "model"):
+            raise InputError(f"unknown role {role!r} (expected user or model)", path=f"{path}.role")
+        parts = content.get("parts", _ABSENT)
+        if parts is _ABSENT:
+            mine["noParts"] = True
+            parts = []
+        elif not isinstance(parts, list):
+            raise InputError(f"parts must be a list, got {_kind(parts)}", path=f"{path}.parts")
+        fields = {k: v for k, v in content.items() if k not in ("role", "parts")}
+        if fields:
+            mine["fields"] = fields
+        # Runs of (group, [(part, part index)]): model contents are one assistant message; user
+        # contents split into user and tool messages at each change between them.
+        runs: list[tuple[str, list[tuple[Any, int]]]] = []
+        state = _ContentState()
+        for pi, raw in enumerate(parts):
+            ppath = f"{path}.parts[{pi}]"
+            part_dict = _as_dict(raw, ppath, "a part")
+            group, part = self._part(part_dict, role, ci=ci, pi=pi, path=ppath, state=state)
+            if runs and runs[-1][0] == group:
+                runs[-1][1].append((part, pi))
+            else:
+                runs.append((group, [(part, pi)]))
+        if not runs:
+            runs.append(("assistant" if role == "model" else "user", []))
+        for k, (group, items) in enumerate(runs):
+            message_mine = mine if k == 0 else {"sameContent": True}
+            options = _options({}, message_mine)
+            content_parts = tuple(part for part, _ in items)
+            message: ModelMessage
+            if group == "assistant":
+                message = _make(
+                    AssistantMessage, path, content=content_parts, provider_options=options
+                )
+            elif group == "tool":
+                message = _make(ToolMessage, path, content=content_parts, provider_options=options)
+            else:
+                message = _make(UserMessage, path, content=content_parts, provider_options=options)
+            self.messages.append(message)
+            self.origins.append(ci)
+            self.part_origins.append(tuple(pi for _, pi in items))
+
+    def _part(
+        self, part: Part, role: str, *, ci: int, pi: int, path: str, state: _ContentState
+    ) -> tuple[str, Any]:
+        spelling = _Spelling()
+        found: list[tuple[str, str, Any]] = []
+        for snake in _DATA_KEYS:
+            key, value = spelling.pick(part, snake, path)
+            if key is not None:
+                found.append((snake, key, value))
+        if len(found) != 1:
+            names = ", ".join(key for _, key, _ in found) or "none"
+            raise InputError(
+                f"a part needs exactly one of text, inline_data, file_data, function_call, "
+                f"function_response, executable_code, code_execution_result, tool_call or "
+                f"tool_response (found: {names})",
+                path=path,
+            )
+        snake, key, value = found[0]
+        consumed = {key}
+        mine: dict[str, Any] = {}
+        google: dict[str, Any] = {}
+        sig_key, sig = spelling.pick(part, "thought_signature", path)
+        if sig_key is not None:
+            consumed.add(sig_key)
+            if isinstance(sig, bytes):
+                google["thoughtSignature"] = base64.b64encode(sig).decode("ascii")
+                mine["signatureBytes"] = True
+            elif isinstance(sig, str):
+                google["thoughtSignature"] = sig
+            else:
+                raise InputError(
+                    f"thought_signature must be bytes or a base64 string, got {_kind(sig)}",
+                    path=f"{path}.{sig_key}",
+                )
+        thought = part.get("thought", _ABSENT)
+        group = "assistant" if role == "model" else "user"
+        result: Any
+        if snake == "text":
+            text = _str(value, f"{path}.text")
+            if role == "model" and thought is True:
+                consumed.add("thought")
+                result = (ReasoningPart, {"text": text})
+            else:
+                result = (TextPart, {"text": text})
+        elif snake in ("inline_data", "file_data"):
+            if isinstance(thought, bool):
+                google["thought"] = thought
+                consumed.add("thought")
+            result = (FilePart, _read_blob(snake, value, f"{path}.{key}", spelling, mine))
+        elif snake == "function_call":
+            if role != "model":
+                raise InputError("a function_call part in a user content", path=f"{path}.{key}")
+            result = (ToolCallPart, self._function_call(value, ci, pi, f"{path}.{key}", mine))
+        elif snake == "function_response":
+            if role != "user":
+                raise InputError(
+                    "a function_response part in a model content", path=f"{path}.{key}"
+                )
+            group = "tool"
+            result = (ToolResultPart, self._function_response(value, ci, pi, f"{path}.{key}", mine))
+        else:
+            if role != "model":
+                raise InputError(f"a {snake} part in a user content", path=f"{path}.{key}")
+            result = _read_provider_side(
+                snake,
+                key,
+                value,
+                ci=ci,
+                pi=pi,
+                path=f"{path}.{key}",
+                state=state,
+                mine=mine,
+                google=google,
+            )
+        mine.update(spelling.marker())
+        rest = {k: v for k, v in part.items() if k not in consumed}
+        if rest:
+            mine["fields"] = rest
+        cls, fields = result
+        return group, _make(cls, path, **fields, provider_options=_options(google, mine))
+
+    def _function_call(
+        self, value: Any, ci: int, pi: int, path: str, mine: dict[str, Any]
+    ) -> dict[str, Any]:
+        call = _mapping(value, path, "function_call")
+        name = call.get("name")
+        if not isinstance(name, str):
+            raise InputError("function_call has no name", path=path)
+        consumed = {"name", "args"}
+        native_id = call.get("id")
+        if isinstance(native_id, str):
+            consumed.add("id")
+            call_id = native_id
+            self.native_ids.setdefault(native_id, call_id)
+        else:
+            call_id = _positional_id(name, ci, pi)
+            mine["noId"] = True
+        args = call.get("args", _ABSENT)
+        if args is _ABSENT:
+            args = {}
+            mine["noArgs"] = True
+        _keep(mine, "callFields", call, consumed)
+        self.pending.append((ci, name, call_id, isinstance(native_id, str)))
+        return {"tool_call_id": call_id, "tool_name": name, "input": args}
+
+    def _function_response(
+        self, value: Any, ci: int, pi: int, path: str, mine: dict[str, Any]
+    ) -> dict[str, Any]:
+        response = _mapping(value, path, "function_response")
+        name = response.get("name")
+        native_id = response.get("id")
+        consumed = {"response"}
+        target = self._answer(native_id if isinstance(native_id, str) else None, name)
+        if isinstance(native_id, str):
+            consumed.add("id")
+            call_id = target[1] if target is not None else native_id
+            if call_id != native_id:
+                mine["id"] = native_id
+        else:
+            call_id = target[1] if target is not None else _positional_id(str(name), ci, pi)
+            mine["noId"] = True
+        if isinstance(name, str):
+            consumed.add("name")
+        elif target is not None:
+            name = target[0]
+            mine["noName"] = True
+        else:
+            raise InputError("function_response has no name and answers no call", path=path)
+        body = response.get("response", _ABSENT)
+        if body is _ABSENT:
+            body = {}
+            mine["noResponse"] = True
+        elif not isinstance(body, dict):
+            mine["rawResponse"] = True
+        _keep(mine, "responseFields", response, consumed)
+        return {
+            "tool_call_id": call_id,
+            "tool_name": name,
+            "output": _make(JsonOutput, path, value=body),
+        }
+
+    def _answer(self, native_id: str | None, name: Any) -> tuple[str, str] | None:
+        """The (name, canonical id) of the call a response answers, taking it off the list.
+
+        By id when both have one; otherwise as Gemini pairs calls without ids: by name, the
+        nearest call turn first, in call order (a response with an id only answers a call
+        without one that way).
+        """
+        if native_id is not None and native_id in self.native_ids:
+            call_id = self.native_ids[native_id]
+            for k, entry in enumerate(self.pending):
+                if entry[2] == call_id:
+                    del self.pending[k]
+                    return entry[1], call_id
+        if not isinstance(name, str):
+            return None
+        candidates = sorted(range(len(self.pending)), key=lambda k: (-self.pending[k][0], k))
+        for k in candidates:
+            _, call_name, call_id, has_id = self.pending[k]
+            if call_name == name and not (has_id and native_id is not None):
+                del self.pending[k]
+                return call_name, call_id
+        return None
+
+
+class _ContentState:
+    """Within one content: the latest provider-side call, which a result without an id answers."""
+
+    def __init__(self) -> None:
+        self.last_code: str | None = None
+        self.last_server: str | None = None
+
+
+def _read_provider_side(
+    snake: str,
+    key: str,
+    value: Any,
+    *,
+    ci: int,
+    pi: int,
+    path: str,
+    state: _ContentState,
+    mine: dict[str, Any],
+    google: dict[str, Any],
+) -> tuple[type[BaseModel], dict[str, Any]]:
+    body = _mapping(value, path, snake)
+    mine["raw"] = {key: body}
+    native_id = body.get("id") if isinstance(body.get("id"), str) else None
+    if snake == "executable_code":
+        call_id = native_id or f"code_execution_{ci}_{pi}"
+        state.last_code = call_id
+        return ToolCallPart, {
+            "tool_call_id": call_id,
+            "tool_name": "code_execution",
+            "input": body,
+            "provider_executed": True,
+        }
+    if snake == "code_execution_result":
+        call_id = native_id or state.last_code or f"code_execution_{ci}_{pi}"
+        return ToolResultPart, {
+            "tool_call_id": call_id,
+            "tool_name": "code_execution",
+            "output": _make(JsonOutput, path, value=body),
+        }
+    tool_type = body.get("tool_type", body.get("toolType"))
+    name = "server_" + _UNSAFE_ID.sub("_", str(tool_type or "tool"))
+    if snake == "tool_call":
+        call_id = native_id or f"tool_call_{ci}_{pi}"
+        state.last_server = call_id
+        args = body.get("args")
+        google.update({"serverToolCallId": call_id, "serverToolType": tool_type})
+        return ToolCallPart, {
+            "tool_call_id": call_id,
+            "tool_name": name,
+            "input": args if isinstance(args, dict) else {},
+            "provider_executed": True,
+        }
+    call_id = native_id or state.last_server or f"tool_call_{ci}_{pi}"
+    state.last_server = None
+    google.update({"serverToolCallId": call_id, "serverToolType": tool_type})
+    response = body.get("response")
+    return ToolResultPart, {
+        "tool_call_id": call_id,
+        "tool_name": name,
+        "output": _make(JsonOutput, path, value=response if isinstance(response, dict) else {}),
+    }
+
+
+def _read_blob(
+    snake: str, value: Any, path: str, spelling: _Spelling, mine: dict[str, Any]
+) -> dict[str, Any]:
+    blob = _mapping(value, path, snake)
+    consumed: set[str] = set()
+    out: dict[str, Any] = {}
+    if snake == "file_data":
+        mine["fileData"] = True
+        key, data = spelling.pick(blob, "file_uri", path)
+        if key is None or not isinstance(data, str):
+            raise InputError("file_data has no file_uri", path=path)
+    else:
+        key, data = ("data", blob["data"]) if "data" in blob else (None, _ABSENT)
+        if key is None or not isinstance(data, (str, bytes)):
+            raise InputError("inline_data has no data", path=path)
+        if isinstance(data, str) and data.startswith(_URL_SCHEMES):
+            mine["inlineData"] = True  # would otherwise be written back as file_data
+    consumed.add(key)
+    out["data"] = data
+    key, mime = spelling.pick(blob, "mime_type", path)
+    if isinstance(mime, str) and key is not None:
+        consumed.add(key)
+        out["media_type"] = mime
+    else:
+        out["media_type"] = "application/octet-stream"
+        mine["noMimeType"] = True
+    key, name = spelling.pick(blob, "display_name", path)
+    if isinstance(name, str) and key is not None:
+        consumed.add(key)
+        out["filename"] = name
+    _keep(mine, "blobFields", blob, consumed)
+    return out
+
+
+def _read_system(system: Any, key: str) -> list[SystemMessage]:
+    path = key
+    top: dict[str, Any] = {"camel": True} if key != "system_instruction" else {}
+    if isinstance(system, str):
+        return [
+            _make(
+                SystemMessage,
+                path,
+                content=system,
+                provider_options=_options({}, {**top, "string": True}),
+            )
+        ]
+    content = _as_dict(system, path, "a system instruction")
+    parts = content.get("parts", _ABSENT)
+    if not isinstance(parts, list):
+        raise InputError(
+            "a system instruction must be a string or a content with a list of parts",
+            path=f"{path}.parts",
+        )
+    fields = {k: v for k, v in content.items() if k != "parts"}
+    if fields:
+        top["fields"] = fields
+    if not parts:
+        return [
+            _make(
+                SystemMessage,
+                path,
+                content="",
+                provider_options=_options({}, {**top, "noParts": True}),
+            )
+        ]
+    messages = []
+    for j, raw in enumerate(parts):
+        ppath = f"{path}.parts[{j}]"
+        part = _as_dict(raw, ppath, "a part")
+        if not isinstance(part.get("text"), str):
+            raise InputError(
+                "only text parts can be represented in a system instruction", path=ppath
+            )
+        mine: dict[str, Any] = dict(top) if j == 0 else {}
+        rest = {k: v for k, v in part.items() if k != "text"}
+        if rest:
+            mine["partFields"] = rest
+        messages.append(
+            _make(SystemMessage, ppath, content=part["text"], provider_options=_options({}, mine))
+        )
+    return messages
+
+
+def _positional_id(name: str, ci: int, pi: int) -> str:
+    return f"{_UNSAFE_ID.sub('_', name)}_{ci}_{pi}"
+
+
+# --- writing ---------------------------------------------------------------------------------
+
+
+class _Writer:
+    def __init__(self) -> None:
+        self.contents: list[Content] = []
+        self.last_user_side = False
+        # Whether each call writes an id, so that results heal synthesized for id-less calls
+        # write none either.
+        self.call_has_id: dict[str, bool] = {}
+
+    def write(self, messages: list[ModelMessage]) -> tuple[list[Content], Any, str]:
+        for message in messages:
+            if isinstance(message, AssistantMessage) and not isinstance(message.content, str):
+                for part in message.content:
+                    if isinstance(part, ToolCallPart) and not part.provider_executed:
+                        has_id = not _mine(part.provider_options).get("noId")
+                        self.call_has_id.setdefault(part.tool_call_id, has_id)
+        system: Any = None
+        system_key = "system_instruction"
+        for i, message in enumerate(messages):
+            path = f"messages[{i}]"
+            if isinstance(message, SystemMessage):
+                if self.contents:
+                    raise InputError(
+                        "a system message after the first content cannot be represented "
+                        "(Gemini has one system instruction, before all contents)",
+                        path=path,
+                    )
+                system, system_key = _write_system(message, system, system_key)
+            elif isinstance(message, AssistantMessage):
+                self._assistant(message, path)
+            else:
+                self._user_side(message, path)
+        return self.contents, system, system_key
+
+    def _open(self, message: ModelMessage, role: str) -> Content:
+        mine = _mine(message.provider_options)
+        content: Content = {} if mine.get("noRole") else {"role": role}
+        content["parts"] = []
+        content.update(mine.get("fields", {}))
+        self.contents.append(content)
+        return content
+
+    def _assistant(self, message: AssistantMessage, path: str) -> None:
+        self.last_user_side = False
+        content = self._open(message, "model")
+        if isinstance(message.content, str):
+            content["parts"].append({"text": message.content})
+        else:
+            for j, part in enumerate(message.content):
+                content["parts"].append(self._part(part, "model", f"{path}.content[{j}]"))
+        self._close(message, content)
+
+    def _user_side(self, message: UserMessage | ToolMessage, path: str) -> None:
+        mine = _mine(message.provider_options)
+        if mine.get("sameContent") and self.last_user_side and self.contents:
+            content = self.contents[-1]
+            content.setdefault("parts", [])
+        else:
+            content = self._open(message, "user")
+        self.last_user_side = True
+        if isinstance(message.content, str):
+            content["parts"].append({"text": message.content})
+        else:
+            for j, part in enumerate(message.content):
+                content["parts"].append(self._part(part, "user", f"{path}.content[{j}]"))
+        self._close(message, content)
+
+    def _close(self, message: ModelMessage, content: Content) -> None:
+        if _mine(message.provider_options).get("noParts") and not content["parts"]:
+            del content["parts"]
+
+    def _part(self, part: Any, role: str, path: str) -> Part:
+        mine = _mine(part.provider_options)
+        google = _google(part.provider_options, loaded=bool(mine))
+        out: Part = {}
+        reasoning = False
+        if isinstance(mine.get("raw"), dict):
+            out.update(_raw_with_id(mine["raw"], part))
+        elif isinstance(part, TextPart):
+            out["text"] = part.text
+        elif isinstance(part, ReasoningPart):
+            out["text"] = part.text
+            out["thought"] = True
+            reasoning = True
+        elif isinstance(part, (FilePart, ImagePart)):
+            _write_file(part, mine, out)
+        elif isinstance(part, ToolCallPart):
+            if part.provider_executed:
+                out.update(_write_server(part, google, "tool_call", path))
+            else:
+                out[_spell("function_call", mine)] = self._function_call(part, mine)
+        elif isinstance(part, ToolResultPart):
+            if role == "model":
+                out.update(_write_server(part, google, "tool_response", path))
+            else:
+                out[_spell("function_response", mine)] = self._function_response(part, mine)
+        elif isinstance(part, ToolApprovalResponse):
+            raise InputError("a tool approval response has no Gemini form", path=path)
+        else:
+            raise InputError(f"a {part.type} part has no Gemini form", path=path)
+        if not reasoning and isinstance(google.get("thought"), bool):
+            out["thought"] = google["thought"]
+        signature = google.get("thoughtSignature")
+        if isinstance(signature, str):
+            out[_spell("thought_signature", mine)] = (
+                _decode(signature) if mine.get("signatureBytes") else signature
+            )
+        out.update(mine.get("fields", {}))
+        return out
+
+    def _function_call(self, part: ToolCallPart, mine: Mapping[str, Any]) -> dict[str, Any]:
+        call: dict[str, Any] = {"name": part.tool_name}
+        if not mine.get("noId"):
+            call["id"] = part.tool_call_id
+        if not (mine.get("noArgs") and part.input == {}):
+            call["args"] = {} if "input" not in part.model_fields_set else part.input
+        call.update(mine.get("callFields", {}))
+        return call
+
+    def _function_response(self, part: ToolResultPart, mine: Mapping[str, Any]) -> dict[str, Any]:
+        response: dict[str, Any] = {}
+        if "id" in mine:
+            response["id"] = mine["id"]
+        elif not mine.get("noId") and self.call_has_id.get(part.tool_call_id, True):
+            response["id"] = part.tool_call_id
+        if not mine.get("noName"):
+            response["name"] = part.tool_name
+        output = part.output
+        if not (mine.get("noResponse") and isinstance(output, JsonOutput) and output.value == {}):
+            response["response"] = _response_body(part, bool(mine.get("rawResponse")))
+        parts = _response_media(output)
+        if parts:
+            response["parts"] = parts
+        response.update(mine.get("responseFields", {}))
+        return response
+
+
+def _response_body(part: ToolResultPart, raw: bool) -> Any:
+    output: ToolResultOutput = part.output
+    if isinstance(output, JsonOutput) and (raw or isinstance(output.value, dict)):
+        return output.value
+    content: Any
+    if isinstance(output, (TextOutput, ErrorTextOutput, JsonOutput, ErrorJsonOutput)):
+        content = output.value
+    elif isinstance(output, ExecutionDeniedOutput):
+        content = output.reason if output.reason is not None else "Tool call execution denied."
+    else:
+        texts = [str(item.get("text", "")) for item in output.value if item.get("type") == "text"]
+        content = "\n".join(texts) if texts else "Tool executed successfully."
+    return {"name": part.tool_name, "content": content}
+
+
+def _response_media(output: ToolResultOutput) -> list[dict[str, Any]]:
+    """Media items of a content output, as function-response parts (the AI SDK's Gemini 3
+    form)."""
+    if not isinstance(output, ContentOutput):
+        return []
+    media: list[dict[str, Any]] = []
+    for item in output.value:
+        kind = item.get("type")
+        if kind in ("image-data", "file-data"):
+            media.append(
+                {"inline_data": {"mime_type": item.get("mediaType"), "data": item.get("data")}}
+            )
+        elif kind in ("image-url", "file-url") and isinstance(item.get("mediaType"), str):
+            media.append(
+                {"file_data": {"mime_type": item["mediaType"], "file_uri": item.get("url")}}
+            )
+    return media
+
+
+def _raw_with_id(raw: Mapping[str, Any], part: Any) -> dict[str, Any]:
+    """A provider-side part as it was read, with its id as the history now has it (a repair may
+    have renamed a duplicate id; an id the native part did not have is never added)."""
+    out = dict(raw)
+    for key, body in raw.items():
+        if isinstance(body, dict) and "id" in body and body["id"] != part.tool_call_id:
+            out[key] = {**body, "id": part.tool_call_id}
+    return out
+
+
+def _write_file(part: FilePart | ImagePart, mine: Mapping[str, Any], out: Part) -> None:
+    data = part.data if isinstance(part, FilePart) else part.image
+    media_type = part.media_type
+    blob: dict[str, Any] = {}
+    as_file = bool(mine.get("fileData"))
+    if not mine.get("fileData") and not mine.get("inlineData") and isinstance(data, str):
+        match = _DATA_URL.fullmatch(data)
+        if match:
+            data, media_type = match.group(2), media_type or match.group(1)
+        elif data.startswith(_URL_SCHEMES):
+            as_file = True
+    blob[_spell("file_uri", mine) if as_file else "data"] = data
+    if not mine.get("noMimeType"):
+        blob[_spell("mime_type", mine)] = media_type or "image/jpeg"
+    filename = part.filename if isinstance(part, FilePart) else None
+    if filename is not None:
+        blob[_spell("display_name", mine)] = filename
+    blob.update(mine.get("blobFields", {}))
+    out[_spell("file_data" if as_file else "inline_data", mine)] = blob
+
+
+def _write_server(
+    part: ToolCallPart | ToolResultPart, google: Mapping[str, Any], kind: str, path: str
+) -> Part:
+    call_id, tool_type = google.get("serverToolCallId"), google.get("serverToolType")
+    if call_id is None or tool_type is None:
+        raise InputError(
+            f"a provider-executed {part.type} from another source has no Gemini form", path=path
+        )
+    if isinstance(part, ToolCallPart):
+        return {kind: {"tool_type": tool_type, "args": part.input, "id": call_id}}
+    value = part.output.value if isinstance(part.output, JsonOutput) else {}
+    return {kind: {"tool_type": tool_type, "response": value, "id": call_id}}
+
+
+def _write_system(message: SystemMessage, system: Any, key: str) -> tuple[Any, str]:
+    mine = _mine(message.provider_options)
+    if system is None:
+        key = "systemInstruction" if mine.get("camel") else "system_instruction"
+        if mine.get("string"):
+            return message.content, key
+        system = {"parts": []}
+        system.update(mine.get("fields", {}))
+        if mine.get("noParts") and not message.content:
+            return system, key
+    elif isinstance(system, str):
+        system = {"parts": [{"text": system}]}
+    part: Part = {"text": message.content}
+    part.update(mine.get("partFields", {}))
+    system["parts"].append(part)
+    return system, key
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+
+def _spell(snake: str, mine: Mapping[str, Any]) -> str:
+    if mine.get("camel") or snake in mine.get("camelKeys", ()):
+        return _CAMEL.get(snake, snake)
+    return snake
+
+
+def _decode(signature: str) -> bytes | str:
+    """The bytes of a base64 signature, or the string itself when a repair put a non-base64
+    value there (such as Google's documented ``skip_thought_signature_validator``)."""
+    try:
+        data = base64.b64decode(signature, validate=True)
+    except (binascii.Error, ValueError):
+        return signature
+    return data if base64.b64encode(data).decode("ascii") == signature else signature
+
+
+def _options(google: Mapping[str, Any], mine: Mapping[str, Any]) -> ProviderOptions | None:
+    out: dict[str, Any] = {}
+    if google:
+        out["google"] = dict(google)
+    if mine:
+        out["heal"] = {NAMESPACE: dict(mine)}
+    return out or None
+
+
+def _mine(options: Mapping[str, Any] | None) -> dict[str, Any]:
+    heal = options.get("heal") if options else None
+    found = heal.get(NAMESPACE) if isinstance(heal, Mapping) else None
+    return found if isinstance(found, dict) else {}
+
+
+def _google(options: Mapping[str, Any] | None, *, loaded: bool) -> dict[str, Any]:
+    if not options:
+        return {}
+    # Parts heal read carry only "google"; others may come from the AI SDK's Vertex provider.
+    for namespace in ("google",) if loaded else _GOOGLE_NAMESPACES:
+        found = options.get(namespace)
+        if isinstance(found, dict):
+            return found
+    return {}
+
+
+def _keep(mine: dict[str, Any], key: str, obj: Mapping[str, Any], consumed: Iterable[str]) -> None:
+    skip = set(consumed)
+    rest = {k: v for k, v in obj.items() if k not in skip}
+    if rest:
+        mine[key] = rest
+
+
+def _mapping(value: Any, path: str, what: str) -> dict[str, Any]:
+    if isinstance(value, BaseModel):
+        return dict(_plain(value.model_dump(exclude_none=True)))
+    if not isinstance(value, Mapping):
+        raise InputError(f"{what} must be an object, got {_kind(value)}", path=path)
+    return dict(value)
+
+
+def _str(value: Any, path: str) -> str:
+    if not isinstance(value, str):
+        raise InputError(f"expected a string, got {_kind(value)}", path=path)
+    return value
+
+
+def _make(cls: type[_M], path: str, **fields: Any) -> _M:
+    values = {k: v for k, v in fields.items() if v is not None or k in ("input", "value")}
+    try:
+        return cls(**values)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        where = ".".join(str(x) for x in first["loc"])
+        raise InputError(f"cannot be represented ({where}: {first['msg']})", path=path) from None
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, Mapping):
+        return "an object"
+    return f"a {type(value).__name__}"

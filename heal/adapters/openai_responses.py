@@ -1,0 +1,1096 @@
+"""OpenAI Responses API input items, to and from heal's canonical messages.
+
+Heal a ``client.responses.create(input=...)`` list in one call::
+
+    from heal.adapters.openai_responses import heal_openai_responses
+
+    result = heal_openai_responses(items)
+    result.messages   # the healed input items (the same list object when nothing changed)
+    result.repairs    # message_index = the item's index in ``items``
+
+Or translate: ``load_messages(items)`` gives canonical messages, ``dump_messages(messages)``
+gives input items back, and ``dump_messages(load_messages(items)) == items`` for every valid
+list of input items (dicts, as the API takes them). OpenAI SDK output items (pydantic models,
+as in ``response.output``) are read too, as their JSON; they come back as dicts.
+
+How items map (the AI SDK's conventions where it has one):
+
+=============================  ==================================================================
+native item                    canonical
+=============================  ==================================================================
+user message                   ``UserMessage`` (string content stays a string; ``input_text`` →
+                               text part, ``input_image`` → image part, ``input_file`` → file
+                               part)
+system / developer message     ``SystemMessage`` (a one-element ``[input_text]`` content too)
+assistant message              text parts of an assistant message (``output_text`` and
+                               ``refusal`` alike); ``id`` → ``providerOptions.openai.itemId``
+                               (on the first part only: every text part with an id is an item
+                               to the API and to heal's ``duplicate-item-id`` rule), ``phase`` →
+                               ``openai.phase``
+reasoning                      one reasoning part per ``summary`` entry (one empty part when the
+                               summary is empty), each carrying ``openai.itemId`` and
+                               ``openai.reasoningEncryptedContent``, as the AI SDK reads them
+function_call                  tool-call part: ``call_id`` → ``toolCallId``, ``arguments`` → the
+                               parsed JSON object (a string that is not a JSON object stays the
+                               raw string, for heal's ``invalid-tool-input`` rule)
+function_call_output           tool-result part in a tool message (string output → text output,
+                               list output → content output)
+item_reference to ``rs_…``     a reasoning part with ``openai.itemId`` and empty text (what the
+                               AI SDK turns into an ``item_reference`` itself)
+any other item                 kept verbatim as an opaque provider-executed tool-call part
+(``web_search_call``,          (``toolName`` = the item type, ``toolCallId`` = ``<type>_<index>``)
+``file_search_call``, ``mcp_…``,  that no pairing rule touches, and written back unchanged
+``custom_tool_call``, other
+item references, ...)
+=============================  ==================================================================
+
+Consecutive assistant-side items (reasoning, assistant messages, function calls, opaque items)
+form ONE assistant message; consecutive ``function_call_output`` items form one tool message.
+
+Everything the canonical model has no field for (``status``, ``type: "message"``, annotations,
+logprobs, ``caller``, the exact ``arguments`` text when it is not compact JSON, ...) rides in
+``providerOptions["heal"]["openai_responses"]`` of the message or part, where no provider reads it.
+Item-level data of an item that became several parts is on each of them, so it survives when heal
+removes one.
+
+Repairs name native places: ``message_index`` is the index of the input ITEM (of the item a part
+came from, for part-level repairs), and ``part_index`` the index inside that item (its
+``content`` element, or its ``summary`` entry), or None where the part is the whole item (a
+function call, an output). ``anchor_index`` of an insert is the first item of the assistant turn
+the new item follows.
+
+Not represented (``InputError``): images and files inside assistant messages, system messages
+whose content list is not exactly one ``input_text``, content element types the API does not
+define. Canonical parts from other providers that have no Responses form (another provider's
+reasoning without an OpenAI item id or encrypted content, approval requests, files in assistant
+messages) raise ``InputError`` from :func:`dump_messages`; heal such histories with
+``provider="openai-responses"`` first.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from heal._engine import HealScope
+from heal.adapters._common import Loaded, NativeHealResult, heal_native
+from heal.errors import InputError
+from heal.messages import (
+    AssistantMessage,
+    ContentOutput,
+    ErrorJsonOutput,
+    ErrorTextOutput,
+    ExecutionDeniedOutput,
+    FilePart,
+    ImagePart,
+    JsonOutput,
+    ModelMessage,
+    ProviderOptions,
+    ReasoningPart,
+    SystemMessage,
+    TextOutput,
+    TextPart,
+    ToolApprovalResponse,
+    ToolCallPart,
+    ToolMessage,
+    ToolResultOutput,
+    ToolResultPart,
+    UserMessage,
+)
+from heal.messages import (
+    load_messages as _load_canonical,
+)
+from heal.policy import Policy
+from heal.providers import ProviderId
+from heal.repairs import Repair
+from heal.rules import Rule
+
+__all__ = [
+    "NAMESPACE",
+    "ResponsesLoaded",
+    "dump_messages",
+    "heal_openai_responses",
+    "load",
+    "load_messages",
+]
+
+NAMESPACE = "openai_responses"
+"""The key under ``providerOptions["heal"]`` that holds what only this format has."""
+
+UNKNOWN_TOOL = "unknown_tool"
+"""The canonical tool name of an output whose call is nowhere in the input and that has no
+``name`` of its own (heal removes such outputs as orphans; the name is never written back)."""
+
+Item = dict[str, Any]
+_M = TypeVar("_M", bound=BaseModel)
+_ABSENT: Any = object()
+_DATA_URL = re.compile(r"data:([^;,]+);base64,(.*)", re.DOTALL)
+_URL = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*:")
+_UNSAFE_ID = re.compile(r"[^a-zA-Z0-9_-]")
+_ASSISTANT_TEXT_TYPES = ("output_text", "input_text", "refusal")
+
+
+@dataclass(frozen=True, slots=True)
+class ResponsesLoaded(Loaded):
+    """A :class:`~heal.adapters._common.Loaded` whose native places are (item, index in item).
+
+    ``origins[i]`` is the first item of canonical message ``i``; ``part_origins[i][p]`` is the
+    item part ``p`` came from, and ``sub_origins[i][p]`` its index inside that item (content
+    element or summary entry), or None when the part is the whole item.
+    """
+
+    sub_origins: list[tuple[int | None, ...]] | None = None
+
+    def native_location(
+        self, message: int | None, part: int | None
+    ) -> tuple[int | None, int | None]:
+        """Map a canonical (message, part) location to (item index, index inside the item)."""
+        if message is None:
+            return None, None
+        if part is None or self.part_origins is None or self.sub_origins is None:
+            return self.origins[message], None
+        items = self.part_origins[message]
+        subs = self.sub_origins[message]
+        if items is None or part >= len(items):
+            return self.origins[message], None
+        return items[part], subs[part]
+
+
+# --- public API ------------------------------------------------------------------------------
+
+
+def load(native: Iterable[Any]) -> ResponsesLoaded:
+    """Read Responses input items: canonical messages plus where each part came from.
+
+    Raises :class:`~heal.errors.InputError` naming the item, such as ``input[3].arguments``.
+    """
+    return _Reader(_as_items(native)).read()
+
+
+def load_messages(native: Iterable[Any]) -> list[ModelMessage]:
+    """Read Responses input items as canonical messages (see the module docstring)."""
+    return load(native).messages
+
+
+def dump_messages(messages: Iterable[ModelMessage]) -> list[Item]:
+    """Write canonical messages as Responses input items (JSON-compatible dicts).
+
+    Takes message models or AI SDK message JSON. Exact inverse of :func:`load_messages` for
+    histories it read; messages from elsewhere follow the AI SDK's conversion (item ids and
+    encrypted reasoning are read from the ``openai`` or ``azure`` provider options, and nothing
+    else: another provider's reasoning or signatures are never sent as OpenAI's). Raises
+    :class:`~heal.errors.InputError` (``messages[2].content[0]``) for a part with no Responses
+    form.
+    """
+    history = _load_canonical(list(messages))
+    out: list[Item] = []
+    for i, message in enumerate(history):
+        path = f"messages[{i}]"
+        if isinstance(message, SystemMessage):
+            out.append(_dump_system(message))
+        elif isinstance(message, UserMessage):
+            out.append(_dump_user(message, path))
+        elif isinstance(message, AssistantMessage):
+            out.extend(_dump_assistant(message, path))
+        else:
+            out.extend(_dump_tool(message, path))
+    return out
+
+
+def heal_openai_responses(
+    native: Iterable[Any],
+    *,
+    provider: ProviderId | None = "openai-responses",
+    policy: Policy | Mapping[str, str] | None = None,
+    rules: Sequence[Rule] | None = None,
+    on_repair: Callable[[Repair], object] | None = None,
+    strict: bool = False,
+    scope: HealScope = "request",
+) -> NativeHealResult[list[Item]]:
+    """Heal Responses input items; repairs name item indices (see the module docstring).
+
+    When nothing needed changing and ``native`` is a list of dicts, that same list comes back.
+    The keyword arguments are those of :func:`heal.heal_messages`.
+    """
+    items = _as_items(native)
+    loaded = _Reader(items).read()
+    original = native if isinstance(native, list) and all(type(x) is dict for x in native) else None
+    return heal_native(
+        loaded,
+        dump_messages,
+        provider=provider,
+        policy=policy,
+        rules=rules,
+        on_repair=on_repair,
+        strict=strict,
+        scope=scope,
+        original=original,
+    )
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+
+def _as_items(native: Any) -> list[Any]:
+    if isinstance(native, BaseModel):  # iterable as (field, value) pairs: not a history
+        raise InputError(
+            f"expected a list of input items, got a single {type(native).__name__} "
+            "(for a response, pass response.output)",
+            path="input",
+        )
+    if isinstance(native, (str, bytes, bytearray)):
+        raise InputError("expected a list of input items, got a string", path="input")
+    if isinstance(native, Mapping):
+        hint = " (did you mean its 'input' field?)" if "input" in native else ""
+        raise InputError(f"expected a list of input items, got a single object{hint}", path="input")
+    if not isinstance(native, Iterable):
+        raise InputError(f"expected a list of input items, got {_kind(native)}", path="input")
+    return list(native)
+
+
+_Parts = list[tuple[Any, int | None]]
+"""Canonical parts of one item, each with its index inside the item (None: the whole item)."""
+
+
+class _Reader:
+    """One pass over the items, grouping assistant-side items and outputs into messages."""
+
+    def __init__(self, items: list[Any]) -> None:
+        self.items = items
+        self.messages: list[ModelMessage] = []
+        self.origins: list[int] = []
+        self.part_origins: list[tuple[int | None, ...] | None] = []
+        self.sub_origins: list[tuple[int | None, ...]] = []
+        self.group: str | None = None
+        self.parts: list[Any] = []
+        self.part_items: list[int] = []
+        self.part_subs: list[int | None] = []
+        self.names: dict[str, str] = {}
+
+    def read(self) -> ResponsesLoaded:
+        items = [_as_item(raw, f"input[{i}]") for i, raw in enumerate(self.items)]
+        for item in items:
+            if item.get("type") == "function_call":
+                cid, name = item.get("call_id"), item.get("name")
+                if isinstance(cid, str) and isinstance(name, str):
+                    self.names.setdefault(cid, name)
+        for i, item in enumerate(items):
+            path = f"input[{i}]"
+            kind = _classify(item, path)
+            if kind == "user":
+                self._single(i, _read_user(item, path))
+            elif kind == "system":
+                self._single(i, _read_system(item, path))
+            elif kind == "output":
+                self._add("tool", i, [(_read_output(item, path, self.names), None)])
+            else:
+                self._add("assistant", i, _read_assistant_item(kind, item, i, path))
+        self._flush()
+        return ResponsesLoaded(self.messages, self.origins, self.part_origins, self.sub_origins)
+
+    def _single(self, i: int, message: ModelMessage) -> None:
+        self._flush()
+        count = 0 if isinstance(message.content, str) else len(message.content)
+        self.messages.append(message)
+        self.origins.append(i)
+        self.part_origins.append((i,) * count)
+        self.sub_origins.append(tuple(range(count)))
+
+    def _add(self, group: str, i: int, parts: _Parts) -> None:
+        if self.group != group:
+            self._flush()
+            self.group = group
+        for part, sub in parts:
+            self.parts.append(part)
+            self.part_items.append(i)
+            self.part_subs.append(sub)
+
+    def _flush(self) -> None:
+        if self.group is None:
+            return
+        content = tuple(self.parts)
+        message: ModelMessage = (
+            AssistantMessage(content=content)
+            if self.group == "assistant"
+            else ToolMessage(content=content)
+        )
+        self.messages.append(message)
+        self.origins.append(self.part_items[0])
+        self.part_origins.append(tuple(self.part_items))
+        self.sub_origins.append(tuple(self.part_subs))
+        self.group = None
+        self.parts, self.part_items, self.part_subs = [], [], []
+
+
+def _as_item(raw: Any, path: str) -> Item:
+    if isinstance(raw, BaseModel):
+        # OpenAI SDK output items (response.output): their JSON, as the SDK itself sends them.
+        raw = raw.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    if not isinstance(raw, Mapping):
+        raise InputError(f"expected an input item object, got {_kind(raw)}", path=path)
+    return dict(raw)
+
+
+def _classify(item: Item, path: str) -> str:
+    kind = item.get("type", _ABSENT)
+    if kind is _ABSENT or kind == "message":
+        role = item.get("role", _ABSENT)
+        if role is _ABSENT:
+            if kind is _ABSENT and isinstance(item.get("id"), str):
+                return "item_reference"  # the one item whose "type" is optional and role-less
+            raise InputError("item has no type and no role", path=path)
+        if role == "user":
+            return "user"
+        if role in ("system", "developer"):
+            return "system"
+        if role == "assistant":
+            return "assistant"
+        raise InputError(
+            f"unknown role {role!r} (expected user, assistant, system or developer)",
+            path=f"{path}.role",
+        )
+    if not isinstance(kind, str):
+        raise InputError(f"item type must be a string, got {_kind(kind)}", path=f"{path}.type")
+    if kind == "function_call_output":
+        return "output"
+    if kind in ("function_call", "reasoning", "item_reference"):
+        return kind
+    return "opaque"
+
+
+def _read_user(item: Item, path: str) -> UserMessage:
+    content = item.get("content", _ABSENT)
+    fields = _rest(item, {"role", "content"})
+    options = _options({}, {"fields": fields} if fields else {})
+    if isinstance(content, str):
+        return _make(UserMessage, path, content=content, provider_options=options)
+    if not isinstance(content, list):
+        raise InputError(
+            f"content must be a string or a list, got {_kind(content)}", path=f"{path}.content"
+        )
+    parts = [_read_user_part(el, f"{path}.content[{j}]") for j, el in enumerate(content)]
+    return _make(UserMessage, path, content=tuple(parts), provider_options=options)
+
+
+def _read_user_part(raw: Any, path: str) -> TextPart | ImagePart | FilePart:
+    el = _as_element(raw, path)
+    kind = el.get("type")
+    mine: dict[str, Any] = {}
+    openai: dict[str, Any] = {}
+    if "prompt_cache_breakpoint" in el:
+        openai["promptCacheBreakpoint"] = el["prompt_cache_breakpoint"]
+    if kind in ("input_text", "output_text"):
+        text = _str_field(el, "text", path)
+        if kind != "input_text":
+            mine["contentType"] = kind
+        _keep_rest(mine, el, {"type", "text", "prompt_cache_breakpoint"})
+        return _make(TextPart, path, text=text, provider_options=_options(openai, mine))
+    if kind == "input_image":
+        key = _source(el, ("image_url", "file_id"), path)
+        value = el[key]
+        consumed = {"type", key, "prompt_cache_breakpoint"}
+        if key != "image_url" or not _URL.match(value):
+            mine["source"] = key
+        if isinstance(el.get("detail"), str):
+            openai["imageDetail"] = el["detail"]
+            consumed.add("detail")
+        _keep_rest(mine, el, consumed)
+        return _make(ImagePart, path, image=value, provider_options=_options(openai, mine))
+    if kind == "input_file":
+        key = _source(el, ("file_data", "file_url", "file_id"), path)
+        value = el[key]
+        consumed = {"type", key, "prompt_cache_breakpoint"}
+        if key != "file_data" or not value.startswith("data:"):
+            mine["source"] = key
+        match = _DATA_URL.fullmatch(value) if key == "file_data" else None
+        media_type = match.group(1) if match else "application/octet-stream"
+        filename = el.get("filename")
+        if isinstance(filename, str):
+            consumed.add("filename")
+        _keep_rest(mine, el, consumed)
+        return _make(
+            FilePart,
+            path,
+            data=value,
+            media_type=media_type,
+            filename=filename if isinstance(filename, str) else None,
+            provider_options=_options(openai, mine),
+        )
+    raise InputError(f"content type {kind!r} cannot be represented", path=f"{path}.type")
+
+
+def _read_system(item: Item, path: str) -> SystemMessage:
+    content = item.get("content", _ABSENT)
+    consumed = {"content"} | ({"role"} if item.get("role") == "system" else set())
+    mine: dict[str, Any] = {}
+    openai: dict[str, Any] = {}
+    if isinstance(content, list):
+        if len(content) != 1:
+            raise InputError(
+                f"a system message with {len(content)} content elements cannot be represented "
+                "(only a string or one input_text)",
+                path=f"{path}.content",
+            )
+        el = _as_element(content[0], f"{path}.content[0]")
+        if el.get("type") != "input_text":
+            raise InputError(
+                f"a system message with {el.get('type')!r} content cannot be represented",
+                path=f"{path}.content[0].type",
+            )
+        content = _str_field(el, "text", f"{path}.content[0]")
+        mine["contentList"] = True
+        if "prompt_cache_breakpoint" in el:
+            openai["promptCacheBreakpoint"] = el["prompt_cache_breakpoint"]
+        _keep_rest(mine, el, {"type", "text", "prompt_cache_breakpoint"})
+    elif not isinstance(content, str):
+        raise InputError(
+            f"content must be a string or a list, got {_kind(content)}", path=f"{path}.content"
+        )
+    fields = _rest(item, consumed)
+    if fields:
+        mine["fields"] = fields
+    return _make(SystemMessage, path, content=content, provider_options=_options(openai, mine))
+
+
+def _read_assistant_item(kind: str, item: Item, i: int, path: str) -> _Parts:
+    if kind == "assistant":
+        return _read_assistant_message(item, path)
+    if kind == "reasoning":
+        return _read_reasoning(item, path)
+    if kind == "function_call":
+        return [(_read_function_call(item, path), None)]
+    if kind == "item_reference" and str(item.get("id", "")).startswith("rs_"):
+        fields = _rest(item, {"id"})
+        mine: dict[str, Any] = {"itemReference": True}
+        if fields:
+            mine["fields"] = fields
+        options = _options({"itemId": item["id"]}, mine)
+        return [(_make(ReasoningPart, path, text="", provider_options=options), None)]
+    return [(_read_opaque(item, i, path), None)]
+
+
+def _read_assistant_message(item: Item, path: str) -> _Parts:
+    content = item.get("content", _ABSENT)
+    openai: dict[str, Any] = {}
+    consumed = {"role", "content"}
+    if isinstance(item.get("id"), str):
+        openai["itemId"] = item["id"]
+        consumed.add("id")
+    if isinstance(item.get("phase"), str):
+        openai["phase"] = item["phase"]
+        consumed.add("phase")
+    item_mine: dict[str, Any] = {}
+    fields = _rest(item, consumed)
+    if fields:
+        item_mine["fields"] = fields
+    if isinstance(content, str):
+        options = _options(openai, item_mine)
+        return [(_make(TextPart, path, text=content, provider_options=options), None)]
+    if not isinstance(content, list):
+        raise InputError(
+            f"content must be a string or a list, got {_kind(content)}", path=f"{path}.content"
+        )
+    if not content:
+        options = _options(openai, {**item_mine, "contentIndex": None})
+        return [(_make(TextPart, path, text="", provider_options=options), None)]
+    parts: _Parts = []
+    for j, raw in enumerate(content):
+        el_path = f"{path}.content[{j}]"
+        el = _as_element(raw, el_path)
+        el_type = el.get("type")
+        if el_type not in _ASSISTANT_TEXT_TYPES:
+            raise InputError(
+                f"{el_type!r} content in an assistant message cannot be represented",
+                path=f"{el_path}.type",
+            )
+        key = "refusal" if el_type == "refusal" else "text"
+        text = _str_field(el, key, el_path)
+        mine: dict[str, Any] = {**item_mine, "contentIndex": j}
+        part_openai = dict(openai)
+        if len(content) > 1 and "itemId" in openai:
+            # One item, several text parts: only the first carries the item id, as heal's
+            # duplicate-item-id rule (and the API) count every text part with an id as an item.
+            mine["itemId"] = openai["itemId"]
+            if j > 0:
+                del part_openai["itemId"]
+        if el_type != "output_text":
+            mine["contentType"] = el_type
+        if "prompt_cache_breakpoint" in el:
+            part_openai["promptCacheBreakpoint"] = el["prompt_cache_breakpoint"]
+        _keep_rest(mine, el, {"type", key, "prompt_cache_breakpoint"})
+        options = _options(part_openai, mine)
+        parts.append((_make(TextPart, el_path, text=text, provider_options=options), j))
+    return parts
+
+
+def _read_reasoning(item: Item, path: str) -> _Parts:
+    openai: dict[str, Any] = {}
+    consumed = {"type", "summary"}
+    if isinstance(item.get("id"), str):
+        openai["itemId"] = item["id"]
+        consumed.add("id")
+    enc = item.get("encrypted_content", _ABSENT)
+    if enc is None or isinstance(enc, str):
+        openai["reasoningEncryptedContent"] = enc
+        consumed.add("encrypted_content")
+    item_mine: dict[str, Any] = {}
+    fields = _rest(item, consumed)
+    if fields:
+        item_mine["fields"] = fields
+    summary = item.get("summary", _ABSENT)
+    if summary is _ABSENT or summary == []:
+        mine = {**item_mine, "summaryIndex": None}
+        if summary is _ABSENT:
+            mine["noSummary"] = True
+        options = _options(openai, mine)
+        return [(_make(ReasoningPart, path, text="", provider_options=options), None)]
+    if not isinstance(summary, list):
+        raise InputError(f"summary must be a list, got {_kind(summary)}", path=f"{path}.summary")
+    parts: _Parts = []
+    for j, raw in enumerate(summary):
+        el_path = f"{path}.summary[{j}]"
+        el = _as_element(raw, el_path)
+        if el.get("type") != "summary_text":
+            raise InputError(
+                f"summary entry of type {el.get('type')!r} cannot be represented "
+                "(expected summary_text)",
+                path=f"{el_path}.type",
+            )
+        text = _str_field(el, "text", el_path)
+        mine = {**item_mine, "summaryIndex": j}
+        _keep_rest(mine, el, {"type", "text"})
+        options = _options(openai, mine)
+        parts.append((_make(ReasoningPart, el_path, text=text, provider_options=options), j))
+    return parts
+
+
+def _read_function_call(item: Item, path: str) -> ToolCallPart:
+    call_id = _str_field(item, "call_id", path)
+    name = _str_field(item, "name", path)
+    arguments = _str_field(item, "arguments", path)
+    value, raw = _parse_arguments(arguments)
+    openai: dict[str, Any] = {}
+    consumed = {"type", "call_id", "name", "arguments"}
+    if isinstance(item.get("id"), str):
+        openai["itemId"] = item["id"]
+        consumed.add("id")
+    if isinstance(item.get("namespace"), str):
+        openai["namespace"] = item["namespace"]
+        consumed.add("namespace")
+    if isinstance(item.get("async"), bool):
+        openai["async"] = item["async"]
+        consumed.add("async")
+    mine: dict[str, Any] = {}
+    if raw is not None:
+        mine["arguments"] = raw
+    _keep_rest(mine, item, consumed, key="fields")
+    return _make(
+        ToolCallPart,
+        path,
+        tool_call_id=call_id,
+        tool_name=name,
+        input=value,
+        provider_options=_options(openai, mine),
+    )
+
+
+def _parse_arguments(arguments: str) -> tuple[Any, str | None]:
+    """The tool input for an ``arguments`` string, and the string itself when the input does not
+    serialize back to it exactly (compact JSON is what the API and the AI SDK write)."""
+    try:
+        value = json.loads(arguments, parse_constant=_reject_constant)
+    except (ValueError, RecursionError):
+        return arguments, None
+    if not isinstance(value, dict):
+        return arguments, None
+    return value, (None if _compact(value) == arguments else arguments)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _read_opaque(item: Item, i: int, path: str) -> ToolCallPart:
+    kind = str(item.get("type", "item_reference"))
+    openai = {"itemId": item["id"]} if isinstance(item.get("id"), str) else {}
+    # A positional id: unique, valid for every provider, and never rewritten by a rule, so that
+    # no repair is reported on an item that is written back verbatim.
+    call_id = f"{_UNSAFE_ID.sub('_', kind)}_{i}"
+    return _make(
+        ToolCallPart,
+        path,
+        tool_call_id=call_id,
+        tool_name=kind,
+        input={},
+        provider_executed=True,
+        provider_options=_options(openai, {"item": item}),
+    )
+
+
+def _read_output(item: Item, path: str, names: Mapping[str, str]) -> ToolResultPart:
+    call_id = _str_field(item, "call_id", path)
+    output = item.get("output", _ABSENT)
+    consumed = {"type", "call_id", "output"}
+    mine: dict[str, Any] = {}
+    name = item.get("name")
+    if isinstance(name, str):
+        consumed.add("name")
+        mine["name"] = True
+    else:
+        name = names.get(call_id, UNKNOWN_TOOL)
+    if isinstance(output, str):
+        result: ToolResultOutput = TextOutput(value=output)
+    elif isinstance(output, list):
+        result = _make(
+            ContentOutput,
+            f"{path}.output",
+            value=tuple(
+                _read_output_element(el, f"{path}.output[{j}]") for j, el in enumerate(output)
+            ),
+        )
+    else:
+        raise InputError(
+            f"output must be a string or a list, got {_kind(output)}", path=f"{path}.output"
+        )
+    _keep_rest(mine, item, consumed, key="fields")
+    return _make(
+        ToolResultPart,
+        path,
+        tool_call_id=call_id,
+        tool_name=name,
+        output=result,
+        provider_options=_options({}, mine),
+    )
+
+
+def _read_output_element(raw: Any, path: str) -> dict[str, Any]:
+    el = _as_element(raw, path)
+    kind = el.get("type")
+    openai: dict[str, Any] = {}
+    mine: dict[str, Any] = {}
+    consumed = {"type", "prompt_cache_breakpoint"}
+    if "prompt_cache_breakpoint" in el:
+        openai["promptCacheBreakpoint"] = el["prompt_cache_breakpoint"]
+    out: dict[str, Any]
+    if kind == "input_text":
+        out = {"type": "text", "text": _str_field(el, "text", path)}
+        consumed.add("text")
+    elif kind == "input_image":
+        key = _source(el, ("image_url", "file_id"), path)
+        out = (
+            {"type": "image-url", "url": el[key]}
+            if key == "image_url"
+            else {"type": "image-file-id", "fileId": el[key]}
+        )
+        consumed.add(key)
+        if isinstance(el.get("detail"), str):
+            openai["imageDetail"] = el["detail"]
+            consumed.add("detail")
+    elif kind == "input_file":
+        key = _source(el, ("file_data", "file_url", "file_id"), path)
+        consumed.add(key)
+        if key == "file_data":
+            match = _DATA_URL.fullmatch(el[key])
+            if match:
+                out = {"type": "file-data", "data": match.group(2), "mediaType": match.group(1)}
+            else:
+                out = {
+                    "type": "file-data",
+                    "data": el[key],
+                    "mediaType": "application/octet-stream",
+                }
+                mine["rawData"] = True
+            if isinstance(el.get("filename"), str):
+                out["filename"] = el["filename"]
+                consumed.add("filename")
+        elif key == "file_url":
+            out = {"type": "file-url", "url": el[key]}
+        else:
+            out = {"type": "file-id", "fileId": el[key]}
+    else:
+        raise InputError(f"output content type {kind!r} cannot be represented", path=f"{path}.type")
+    _keep_rest(mine, el, consumed)
+    options = _options(openai, mine)
+    if options is not None:
+        out["providerOptions"] = options
+    return out
+
+
+# --- writing ---------------------------------------------------------------------------------
+
+
+def _dump_system(message: SystemMessage) -> Item:
+    mine, openai = _mine(message.provider_options), _openai(message.provider_options)
+    item: Item = {"role": "system"}
+    if mine.get("contentList") or "promptCacheBreakpoint" in openai:
+        el: Item = {"type": "input_text", "text": message.content}
+        if "promptCacheBreakpoint" in openai:
+            el["prompt_cache_breakpoint"] = openai["promptCacheBreakpoint"]
+        el.update(mine.get("contentFields", {}))
+        item["content"] = [el]
+    else:
+        item["content"] = message.content
+    item.update(mine.get("fields", {}))
+    return item
+
+
+def _dump_user(message: UserMessage, path: str) -> Item:
+    item: Item = {"role": "user"}
+    if isinstance(message.content, str):
+        item["content"] = message.content
+    else:
+        item["content"] = [
+            _dump_user_part(part, f"{path}.content[{j}]") for j, part in enumerate(message.content)
+        ]
+    item.update(_mine(message.provider_options).get("fields", {}))
+    return item
+
+
+def _dump_user_part(part: TextPart | ImagePart | FilePart, path: str) -> Item:
+    mine, openai = _mine(part.provider_options), _openai(part.provider_options)
+    el: Item
+    if isinstance(part, TextPart):
+        el = {"type": mine.get("contentType", "input_text"), "text": part.text}
+    elif isinstance(part, ImagePart):
+        el = {"type": "input_image"}
+        source = mine.get("source")
+        if source is not None:
+            el[source] = part.image
+        else:
+            el["image_url"] = _as_url(part.image, part.media_type or "image/jpeg")
+        if "imageDetail" in openai:
+            el["detail"] = openai["imageDetail"]
+    else:
+        el = {"type": "input_file"}
+        source = mine.get("source")
+        if source is not None:
+            el[source] = part.data
+        else:
+            url = _as_url(part.data, part.media_type)
+            el["file_data" if url.startswith("data:") else "file_url"] = url
+        if part.filename is not None:
+            el["filename"] = part.filename
+    if "promptCacheBreakpoint" in openai:
+        el["prompt_cache_breakpoint"] = openai["promptCacheBreakpoint"]
+    el.update(mine.get("contentFields", {}))
+    return el
+
+
+def _as_url(data: str | bytes, media_type: str) -> str:
+    if isinstance(data, bytes):
+        import base64
+
+        return f"data:{media_type};base64,{base64.b64encode(data).decode('ascii')}"
+    if _URL.match(data):
+        return data
+    return f"data:{media_type};base64,{data}"
+
+
+def _dump_assistant(message: AssistantMessage, path: str) -> list[Item]:
+    if isinstance(message.content, str):
+        return [{"role": "assistant", "content": message.content}]
+    out: list[Item] = []
+    # The item still open for continuation parts (later content elements / summary entries).
+    open_kind: str | None = None
+    open_item: Item = {}
+    open_id: Any = None
+    for j, part in enumerate(message.content):
+        ppath = f"{path}.content[{j}]"
+        mine, openai = _mine(part.provider_options), _openai(part.provider_options)
+        item_id = openai.get("itemId")
+        if isinstance(part, TextPart):
+            index = mine.get("contentIndex", _ABSENT)
+            group = mine.get("itemId")
+            if isinstance(index, int) and index > 0 and open_kind == "message" and open_id == group:
+                open_item["content"].append(_dump_text_element(part, mine, openai))
+                continue
+            item: Item = {"role": "assistant"}
+            if isinstance(index, int) and index > 0 and isinstance(group, str):
+                # The first content elements were removed: the rest is still that item.
+                item_id = group
+            if isinstance(item_id, str):
+                item["id"] = item_id
+            if "phase" in openai:
+                item["phase"] = openai["phase"]
+            open_kind = None
+            if index is _ABSENT:
+                item["content"] = part.text
+            elif index is None:
+                item["content"] = []
+            else:
+                item["content"] = [_dump_text_element(part, mine, openai)]
+                open_kind, open_item, open_id = "message", item, group
+            item.update(mine.get("fields", {}))
+            out.append(item)
+        elif isinstance(part, ReasoningPart):
+            if mine.get("itemReference"):
+                out.append({"id": item_id, **mine.get("fields", {})})
+                open_kind = None
+                continue
+            index = mine.get("summaryIndex", _ABSENT)
+            foreign = index is _ABSENT
+            continues = (index > 0) if isinstance(index, int) else foreign and item_id is not None
+            if continues and open_kind == "reasoning" and open_id == item_id:
+                if not foreign or part.text:
+                    open_item["summary"].append(_dump_summary(part, mine))
+                if foreign and openai.get("reasoningEncryptedContent") is not None:
+                    open_item["encrypted_content"] = openai["reasoningEncryptedContent"]
+                continue
+            if foreign and item_id is None and openai.get("reasoningEncryptedContent") is None:
+                raise InputError(
+                    "reasoning without an OpenAI item id or encrypted content (another "
+                    "provider's reasoning) cannot be sent to the Responses API; heal with "
+                    "provider='openai-responses' or remove it",
+                    path=ppath,
+                )
+            item = {"type": "reasoning"}
+            if isinstance(item_id, str):
+                item["id"] = item_id
+            if "reasoningEncryptedContent" in openai:
+                item["encrypted_content"] = openai["reasoningEncryptedContent"]
+            if not mine.get("noSummary"):
+                has_entry = isinstance(index, int) or (foreign and part.text)
+                item["summary"] = [_dump_summary(part, mine)] if has_entry else []
+            item.update(mine.get("fields", {}))
+            out.append(item)
+            open_kind, open_item, open_id = "reasoning", item, item_id
+        elif isinstance(part, ToolCallPart):
+            open_kind = None
+            if isinstance(mine.get("item"), dict):
+                out.append(dict(mine["item"]))
+            elif part.provider_executed:
+                if not isinstance(item_id, str):
+                    raise InputError(
+                        "a provider-executed tool call without an OpenAI item id cannot be "
+                        "represented as a Responses input item",
+                        path=ppath,
+                    )
+                out.append({"type": "item_reference", "id": item_id})
+            else:
+                out.append(_dump_function_call(part, mine, openai))
+        else:
+            raise InputError(
+                f"a {part.type} part in an assistant message cannot be represented as a "
+                "Responses input item",
+                path=ppath,
+            )
+    return out
+
+
+def _dump_text_element(part: TextPart, mine: Mapping[str, Any], openai: Mapping[str, Any]) -> Item:
+    kind = mine.get("contentType", "output_text")
+    el: Item = {"type": kind, "refusal" if kind == "refusal" else "text": part.text}
+    if "promptCacheBreakpoint" in openai:
+        el["prompt_cache_breakpoint"] = openai["promptCacheBreakpoint"]
+    el.update(mine.get("contentFields", {}))
+    return el
+
+
+def _dump_summary(part: ReasoningPart, mine: Mapping[str, Any]) -> Item:
+    return {"type": "summary_text", "text": part.text, **mine.get("contentFields", {})}
+
+
+def _dump_function_call(
+    part: ToolCallPart, mine: Mapping[str, Any], openai: Mapping[str, Any]
+) -> Item:
+    item: Item = {
+        "type": "function_call",
+        "call_id": part.tool_call_id,
+        "name": part.tool_name,
+        "arguments": _arguments(part.input, mine.get("arguments")),
+    }
+    if isinstance(openai.get("itemId"), str):
+        item["id"] = openai["itemId"]
+    for key in ("namespace", "async"):
+        if key in openai:
+            item[key] = openai[key]
+    item.update(mine.get("fields", {}))
+    return item
+
+
+def _arguments(value: Any, raw: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(raw, str):
+        # The exact text as it was read, unless a repair has changed the input since.
+        parsed, _ = _parse_arguments(raw)
+        if parsed == value:
+            return raw
+    return _compact({} if value is None else value)
+
+
+def _dump_tool(message: ToolMessage, path: str) -> list[Item]:
+    out: list[Item] = []
+    for j, part in enumerate(message.content):
+        if isinstance(part, ToolApprovalResponse):
+            response: Item = {
+                "type": "mcp_approval_response",
+                "approval_request_id": part.approval_id,
+                "approve": part.approved,
+            }
+            if part.reason is not None:
+                response["reason"] = part.reason
+            out.append(response)
+            continue
+        mine = _mine(part.provider_options)
+        item: Item = {
+            "type": "function_call_output",
+            "call_id": part.tool_call_id,
+            "output": _dump_output(part.output, f"{path}.content[{j}].output"),
+        }
+        if mine.get("name"):
+            item["name"] = part.tool_name
+        item.update(mine.get("fields", {}))
+        out.append(item)
+    return out
+
+
+def _dump_output(output: ToolResultOutput, path: str) -> str | list[Item]:
+    if isinstance(output, (TextOutput, ErrorTextOutput)):
+        return output.value
+    if isinstance(output, (JsonOutput, ErrorJsonOutput)):
+        return _compact(output.value)
+    if isinstance(output, ExecutionDeniedOutput):
+        return output.reason if output.reason is not None else "Tool call execution denied."
+    return [_dump_output_element(el, f"{path}.value[{k}]") for k, el in enumerate(output.value)]
+
+
+def _dump_output_element(el: Mapping[str, Any], path: str) -> Item:
+    options = el.get("providerOptions")
+    mine, openai = _mine(options), _openai(options)
+    kind = el.get("type")
+    out: Item
+    if kind == "text":
+        out = {"type": "input_text", "text": el.get("text")}
+    elif kind == "image-url":
+        out = {"type": "input_image", "image_url": el.get("url")}
+    elif kind == "image-file-id":
+        out = {"type": "input_image", "file_id": el.get("fileId")}
+    elif kind == "image-data":
+        out = {
+            "type": "input_image",
+            "image_url": f"data:{el.get('mediaType')};base64,{el.get('data')}",
+        }
+    elif kind == "file-data":
+        data = el.get("data")
+        out = {
+            "type": "input_file",
+            "file_data": data
+            if mine.get("rawData")
+            else f"data:{el.get('mediaType')};base64,{data}",
+        }
+        if isinstance(el.get("filename"), str):
+            out["filename"] = el["filename"]
+    elif kind == "file-url":
+        out = {"type": "input_file", "file_url": el.get("url")}
+    elif kind == "file-id":
+        out = {"type": "input_file", "file_id": el.get("fileId")}
+    else:
+        raise InputError(f"tool output content of type {kind!r} cannot be represented", path=path)
+    if "imageDetail" in openai and out["type"] == "input_image":
+        out["detail"] = openai["imageDetail"]
+    if "promptCacheBreakpoint" in openai:
+        out["prompt_cache_breakpoint"] = openai["promptCacheBreakpoint"]
+    out.update(mine.get("contentFields", {}))
+    return out
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+
+def _options(openai: Mapping[str, Any], mine: Mapping[str, Any]) -> ProviderOptions | None:
+    out: dict[str, Any] = {}
+    if openai:
+        out["openai"] = dict(openai)
+    if mine:
+        out["heal"] = {NAMESPACE: dict(mine)}
+    return out or None
+
+
+def _mine(options: Mapping[str, Any] | None) -> dict[str, Any]:
+    heal = options.get("heal") if options else None
+    found = heal.get(NAMESPACE) if isinstance(heal, Mapping) else None
+    return found if isinstance(found, dict) else {}
+
+
+def _openai(options: Mapping[str, Any] | None) -> dict[str, Any]:
+    # @ai-sdk/azure keeps the same item ids and encrypted reasoning under "azure".
+    for namespace in ("openai", "azure"):
+        found = options.get(namespace) if options else None
+        if isinstance(found, dict):
+            return found
+    return {}
+
+
+def _rest(obj: Mapping[str, Any], consumed: Iterable[str]) -> dict[str, Any]:
+    skip = set(consumed)
+    return {k: v for k, v in obj.items() if k not in skip}
+
+
+def _keep_rest(
+    mine: dict[str, Any],
+    obj: Mapping[str, Any],
+    consumed: Iterable[str],
+    key: str = "contentFields",
+) -> None:
+    rest = _rest(obj, consumed)
+    if rest:
+        mine[key] = rest
+
+
+def _as_element(raw: Any, path: str) -> Item:
+    if not isinstance(raw, Mapping):
+        raise InputError(f"expected a content object, got {_kind(raw)}", path=path)
+    return dict(raw)
+
+
+def _str_field(obj: Mapping[str, Any], key: str, path: str) -> str:
+    value = obj.get(key, _ABSENT)
+    if value is _ABSENT:
+        raise InputError(f"{obj.get('type', 'item')} has no {key}", path=path)
+    if not isinstance(value, str):
+        raise InputError(f"{key} must be a string, got {_kind(value)}", path=f"{path}.{key}")
+    return value
+
+
+def _source(el: Mapping[str, Any], keys: tuple[str, ...], path: str) -> str:
+    for key in keys:
+        if isinstance(el.get(key), str):
+            return key
+    raise InputError(f"{el.get('type')} has none of {', '.join(keys)}", path=path)
+
+
+def _make(cls: type[_M], path: str, **fields: Any) -> _M:
+    values = {k: v for k, v in fields.items() if v is not None or k == "input"}
+    try:
+        return cls(**values)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        raise InputError(f"cannot be represented: {first['msg']}", path=path) from None
+
+
+def _kind(value: Any) -> str:
+    if value is _ABSENT:
+        return "nothing"
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, Mapping):
+        return "an object"
+    return f"a {type(value).__name__}"

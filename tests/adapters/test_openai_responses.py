@@ -1,0 +1,515 @@
+"""The OpenAI Responses adapter: lossless round trips, SDK-valid output, repairs at item indices."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterable
+from typing import Any
+
+import pydantic
+import pytest
+from hypothesis import HealthCheck, given, settings
+from openai.types.responses import ResponseInputParam
+
+import heal
+from heal import InputError, ProviderId, validate_messages
+from heal.adapters.openai_responses import (
+    ResponsesLoaded,
+    dump_messages,
+    heal_openai_responses,
+    load,
+    load_messages,
+)
+from heal.messages import (
+    AssistantMessage,
+    ModelMessage,
+    Part,
+    ReasoningPart,
+    SystemMessage,
+    TextPart,
+    ToolCallPart,
+    ToolMessage,
+    UserMessage,
+)
+
+from .strategies_openai_responses import broken_input_items, input_items, valid_input_items
+
+SDK = pydantic.TypeAdapter(ResponseInputParam)
+PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROVIDER: ProviderId = "openai-responses"
+
+
+def parts_of(message: ModelMessage) -> tuple[Part, ...]:
+    """The parts of a message loaded from this format (never string content)."""
+    assert not isinstance(message.content, str)
+    return tuple(message.content)
+
+
+def sdk_validate(items: list[dict[str, Any]]) -> None:
+    """Validate against the SDK's request type, forcing its lazily validated iterables."""
+
+    def force(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: force(v) for k, v in value.items()}
+        if isinstance(value, (str, bytes)):
+            return value
+        if isinstance(value, Iterable):
+            return [force(v) for v in value]
+        return value
+
+    force(SDK.validate_python(items))
+
+
+# --- round trips -----------------------------------------------------------------------------
+
+
+@PROPERTY
+@given(input_items())
+def test_round_trip_is_lossless(native: list[dict[str, Any]]) -> None:
+    before = copy.deepcopy(native)
+    loaded = load(native)
+    assert native == before, "load mutated its input"
+    assert len(loaded.origins) == len(loaded.messages)
+    assert dump_messages(loaded.messages) == native
+
+
+@PROPERTY
+@given(input_items())
+def test_round_trip_survives_canonical_json(native: list[dict[str, Any]]) -> None:
+    # Stored as AI SDK JSON (heal.dump_messages) and read back: nothing native is lost.
+    stored = json.loads(json.dumps(heal.dump_messages(load_messages(native))))
+    assert dump_messages(heal.load_messages(stored)) == native
+
+
+@PROPERTY
+@given(input_items())
+def test_dumped_items_validate_against_the_sdk(native: list[dict[str, Any]]) -> None:
+    sdk_validate(native)  # the strategy itself draws SDK-valid input
+    sdk_validate(dump_messages(load_messages(native)))
+
+
+@PROPERTY
+@given(input_items())
+def test_source_map_points_at_the_items(native: list[dict[str, Any]]) -> None:
+    loaded = load(native)
+    assert isinstance(loaded, ResponsesLoaded)
+    assert loaded.part_origins is not None and loaded.sub_origins is not None
+    for m, message in enumerate(loaded.messages):
+        if isinstance(message.content, str):
+            continue
+        for p in range(len(message.content)):
+            item, sub = loaded.native_location(m, p)
+            assert item is not None and 0 <= item < len(native)
+            assert loaded.origins[m] <= item
+            if sub is not None:
+                key = "summary" if native[item].get("type") == "reasoning" else "content"
+                container = native[item][key]
+                assert isinstance(container, list) and 0 <= sub < len(container)
+
+
+# --- healing ---------------------------------------------------------------------------------
+
+
+@PROPERTY
+@given(valid_input_items())
+def test_valid_history_comes_back_identical(native: list[dict[str, Any]]) -> None:
+    sdk_validate(native)
+    result = heal_openai_responses(native)
+    assert result.repairs == (), [r.describe() for r in result.repairs]
+    assert result.messages is native
+    assert validate_messages(load_messages(native), provider=PROVIDER).valid
+
+
+@PROPERTY
+@given(broken_input_items())
+def test_broken_history_heals_to_a_valid_one(case: tuple[list[dict[str, Any]], list[str]]) -> None:
+    native, _ = case
+    before = copy.deepcopy(native)
+    result = heal_openai_responses(native)
+    assert native == before, "healing mutated its input"
+    report = validate_messages(load_messages(result.messages), provider=PROVIDER)
+    assert report.valid, report.report()
+    sdk_validate(result.messages)
+    for repair in result.repairs:
+        if repair.message_index is not None:
+            assert 0 <= repair.message_index < len(native)
+        if repair.anchor_index is not None:
+            assert 0 <= repair.anchor_index < len(native)
+    again = heal_openai_responses(result.messages)
+    assert not again.changed, [r.describe() for r in again.repairs]
+
+
+def _call(call_id: str, name: str = "get_weather", arguments: str = '{"city":"Paris"}') -> Any:
+    return {"type": "function_call", "call_id": call_id, "name": name, "arguments": arguments}
+
+
+def _output(call_id: str, output: str = "sunny") -> Any:
+    return {"type": "function_call_output", "call_id": call_id, "output": output}
+
+
+def _heal(native: list[Any]) -> tuple[list[Any], list[tuple[str, int | None, int | None]]]:
+    result = heal_openai_responses(native)
+    report = validate_messages(load_messages(result.messages), provider=PROVIDER)
+    assert report.valid, report.report()
+    sdk_validate(result.messages)
+    return result.messages, [(r.rule, r.message_index, r.part_index) for r in result.repairs]
+
+
+def test_call_without_output_gets_a_placeholder_output() -> None:
+    native = [
+        {"role": "user", "content": "weather?"},
+        {"type": "reasoning", "id": "rs_1", "summary": []},
+        _call("call_1"),
+        {"role": "user", "content": "hurry"},
+    ]
+    out, repairs = _heal(native)
+    assert repairs == [("orphan-tool-call", None, None)]
+    result = heal_openai_responses(native)
+    assert result.repairs[0].anchor_index == 1  # after the turn that starts at input[1]
+    assert out[:3] == native[:3]
+    assert out[3]["type"] == "function_call_output"
+    assert out[3]["call_id"] == "call_1"
+    assert "unavailable" in out[3]["output"]
+    assert out[4] == native[3]
+
+
+def test_output_without_call_is_removed() -> None:
+    native = [
+        {"role": "user", "content": "hi"},
+        _output("call_gone"),
+        {"role": "assistant", "content": "hello"},
+    ]
+    out, repairs = _heal(native)
+    # The canonical tool message it was in is left empty and removed too: same item.
+    assert repairs == [("orphan-tool-result", 1, None), ("empty-message", 1, None)]
+    assert out == [native[0], native[2]]
+
+
+def test_arguments_that_are_not_an_object_are_repaired() -> None:
+    native = [
+        {"role": "user", "content": "hi"},
+        {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "x"}]},
+        _call("call_1", arguments="[1, 2]"),
+        _output("call_1"),
+    ]
+    loaded = load_messages(native)
+    call = loaded[1].content[1]
+    assert isinstance(call, ToolCallPart) and call.input == "[1, 2]"  # the raw string, for heal
+    out, repairs = _heal(native)
+    assert repairs == [("invalid-tool-input", 2, None)]
+    assert json.loads(out[2]["arguments"]) == {"raw": "[1, 2]"}
+
+
+def test_invalid_tool_name_is_renamed_in_call_and_output() -> None:
+    native = [
+        {"role": "user", "content": "hi"},
+        _call("call_1", name="web search"),
+        {**_output("call_1"), "name": "web search"},
+    ]
+    out, repairs = _heal(native)
+    assert ("invalid-tool-name", 1, None) in repairs
+    assert ("invalid-tool-name", 2, None) in repairs
+    assert out[1]["name"] == "web_search"
+    assert out[2]["name"] == "web_search"
+
+
+def test_empty_text_is_removed_at_its_content_index() -> None:
+    native = [
+        {"role": "user", "content": [{"type": "input_text", "text": "hi"}]},
+        {
+            "type": "message",
+            "role": "assistant",
+            "id": "msg_1",
+            "status": "completed",
+            "content": [
+                {"type": "output_text", "text": "", "annotations": []},
+                {"type": "output_text", "text": "hello", "annotations": []},
+            ],
+        },
+    ]
+    out, repairs = _heal(native)
+    assert repairs == [("empty-text", 1, 0)]
+    assert out[1]["content"] == [native[1]["content"][1]]
+    assert out[1]["id"] == "msg_1"
+    assert out[1]["status"] == "completed"
+
+
+def test_message_item_with_several_contents_is_one_item() -> None:
+    native = [
+        {"role": "user", "content": "hi"},
+        {
+            "type": "message",
+            "role": "assistant",
+            "id": "msg_1",
+            "status": "completed",
+            "content": [
+                {"type": "output_text", "text": "a", "annotations": []},
+                {"type": "refusal", "refusal": "b"},
+            ],
+        },
+    ]
+    first, second = parts_of(load_messages(native)[1])
+    assert first.provider_options is not None and second.provider_options is not None
+    assert first.provider_options["openai"] == {"itemId": "msg_1"}
+    assert "openai" not in second.provider_options
+    result = heal_openai_responses(native)
+    assert result.repairs == ()
+    assert result.messages is native
+
+
+def test_misplaced_output_is_moved_after_its_call() -> None:
+    native = [
+        {"role": "user", "content": "weather?"},
+        _call("call_1"),
+        {"role": "user", "content": "hurry"},
+        _output("call_1"),
+    ]
+    out, repairs = _heal(native)
+    assert repairs == [("misplaced-tool-result", 3, None), ("empty-message", 3, None)]
+    assert out == [native[0], native[1], native[3], native[2]]
+
+
+def test_repairs_are_reported_to_on_repair_at_native_indices() -> None:
+    seen: list[heal.Repair] = []
+    heal_openai_responses([{"role": "user", "content": "hi"}, _output("x")], on_repair=seen.append)
+    assert [(r.rule, r.message_index) for r in seen] == [
+        ("orphan-tool-result", 1),
+        ("empty-message", 1),
+    ]
+
+
+def test_strict_raises_on_any_repair() -> None:
+    with pytest.raises(heal.HealingError):
+        heal_openai_responses([_output("x")], strict=True)
+
+
+# --- mapping ---------------------------------------------------------------------------------
+
+
+def test_ai_sdk_conventions() -> None:
+    native = [
+        {"role": "developer", "content": "rules"},
+        {"role": "user", "content": "hi"},
+        {
+            "type": "reasoning",
+            "id": "rs_1",
+            "encrypted_content": "gAAAA",
+            "summary": [
+                {"type": "summary_text", "text": "first"},
+                {"type": "summary_text", "text": "second"},
+            ],
+        },
+        {
+            "type": "message",
+            "role": "assistant",
+            "id": "msg_1",
+            "phase": "commentary",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": "let me check", "annotations": []}],
+        },
+        {**_call("call_1", arguments='{"city": "Paris"}'), "id": "fc_1"},
+        _output("call_1"),
+    ]
+    messages = load_messages(native)
+    assert [type(m) for m in messages] == [
+        SystemMessage,
+        UserMessage,
+        AssistantMessage,
+        ToolMessage,
+    ]
+    first, second, text, call = parts_of(messages[2])
+    assert isinstance(first, ReasoningPart) and first.text == "first"
+    assert isinstance(second, ReasoningPart) and second.text == "second"
+    for part in (first, second):
+        assert part.provider_options is not None
+        assert part.provider_options["openai"] == {
+            "itemId": "rs_1",
+            "reasoningEncryptedContent": "gAAAA",
+        }
+    assert isinstance(text, TextPart)
+    assert text.provider_options is not None
+    assert text.provider_options["openai"] == {"itemId": "msg_1", "phase": "commentary"}
+    assert isinstance(call, ToolCallPart)
+    assert call.tool_call_id == "call_1" and call.input == {"city": "Paris"}
+    assert call.provider_options is not None and call.provider_options["openai"] == {
+        "itemId": "fc_1"
+    }
+    assert dump_messages(messages) == native  # the exact arguments text comes back
+
+
+def test_exact_arguments_text_is_not_reused_after_a_repair() -> None:
+    native = [{"role": "user", "content": "hi"}, _call("call_1", arguments='{"a": 1}')]
+    messages = load_messages(native)
+    call = messages[1].content[0]
+    assert isinstance(call, ToolCallPart)
+    changed = call.model_copy(update={"input": {"a": 2}})
+    out = dump_messages([messages[0], AssistantMessage(content=(changed,))])
+    assert out[1]["arguments"] == '{"a":2}'
+
+
+def test_server_tool_items_are_opaque_provider_executed_calls() -> None:
+    search = {
+        "type": "web_search_call",
+        "id": "ws_1",
+        "status": "completed",
+        "action": {"type": "search", "query": "news"},
+    }
+    native = [{"role": "user", "content": "news?"}, search, {"role": "assistant", "content": "x"}]
+    messages = load_messages(native)
+    part = messages[1].content[0]
+    assert isinstance(part, ToolCallPart)
+    assert part.provider_executed is True
+    assert part.tool_name == "web_search_call"
+    assert heal_openai_responses(native).repairs == ()
+    assert dump_messages(messages) == native
+
+
+def test_reasoning_item_reference_is_a_reasoning_part() -> None:
+    native = [{"role": "user", "content": "hi"}, {"type": "item_reference", "id": "rs_9"}]
+    part = load_messages(native)[1].content[0]
+    assert isinstance(part, ReasoningPart)
+    assert part.provider_options is not None
+    assert part.provider_options["openai"] == {"itemId": "rs_9"}
+    assert dump_messages(load_messages(native)) == native
+
+
+def test_sdk_output_items_are_read_as_their_json() -> None:
+    from openai.types.responses import ResponseFunctionToolCall, ResponseReasoningItem
+
+    reasoning = ResponseReasoningItem(id="rs_1", type="reasoning", summary=[])
+    call = ResponseFunctionToolCall(
+        type="function_call", call_id="call_1", name="f", arguments="{}", id="fc_1"
+    )
+    messages = load_messages([{"role": "user", "content": "hi"}, reasoning, call])
+    out = dump_messages(messages)
+    assert out[1] == reasoning.model_dump(mode="json", exclude_unset=True)
+    assert out[2] == call.model_dump(mode="json", exclude_unset=True)
+
+
+def test_dumps_canonical_messages_from_elsewhere() -> None:
+    messages = heal.load_messages(
+        [
+            {"role": "system", "content": "be brief"},
+            {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "reasoning",
+                        "text": "a",
+                        "providerOptions": {"openai": {"itemId": "rs_1"}},
+                    },
+                    {
+                        "type": "reasoning",
+                        "text": "b",
+                        "providerOptions": {"openai": {"itemId": "rs_1"}},
+                    },
+                    {"type": "tool-call", "toolCallId": "c1", "toolName": "f", "input": {"x": 1}},
+                ],
+            },
+            {
+                "role": "tool",
+                "content": [
+                    {
+                        "type": "tool-result",
+                        "toolCallId": "c1",
+                        "toolName": "f",
+                        "output": {"type": "json", "value": {"ok": True}},
+                    }
+                ],
+            },
+        ]
+    )
+    out = dump_messages(messages)
+    assert out == [
+        {"role": "system", "content": "be brief"},
+        {"role": "user", "content": [{"type": "input_text", "text": "hi"}]},
+        {
+            "type": "reasoning",
+            "id": "rs_1",
+            "summary": [
+                {"type": "summary_text", "text": "a"},
+                {"type": "summary_text", "text": "b"},
+            ],
+        },
+        {"type": "function_call", "call_id": "c1", "name": "f", "arguments": '{"x":1}'},
+        {"type": "function_call_output", "call_id": "c1", "output": '{"ok":true}'},
+    ]
+    sdk_validate(out)
+
+
+def test_another_providers_reasoning_cannot_be_dumped() -> None:
+    messages = heal.load_messages(
+        [
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "reasoning",
+                        "text": "hmm",
+                        "providerOptions": {"anthropic": {"signature": "sig"}},
+                    },
+                    {"type": "text", "text": "hi"},
+                ],
+            }
+        ]
+    )
+    with pytest.raises(InputError) as info:
+        dump_messages(messages)
+    assert info.value.path == "messages[0].content[0]"
+
+
+# --- malformed input -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("native", "path"),
+    [
+        ({"input": []}, "input"),
+        ("hello", "input"),
+        ([42], "input[0]"),
+        ([{"content": "no role"}], "input[0]"),
+        ([{"role": "robot", "content": "x"}], "input[0].role"),
+        ([{"role": "user", "content": 3}], "input[0].content"),
+        ([{"role": "user", "content": [{"type": "input_audio"}]}], "input[0].content[0].type"),
+        (
+            [{"role": "user", "content": [{"type": "input_text", "text": 1}]}],
+            "input[0].content[0].text",
+        ),
+        (
+            [{"role": "user", "content": [{"type": "input_image", "detail": "auto"}]}],
+            "input[0].content[0]",
+        ),
+        ([{"role": "system", "content": []}], "input[0].content"),
+        ([{"type": "function_call", "name": "f", "arguments": "{}"}], "input[0]"),
+        (
+            [{"type": "function_call", "call_id": "c", "name": "f", "arguments": {}}],
+            "input[0].arguments",
+        ),
+        ([{"type": "function_call_output", "call_id": "c", "output": 5}], "input[0].output"),
+        ([{"type": "reasoning", "id": "rs", "summary": "x"}], "input[0].summary"),
+        (
+            [{"type": "reasoning", "id": "rs", "summary": [{"type": "other", "text": "x"}]}],
+            "input[0].summary[0].type",
+        ),
+        (
+            [{"role": "assistant", "content": [{"type": "input_image", "image_url": "x"}]}],
+            "input[0].content[0].type",
+        ),
+        ([{"type": 7}], "input[0].type"),
+    ],
+)
+def test_malformed_input_names_the_place(native: Any, path: str) -> None:
+    with pytest.raises(InputError) as info:
+        load(native)
+    assert info.value.path == path, str(info.value)
+    assert str(info.value).startswith(f"{path}: ")
+
+
+def test_a_single_sdk_object_is_not_a_history() -> None:
+    from openai.types.responses import ResponseReasoningItem
+
+    with pytest.raises(InputError) as info:
+        load(ResponseReasoningItem(id="rs_1", type="reasoning", summary=[]))
+    assert info.value.path == "input"
