@@ -155,15 +155,28 @@ class OrphanToolResult(Rule):
         if not ctx.index.results or ctx.index.paired:
             return
         pairing = ctx.index.pairing
+        roles = ctx.index.roles
         for m, p, result in ctx.index.results:
             tid = result.tool_call_id
-            if tid in pairing.calls or tid in pairing.provider_calls:
-                continue
+            # A tool message answers client calls; an assistant message carries the results of
+            # the provider-executed calls it made. Anything else cannot be sent as it is.
+            if roles[m] == "tool":
+                if tid in pairing.calls:
+                    continue
+                why = (
+                    "a provider-executed call, whose result belongs in its assistant message"
+                    if tid in pairing.provider_calls
+                    else "not in the history"
+                )
+            else:
+                if tid in pairing.provider_calls:
+                    continue
+                why = "not a provider-executed call in the history"
             yield Finding(
                 Action.REMOVE,
                 m,
                 p,
-                f"result for tool call {tid!r}, which is not in the history; removed",
+                f"result for tool call {tid!r}, which is {why}; removed",
                 edits=(DropPart(m, p),),
                 tool_call_id=tid,
                 removed=result,
