@@ -20,6 +20,7 @@ dicts and lists: treat them as read-only; heal never mutates them.
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Annotated, Any, Literal, TypeAlias
@@ -29,6 +30,7 @@ from pydantic import (
     ConfigDict,
     Field,
     JsonValue,
+    PlainSerializer,
     TypeAdapter,
     ValidationError,
 )
@@ -69,8 +71,16 @@ __all__ = [
 ProviderOptions: TypeAlias = dict[str, dict[str, JsonValue]]
 """Provider-specific options, keyed by provider name (``{"anthropic": {"signature": "..."}}``)."""
 
-DataContent: TypeAlias = str | bytes
-"""Inline data: a base64 string, a URL string, or raw bytes (dumped to JSON as base64)."""
+def _standard_base64(data: bytes) -> str:
+    # The AI SDK writes standard base64 (+ and /); pydantic's default for bytes is URL-safe.
+    return base64.b64encode(data).decode("ascii")
+
+
+DataContent: TypeAlias = (
+    str | Annotated[bytes, PlainSerializer(_standard_base64, return_type=str, when_used="json")]
+)
+"""Inline data: a base64 string, a URL string, or raw bytes (dumped to JSON as standard
+base64, as the AI SDK writes it)."""
 
 _TAG_FIELDS = ("type", "role")
 
@@ -83,8 +93,6 @@ class _Model(BaseModel):
         validate_by_name=True,
         validate_by_alias=True,
         serialize_by_alias=True,
-        ser_json_bytes="base64",
-        val_json_bytes="base64",
     )
 
     def __init__(self, **data: Any) -> None:

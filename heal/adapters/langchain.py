@@ -1,0 +1,1551 @@
+"""LangChain message histories (``langchain_core.messages``: ``SystemMessage``, ``HumanMessage``,
+``AIMessage``, ``ToolMessage``).
+
+::
+
+    from heal.adapters.langchain import heal_langchain
+
+    result = heal_langchain(state["messages"])
+    result.messages   # healed message objects (your own list when nothing changed)
+    result.repairs    # message_index = index in YOUR list; part_index: see "Part indices"
+
+``load_messages(native)`` reads a history into heal's canonical messages (AI SDK
+``ModelMessage``) and ``dump_messages(messages)`` writes them back as LangChain message objects;
+``dump_messages(load_messages(x)) == x`` (LangChain's own equality) for every valid history whose
+fields hold JSON values. The adapter translates and never heals: what it cannot represent raises
+:class:`~heal.errors.InputError` naming the native place, such as ``messages[3].content[1]``.
+
+``heal_langchain`` takes ``provider="auto"`` by default: the heal provider id is inferred from the
+AI messages' ``response_metadata["model_provider"]`` (OpenAI's Chat and Responses APIs told apart
+by the response id, ``chatcmpl-`` / ``resp_``) when EVERY AI message agrees on one, else ``None``
+(the shared rules). Pass a provider id, or ``None``, to choose.
+
+Mapping (native → canonical)
+----------------------------
+One canonical message per native one (so message indices are native indices).
+
+* ``SystemMessage`` → system message; a list of text blocks is joined with ``"\\n"`` and split
+  back on dump while the text keeps its shape.
+* ``HumanMessage`` → user message; string content stays a string. Blocks: strings and ``text``
+  → text parts; images (``image_url``; ``image`` with ``url`` / ``base64`` / legacy
+  ``source_type`` / Anthropic ``source``) → image parts; files (``file``, ``audio``, ``video``,
+  OpenAI ``file.file_data``, ``input_audio``, Anthropic ``document`` with a base64 or URL source)
+  → file parts (URL or base64 data, ``mime_type`` as the media type, ``filename``).
+* ``AIMessage`` → assistant message, parts in this order: ``additional_kwargs["reasoning_content"]``
+  → reasoning; then ``content`` in order (a non-empty string → one text part; ``text`` → text;
+  ``thinking`` → reasoning with ``anthropic.signature``; ``redacted_thinking`` → reasoning with
+  ``anthropic.redactedData``; OpenAI ``reasoning`` items → reasoning with ``openai.itemId`` /
+  ``openai.reasoningEncryptedContent`` (summaries joined with a blank line); standard ``reasoning``
+  → reasoning, its ``extras.signature`` under the message's provider; ``tool_use`` / ``tool_call``
+  / ``function_call`` blocks → the tool call of ``tool_calls`` with that id, at the block's place;
+  Anthropic ``server_tool_use`` → provider-executed tool call and ``*_tool_result`` → its result;
+  image / file blocks → file parts); then the other ``tool_calls``; then ``invalid_tool_calls``,
+  whose ``args`` string is the raw input (heal's ``invalid-tool-input`` rule repairs it; a call
+  whose input became an object dumps back into ``tool_calls``). A missing tool-call id or name is
+  ``""`` (and dumps back as missing while it stays so).
+* ``ToolMessage`` → tool message with one tool result: the name is ``name``, else the name of the
+  call with that id (nearest before, else after), else ``unknown_tool``. String content → ``text``
+  output, blocks (strings, text, images, files) → ``content`` output, any other list → ``json``;
+  ``status="error"`` → ``error-text`` / ``error-json``.
+
+On dump, a tool call's content block follows heal's changes to the call (id, name, input) for the
+fields that matched ``tool_calls`` when loaded, and is removed with the call; the raw OpenAI
+``additional_kwargs["tool_calls"]`` entries follow the same way (langchain-openai sends them when
+``tool_calls`` is empty), and Gemini's map of tool-call id → signature,
+``additional_kwargs["__gemini_function_call_thought_signatures__"]``, is
+``providerOptions.google.thoughtSignature`` on each call.
+
+Part indices
+------------
+A repair's ``part_index`` is the ``content`` index of the block a part came from (a string content
+counts as one block), or, for a tool call with no block, ``len(content) + i`` for ``tool_calls[i]``
+and ``len(content) + len(tool_calls) + i`` for ``invalid_tool_calls[i]``; reasoning from
+``additional_kwargs`` has none.
+
+Where native-only fields live
+-----------------------------
+Under ``providerOptions["heal"]["langchain"]`` of the canonical message or part: ``message`` (the
+message's fields other than its content and tool calls, defaults left out: ``id``, ``name``,
+``additional_kwargs``, ``response_metadata``, ``usage_metadata``, extra fields; on a tool result
+also ``artifact`` and ``status``), ``block`` (a content block minus the values the part holds),
+``at`` / ``tc`` / ``itc`` (its place in ``content``, ``tool_calls``, ``invalid_tool_calls``),
+``sync`` (which block fields followed the tool call), ``content`` (``"str"`` for a string content)
+and a few shape markers. Content blocks no AI SDK part can hold in an AI message (provider items
+such as OpenAI ``web_search_call``) ride along verbatim under ``hidden`` at their place, when the
+message has other content; heal does not check them.
+
+Not representable (raise :class:`~heal.errors.InputError`): message chunks (``AIMessageChunk``:
+merge them with ``message_chunk_to_message`` first), ``ChatMessage``, ``FunctionMessage``,
+``RemoveMessage``, unknown block types in system, human and tool messages (and an AI message made
+only of them), files referenced by provider file id, and field values that are not JSON (an
+``artifact`` holding a Python object, bytes, tuples). On dump, canonical parts with no LangChain
+form raise too: tool approval requests and responses, and ``providerOptions`` other than the keys
+above (and heal's own ``heal`` namespace).
+
+Canonical → native for histories from elsewhere
+-----------------------------------------------
+System, user and assistant messages become ``SystemMessage`` / ``HumanMessage`` / ``AIMessage``
+(a lone text part as a string); each tool result becomes one ``ToolMessage`` (JSON outputs as JSON
+text, error outputs with ``status="error"``). Reasoning with an Anthropic signature becomes a
+``thinking`` block, with an OpenAI item id or encrypted content an OpenAI ``reasoning`` block, and
+unsigned reasoning ``additional_kwargs["reasoning_content"]`` (what DeepSeek and other
+OpenAI-compatible servers read); images and files become standard (v1) ``image`` / ``file``
+blocks.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+import math
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal, cast
+
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    BaseMessageChunk,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
+
+from heal._engine import HealScope
+from heal.adapters._common import Loaded, NativeHealResult, heal_native
+from heal.errors import InputError
+from heal.messages import ModelMessage
+from heal.messages import dump_messages as _dump_canonical
+from heal.messages import load_messages as _load_canonical
+from heal.policy import Policy
+from heal.providers import ProviderId
+from heal.repairs import Repair
+from heal.rules import Rule
+
+__all__ = [
+    "UNKNOWN_TOOL_NAME",
+    "dump_messages",
+    "heal_langchain",
+    "infer_provider",
+    "load",
+    "load_messages",
+]
+
+UNKNOWN_TOOL_NAME = "unknown_tool"
+"""The canonical tool name of a result whose call is nowhere and whose message has no name."""
+
+_NS = "langchain"
+_GEMINI_SIGNATURES = "__gemini_function_call_thought_signatures__"
+_SYSTEM_SEPARATOR = "\n"
+_SUMMARY_SEPARATOR = "\n\n"
+_OCTET = "application/octet-stream"
+_DENIED_TEXT = "Tool execution denied."
+_URL = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*:")
+_DATA_URL = re.compile(r"data:([^;,]+)[;,]")
+_AUDIO_FORMATS = {"wav": "audio/wav", "mp3": "audio/mpeg"}
+
+_CALL_BLOCKS = {
+    # block type: (id path, name path, input path, input is JSON text)
+    "tool_use": (("id",), ("name",), ("input",), False),
+    "tool_call": (("id",), ("name",), ("args",), False),
+    "function_call": (("call_id",), ("name",), ("arguments",), True),
+}
+
+# response_metadata["model_provider"] → heal provider id (OpenAI is told apart by response id).
+_MODEL_PROVIDERS: dict[str, ProviderId] = {
+    "anthropic": "anthropic",
+    "bedrock": "bedrock",
+    "bedrock_converse": "bedrock",
+    "google_genai": "google",
+    "google_vertexai": "google",
+    "mistralai": "mistral",
+    "groq": "groq",
+    "deepseek": "deepseek",
+    "xai": "xai",
+    "cerebras": "cerebras",
+}
+# Which AI SDK namespace a standard reasoning block's ``extras.signature`` belongs to.
+_SIGNATURE_HOMES = {
+    "anthropic": ("anthropic", "signature"),
+    "bedrock": ("bedrock", "signature"),
+    "bedrock_converse": ("bedrock", "signature"),
+    "google_genai": ("google", "thoughtSignature"),
+    "google_vertexai": ("google", "thoughtSignature"),
+}
+
+Json = dict[str, Any]
+_CLASSES: dict[str, type[BaseMessage]] = {
+    "system": SystemMessage,
+    "user": HumanMessage,
+    "assistant": AIMessage,
+    "tool": ToolMessage,
+}
+
+
+# --- public API ------------------------------------------------------------------------------
+
+
+def load(native: Iterable[BaseMessage]) -> Loaded:
+    """Read LangChain messages; return canonical messages and their native origins (one
+    canonical message per native one; part origins as the module docstring describes)."""
+    return _Loader(_native_list(native)).run()
+
+
+def load_messages(native: Iterable[BaseMessage]) -> list[ModelMessage]:
+    """Read LangChain messages as heal's canonical messages (``load(native).messages``)."""
+    return load(native).messages
+
+
+def dump_messages(messages: Iterable[ModelMessage]) -> list[BaseMessage]:
+    """Write canonical messages as LangChain message objects.
+
+    The inverse of :func:`load_messages` for everything it loaded; see the module docstring for
+    canonical histories from elsewhere.
+    """
+    return _Dumper(_dump_canonical(_load_canonical(messages))).run()
+
+
+def infer_provider(native: Iterable[BaseMessage]) -> ProviderId | None:
+    """The heal provider id every AI message of a history agrees on, else None (see the module
+    docstring). A history with no AI message gives None."""
+    found: set[ProviderId | None] = set()
+    for msg in _native_list(native):
+        if isinstance(msg, AIMessage):
+            found.add(_message_provider(msg))
+    return found.pop() if len(found) == 1 else None
+
+
+def heal_langchain(
+    messages: Iterable[BaseMessage],
+    *,
+    provider: ProviderId | Literal["auto"] | None = "auto",
+    policy: Policy | Mapping[str, str] | None = None,
+    rules: Sequence[Rule] | None = None,
+    on_repair: Callable[[Repair], object] | None = None,
+    strict: bool = False,
+    scope: HealScope = "request",
+) -> NativeHealResult[list[BaseMessage]]:
+    """Heal a LangChain history; repairs carry indices into ``messages``.
+
+    A history that needs nothing comes back as the very object passed in. ``provider="auto"``
+    infers the provider from the AI messages when they all agree (see :func:`infer_provider`);
+    the other options are those of :func:`heal.heal_messages`.
+    """
+    native = _native_list(messages)
+    return heal_native(
+        _Loader(native).run(),
+        dump_messages,
+        provider=infer_provider(native) if provider == "auto" else provider,
+        policy=policy,
+        rules=rules,
+        on_repair=on_repair,
+        strict=strict,
+        scope=scope,
+        original=messages if isinstance(messages, list) else None,
+    )
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+
+def _native_list(native: Any) -> list[BaseMessage]:
+    if isinstance(native, (str, bytes, bytearray, Mapping)) or not isinstance(native, Iterable):
+        raise InputError(f"expected a list of LangChain messages, got {_kind(native)}")
+    out = list(native)
+    for i, msg in enumerate(out):
+        path = f"messages[{i}]"
+        if isinstance(msg, BaseMessageChunk):
+            raise InputError(
+                f"{type(msg).__name__} is a stream chunk: merge chunks into a message first "
+                "(langchain_core.messages.message_chunk_to_message)",
+                path=path,
+            )
+        if type(msg) not in (SystemMessage, HumanMessage, AIMessage, ToolMessage):
+            what = type(msg).__name__ if isinstance(msg, BaseMessage) else _kind(msg)
+            raise InputError(
+                f"expected a SystemMessage, HumanMessage, AIMessage or ToolMessage, got {what}",
+                path=path,
+            )
+    return out
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, (str, bytes, bytearray)):
+        return "a string"
+    if isinstance(value, Mapping):
+        return "a dict"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    return f"a {type(value).__name__}"
+
+
+def _check_json(value: Any, path: str) -> None:
+    """Raise unless ``value`` is JSON as heal stores it (what survives a trip through JSON)."""
+    if value is None or isinstance(value, (str, bool, int)):
+        return
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return
+    elif isinstance(value, list):
+        for k, item in enumerate(value):
+            _check_json(item, f"{path}[{k}]")
+        return
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise InputError(f"object key {key!r} is not a string", path=path)
+            _check_json(item, f"{path}.{key}")
+        return
+    raise InputError(f"{_kind(value)} is not a JSON value; heal cannot carry it", path=path)
+
+
+def _defaults(cls: type[BaseMessage]) -> dict[str, Any]:
+    return {
+        name: info.get_default(call_default_factory=True)
+        for name, info in cls.model_fields.items()
+        if not info.is_required()
+    }
+
+
+def _message_rest(msg: BaseMessage, path: str, *drop: str) -> Json:
+    data = msg.model_dump()
+    defaults = _defaults(type(msg))
+    out: Json = {}
+    for key, value in data.items():
+        if key in drop or key == "type":
+            continue
+        if key in defaults and value == defaults[key] and type(value) is type(defaults[key]):
+            continue
+        _check_json(value, f"{path}.{key}")
+        out[key] = value
+    return out
+
+
+def _options(meta: Json | None, others: Json | None = None) -> Json | None:
+    out: Json = {k: v for k, v in (others or {}).items() if v}
+    if meta:
+        out["heal"] = {_NS: meta}
+    return out or None
+
+
+def _node(node: Json, meta: Json | None, others: Json | None = None) -> Json:
+    options = _options(meta, others)
+    if options is not None:
+        node["providerOptions"] = options
+    return node
+
+
+def _meta(node: Mapping[str, Any]) -> Json:
+    options = node.get("providerOptions")
+    heal = options.get("heal") if isinstance(options, dict) else None
+    found = heal.get(_NS) if isinstance(heal, dict) else None
+    return found if isinstance(found, dict) else {}
+
+
+def _foreign(node: Mapping[str, Any]) -> Json:
+    options = node.get("providerOptions")
+    if not isinstance(options, dict):
+        return {}
+    out = {}
+    for ns, values in options.items():
+        if ns == "heal" or not isinstance(values, dict):
+            continue
+        kept = {k: v for k, v in values.items() if v is not None}  # None: a key heal cleared
+        if kept:
+            out[ns] = kept
+    return out
+
+
+def _check_consumed(options: Json, path: str) -> None:
+    for ns, values in options.items():
+        for key in values:
+            raise InputError(
+                f"providerOptions.{ns}.{key} has no LangChain equivalent",
+                path=f"{path}.providerOptions.{ns}.{key}",
+            )
+
+
+def _take(options: Json, ns: str, key: str) -> Any:
+    values = options.get(ns)
+    if not values or key not in values:
+        return None
+    value = values.pop(key)
+    if not values:
+        del options[ns]
+    return value
+
+
+def _get_path(block: Mapping[str, Any], path: Sequence[str]) -> Any:
+    value: Any = block
+    for key in path:
+        if not isinstance(value, Mapping) or key not in value:
+            return None
+        value = value[key]
+    return value
+
+
+def _pop_path(block: Json, path: Sequence[str]) -> None:
+    target: Any = block
+    for key in path[:-1]:
+        target = target[key]
+    del target[path[-1]]
+
+
+def _set_path(block: Json, path: Sequence[str], value: Any) -> None:
+    target = block
+    for key in path[:-1]:
+        target = target.setdefault(key, {})
+    target[path[-1]] = value
+
+
+def _loads(text: str) -> Any:
+    def reject(name: str) -> Any:
+        raise ValueError(name)
+
+    try:
+        return json.loads(text, parse_constant=reject)
+    except ValueError:
+        return _NOT_JSON
+
+
+_NOT_JSON = object()
+
+
+def _text_of(text: str, blocks: Sequence[Any], separator: str) -> list[str] | None:
+    """Split ``text`` back into texts of the given lengths, or None when it changed shape."""
+    out: list[str] = []
+    pos = 0
+    for k, length in enumerate(blocks):
+        if k:
+            if text[pos : pos + len(separator)] != separator:
+                return None
+            pos += len(separator)
+        out.append(text[pos : pos + length])
+        pos += length
+    return out if pos == len(text) else None
+
+
+def _message_provider(msg: AIMessage) -> ProviderId | None:
+    provider = msg.response_metadata.get("model_provider")
+    if not isinstance(provider, str):
+        return None
+    if provider == "openai":
+        ids = (msg.response_metadata.get("id"), msg.id)
+        if any(isinstance(i, str) and i.startswith("resp_") for i in ids):
+            return "openai-responses"
+        if any(isinstance(i, str) and i.startswith("chatcmpl") for i in ids):
+            return "openai-chat"
+        return None
+    return _MODEL_PROVIDERS.get(provider)
+
+
+# --- media blocks ----------------------------------------------------------------------------
+
+
+def _media(block: Json, path: str) -> tuple[str, Any, str | None, Json] | None:
+    """Read an image / file block: (kind, data, media type, owned paths), or None if not one.
+
+    ``owned`` maps "data", "mediaType" and "filename" to where the block keeps them.
+    """
+    kind = block.get("type")
+    owned: Json = {}
+    media_type: str | None = None
+    if kind == "image_url":
+        inner = block.get("image_url")
+        owned["data"] = ["image_url", "url"] if isinstance(inner, dict) else ["image_url"]
+        media = "image"
+    elif kind == "input_audio":
+        owned["data"] = ["input_audio", "data"]
+        media_type = _AUDIO_FORMATS.get(str(_get_path(block, ["input_audio", "format"])))
+        media = "file"
+    elif kind == "file" and isinstance(block.get("file"), dict):
+        if "file_data" not in block["file"]:
+            raise InputError("a file referenced by provider file id has no AI SDK form", path=path)
+        owned["data"] = ["file", "file_data"]
+        if "filename" in block["file"]:
+            owned["filename"] = ["file", "filename"]
+        media = "file"
+    elif kind in ("image", "file", "audio", "video", "document"):
+        media = "image" if kind == "image" else "file"
+        source = block.get("source")
+        if isinstance(source, dict):
+            if source.get("type") == "base64":
+                owned["data"] = ["source", "data"]
+                owned["mediaType"] = ["source", "media_type"]
+            elif source.get("type") == "url":
+                owned["data"] = ["source", "url"]
+            else:
+                raise InputError(
+                    f"a {source.get('type')!r} source has no AI SDK form", path=f"{path}.source"
+                )
+        elif "source_type" in block:
+            found = {"base64": "data", "url": "url"}.get(block["source_type"])
+            if found is None:
+                raise InputError(f"a {block['source_type']!r} source has no AI SDK form", path=path)
+            owned["data"] = [found]
+            if "mime_type" in block:
+                owned["mediaType"] = ["mime_type"]
+        elif "url" in block or "base64" in block:
+            owned["data"] = ["url"] if "url" in block else ["base64"]
+            if "mime_type" in block:
+                owned["mediaType"] = ["mime_type"]
+            if "filename" in block:
+                owned["filename"] = ["filename"]
+        else:
+            raise InputError(
+                f"a {kind} block without url or base64 data (a provider file id?) has no AI SDK "
+                "form",
+                path=path,
+            )
+    else:
+        return None
+    data = _get_path(block, owned["data"])
+    if not isinstance(data, str):
+        raise InputError(f"{kind} block data must be a string, got {_kind(data)}", path=path)
+    if "mediaType" in owned:
+        found_type = _get_path(block, owned["mediaType"])
+        media_type = found_type if isinstance(found_type, str) else None
+    if media_type is None and (found_url := _DATA_URL.match(data)):
+        media_type = found_url.group(1)
+    return media, data, media_type, owned
+
+
+def _media_node(block: Json, path: str, *, assistant: bool) -> Json | None:
+    found = _media(block, path)
+    if found is None:
+        return None
+    media, data, media_type, owned = found
+    rest = copy.deepcopy(block)
+    meta: Json = {"owned": owned}
+    for key in owned.values():
+        _pop_path(rest, key)
+    meta["block"] = rest
+    if media == "image" and not assistant:
+        node: Json = {"type": "image", "image": data}
+        if media_type is not None:
+            node["mediaType"] = media_type
+    else:
+        if media_type is None:
+            meta["no_media_type"] = True
+        default = "image/*" if media == "image" else _OCTET
+        node = {"type": "file", "data": data, "mediaType": media_type or default}
+        filename = _get_path(block, owned["filename"]) if "filename" in owned else None
+        if isinstance(filename, str):
+            node["filename"] = filename
+    return _node(node, meta)
+
+
+def _dump_media(part: Json, meta: Json) -> Json:
+    """A canonical image / file part as a LangChain block (its own style when it has one)."""
+    if part["type"] == "image":
+        data, media_type = part["image"], part.get("mediaType")
+    else:
+        data, media_type = part["data"], part.get("mediaType")
+        if meta.get("no_media_type") and media_type in (_OCTET, "image/*"):
+            media_type = None
+    if not isinstance(data, str):
+        data = base64.b64encode(data).decode()
+    owned = meta.get("owned")
+    if isinstance(owned, dict) and "block" in meta:
+        block = copy.deepcopy(meta["block"])
+        _set_path(block, owned["data"], data)
+        if "mediaType" in owned and media_type is not None:
+            _set_path(block, owned["mediaType"], media_type)
+        if "filename" in owned and part.get("filename") is not None:
+            _set_path(block, owned["filename"], part["filename"])
+        return cast(Json, block)
+    kind = "image" if part["type"] == "image" or (media_type or "").startswith("image/") else "file"
+    block = {"type": kind}
+    if _URL.match(data):
+        block["url"] = data  # a URL, data URLs included
+    else:
+        block["base64"] = _standard_base64(data)
+    if media_type is not None:
+        block["mime_type"] = media_type
+    if part.get("filename") is not None:
+        block["filename"] = part["filename"]
+    return block
+
+
+def _standard_base64(data: str) -> str:
+    """Base64 in the standard alphabet: heal's JSON writes bytes URL-safe (pydantic's default),
+    which providers reading standard base64 reject."""
+    if "-" not in data and "_" not in data:
+        return data
+    try:
+        return base64.b64encode(base64.b64decode(data, altchars=b"-_", validate=True)).decode()
+    except ValueError:
+        return data
+
+
+# --- load ------------------------------------------------------------------------------------
+
+
+class _Loader:
+    def __init__(self, native: list[BaseMessage]) -> None:
+        self.native = native
+        self.out: list[Json] = []
+        self.origins: list[int] = []
+        self.part_origins: list[tuple[int | None, ...] | None] = []
+        # tool-call id -> [(native index, name)], to name results whose message has no name.
+        self.calls: dict[str, list[tuple[int, str]]] = {}
+
+    def run(self) -> Loaded:
+        for i, msg in enumerate(self.native):
+            if isinstance(msg, AIMessage):
+                for call in [*msg.tool_calls, *msg.invalid_tool_calls]:
+                    cid, name = call.get("id"), call.get("name")
+                    if isinstance(cid, str) and isinstance(name, str):
+                        self.calls.setdefault(cid, []).append((i, name))
+        for i, msg in enumerate(self.native):
+            path = f"messages[{i}]"
+            parts: tuple[int | None, ...]
+            if isinstance(msg, SystemMessage):
+                node, parts = self._system(msg, path), ()
+            elif isinstance(msg, HumanMessage):
+                node, parts = self._human(msg, path)
+            elif isinstance(msg, AIMessage):
+                node, parts = self._ai(msg, path)
+            else:
+                node, parts = self._tool(cast(ToolMessage, msg), i, path), (0,)
+            self.out.append(node)
+            self.origins.append(i)
+            self.part_origins.append(parts)
+        try:
+            canonical = _load_canonical(self.out)
+        except InputError as exc:
+            found = re.match(r"messages\[(\d+)\]", exc.path)
+            where = f"messages[{self.origins[int(found.group(1))]}]" if found else "messages"
+            raise InputError(f"cannot be represented: {exc.reason}", path=where) from None
+        return Loaded(canonical, self.origins, self.part_origins)
+
+    def _system(self, msg: SystemMessage, path: str) -> Json:
+        meta: Json = {}
+        rest = _message_rest(msg, path, "content")
+        if rest:
+            meta["message"] = rest
+        content = msg.content
+        if isinstance(content, str):
+            return _node({"role": "system", "content": content}, meta)
+        texts: list[str] = []
+        blocks: list[Any] = []
+        for k, block in enumerate(content):
+            bpath = f"{path}.content[{k}]"
+            if isinstance(block, str):
+                texts.append(block)
+                blocks.append(None)
+            elif isinstance(block, dict) and block.get("type") == "text":
+                text = block.get("text")
+                if not isinstance(text, str):
+                    raise InputError("text block has no text string", path=bpath)
+                _check_json(block, bpath)
+                texts.append(text)
+                blocks.append(_without(block, "text"))
+            else:
+                raise InputError(
+                    "system message content must be text, got "
+                    + (repr(block.get("type")) if isinstance(block, dict) else _kind(block)),
+                    path=bpath,
+                )
+        meta["blocks"] = blocks
+        meta["lengths"] = [len(t) for t in texts]
+        return _node({"role": "system", "content": _SYSTEM_SEPARATOR.join(texts)}, meta)
+
+    def _human(self, msg: HumanMessage, path: str) -> tuple[Json, tuple[int | None, ...]]:
+        meta: Json = {}
+        rest = _message_rest(msg, path, "content")
+        if rest:
+            meta["message"] = rest
+        content = msg.content
+        if isinstance(content, str):
+            return _node({"role": "user", "content": content}, meta), ()
+        parts: list[Json] = []
+        for k, block in enumerate(content):
+            parts.append(self._user_block(block, f"{path}.content[{k}]"))
+        return _node({"role": "user", "content": parts}, meta), tuple(range(len(parts)))
+
+    def _user_block(self, block: Any, path: str, *, assistant: bool = False) -> Json:
+        if isinstance(block, str):
+            return {"type": "text", "text": block}
+        if not isinstance(block, dict):
+            raise InputError(f"expected a content block, got {_kind(block)}", path=path)
+        _check_json(block, path)
+        kind = block.get("type")
+        if kind == "text":
+            text = block.get("text")
+            if not isinstance(text, str):
+                raise InputError("text block has no text string", path=path)
+            return _node({"type": "text", "text": text}, {"block": _without(block, "text")})
+        node = _media_node(block, path, assistant=assistant)
+        if node is None:
+            raise InputError(f"content block type {kind!r} has no AI SDK equivalent", path=path)
+        return node
+
+    def _ai(self, msg: AIMessage, path: str) -> tuple[Json, tuple[int | None, ...]]:
+        rest = _message_rest(msg, path, "content", "tool_calls", "invalid_tool_calls")
+        meta: Json = {}
+        kwargs = dict(rest.get("additional_kwargs") or {})
+        provider = msg.response_metadata.get("model_provider")
+        parts: list[Json] = []
+        origins: list[int | None] = []
+        if isinstance(kwargs.get("reasoning_content"), str):
+            parts.append(
+                _node(
+                    {"type": "reasoning", "text": kwargs.pop("reasoning_content")},
+                    {"from": "reasoning_content"},
+                )
+            )
+            origins.append(None)
+        tool_calls = [dict(c) for c in msg.tool_calls]
+        invalid = [dict(c) for c in msg.invalid_tool_calls]
+        signatures = kwargs.get(_GEMINI_SIGNATURES)
+        signatures = dict(signatures) if isinstance(signatures, dict) else None
+        calls = [
+            self._call(c, n, "tc", signatures, f"{path}.tool_calls[{n}]")
+            for n, c in enumerate(tool_calls)
+        ]
+        bad = [
+            self._call(c, n, "itc", signatures, f"{path}.invalid_tool_calls[{n}]")
+            for n, c in enumerate(invalid)
+        ]
+        if signatures is not None:
+            kwargs[_GEMINI_SIGNATURES] = signatures
+        linked: set[int] = set()
+        content = msg.content
+        hidden: list[list[Any]] = []
+        server_names: dict[str, str] = {}
+        if isinstance(content, str):
+            meta["content"] = "str"
+            if content:
+                parts.append({"type": "text", "text": content})
+                origins.append(0)
+            base = 1
+        else:
+            meta["content"] = "list"
+            base = len(content)
+            for k, block in enumerate(content):
+                bpath = f"{path}.content[{k}]"
+                node = self._ai_block(
+                    block,
+                    k,
+                    bpath,
+                    provider=provider,
+                    calls=calls,
+                    linked=linked,
+                    server_names=server_names,
+                    signatures=signatures,
+                )
+                if node is None:
+                    _check_json(block, bpath)
+                    hidden.append([k, block])
+                    continue
+                parts.append(node)
+                origins.append(k)
+        for n, node in enumerate(calls):
+            if n not in linked:
+                parts.append(node)
+                origins.append(base + n)
+        for n, node in enumerate(bad):
+            parts.append(node)
+            origins.append(base + len(calls) + n)
+        if hidden:
+            if not parts:
+                raise InputError(
+                    "the AI message holds only content blocks with no AI SDK equivalent "
+                    f"(first: {hidden[0][1].get('type')!r})",
+                    path=f"{path}.content[{hidden[0][0]}]",
+                )
+            meta["hidden"] = hidden
+        raw = kwargs.get("tool_calls")
+        if isinstance(raw, list):
+            links = _raw_links(raw, tool_calls, invalid)
+            if links:
+                meta["raw_links"] = links
+        if kwargs != (rest.get("additional_kwargs") or {}):
+            if kwargs:
+                rest["additional_kwargs"] = kwargs
+            else:
+                rest.pop("additional_kwargs", None)
+                meta["kwargs_emptied"] = True
+        if rest:
+            meta["message"] = rest
+        return _node({"role": "assistant", "content": parts}, meta), tuple(origins)
+
+    def _call(self, call: Json, n: int, kind: str, signatures: Json | None, path: str) -> Json:
+        _check_json(call, path)
+        meta: Json = {kind: n}
+        cid, name = call.get("id"), call.get("name")
+        if cid is None:
+            meta["no_id"] = True
+        if name is None:
+            meta["no_name"] = True
+        args = call.get("args")
+        extra = _without(call, "id", "name", "args", "type")
+        if extra:
+            meta["call"] = extra
+        others: Json = {}
+        if signatures is not None and isinstance(cid, str) and cid in signatures:
+            others["google"] = {"thoughtSignature": signatures.pop(cid)}
+        node = {
+            "type": "tool-call",
+            "toolCallId": cid if isinstance(cid, str) else "",
+            "toolName": name if isinstance(name, str) else "",
+            "input": args,
+        }
+        return _node(node, meta, others)
+
+    def _ai_block(
+        self,
+        block: Any,
+        k: int,
+        path: str,
+        *,
+        provider: Any,
+        calls: list[Json],
+        linked: set[int],
+        server_names: dict[str, str],
+        signatures: Json | None,
+    ) -> Json | None:
+        if isinstance(block, str):
+            return _node({"type": "text", "text": block}, {"at": k})
+        if not isinstance(block, dict):
+            raise InputError(f"expected a content block, got {_kind(block)}", path=path)
+        kind = block.get("type")
+        if kind == "text":
+            _check_json(block, path)
+            text = block.get("text")
+            if not isinstance(text, str):
+                raise InputError("text block has no text string", path=path)
+            return _node(
+                {"type": "text", "text": text}, {"at": k, "block": _without(block, "text")}
+            )
+        if kind in ("thinking", "redacted_thinking", "reasoning"):
+            _check_json(block, path)
+            return _reasoning_block(block, k, provider)
+        if kind in _CALL_BLOCKS:
+            _check_json(block, path)
+            return _call_block(block, k, calls, linked, signatures)
+        if kind == "server_tool_use":
+            _check_json(block, path)
+            cid, name = block.get("id"), block.get("name")
+            if not isinstance(cid, str) or not isinstance(name, str):
+                raise InputError("server_tool_use block needs a string id and name", path=path)
+            server_names[cid] = name
+            node = {
+                "type": "tool-call",
+                "toolCallId": cid,
+                "toolName": name,
+                "input": block.get("input"),
+                "providerExecuted": True,
+            }
+            return _node(node, {"at": k, "block": _without(block, "id", "name", "input")})
+        if isinstance(kind, str) and kind.endswith("_tool_result") and "tool_use_id" in block:
+            _check_json(block, path)
+            cid = block["tool_use_id"]
+            if not isinstance(cid, str):
+                raise InputError("tool result block needs a string tool_use_id", path=path)
+            meta: Json = {"at": k, "block": _without(block, "tool_use_id", "content")}
+            name = server_names.get(cid)
+            if name is None:
+                meta["no_name"] = True
+            node = {
+                "type": "tool-result",
+                "toolCallId": cid,
+                "toolName": name or UNKNOWN_TOOL_NAME,
+                "output": {"type": "json", "value": block.get("content")},
+            }
+            return _node(node, meta)
+        if kind in ("image", "image_url", "file"):
+            _check_json(block, path)
+            media = _media_node(block, path, assistant=True)
+            if media is not None:
+                _meta(media)["at"] = k
+            return media
+        return None
+
+    def _tool(self, msg: ToolMessage, i: int, path: str) -> Json:
+        rest = _message_rest(msg, path, "content", "tool_call_id")
+        meta: Json = {}
+        cid = msg.tool_call_id
+        name = msg.name
+        if name is None:
+            name = _nearest(self.calls.get(cid, []), i) or UNKNOWN_TOOL_NAME
+            meta["derived_name"] = name
+        error = msg.status == "error"
+        content = msg.content
+        if isinstance(content, str):
+            output: Json = {"type": "error-text" if error else "text", "value": content}
+        else:
+            _check_json(content, f"{path}.content")
+            items = _output_items(content)
+            if items is None:
+                output = {"type": "error-json" if error else "json", "value": content}
+                meta["json_list"] = True
+            else:
+                output = {"type": "content", "value": items}
+        if rest:
+            meta["message"] = rest
+        node = {"type": "tool-result", "toolCallId": cid, "toolName": name, "output": output}
+        return {"role": "tool", "content": [_node(node, meta)]}
+
+
+def _without(block: Mapping[str, Any], *keys: str) -> Json:
+    return {k: v for k, v in block.items() if k not in keys}
+
+
+def _nearest(found: list[tuple[int, str]], i: int) -> str | None:
+    before = [name for j, name in found if j < i]
+    if before:
+        return before[-1]
+    after = [name for j, name in found if j > i]
+    return after[0] if after else None
+
+
+def _reasoning_block(block: Json, k: int, provider: Any) -> Json:
+    kind = block["type"]
+    meta: Json = {"at": k}
+    others: Json = {}
+    if kind == "thinking":
+        text = block.get("thinking")
+        rest = _without(block, "thinking")
+        if isinstance(block.get("signature"), str):
+            others["anthropic"] = {"signature": rest.pop("signature")}
+    elif kind == "redacted_thinking":
+        text = ""
+        rest = _without(block, "data")
+        others["anthropic"] = {"redactedData": block.get("data")}
+    elif isinstance(block.get("summary"), list):
+        summaries = block["summary"]
+        texts = [s.get("text") if isinstance(s, dict) else None for s in summaries]
+        if not all(isinstance(t, str) for t in texts):
+            raise InputError("reasoning summary items need text", path=f"content[{k}]")
+        text = _SUMMARY_SEPARATOR.join(cast(list[str], texts))
+        rest = _without(block, "summary")
+        meta["summary"] = [_without(s, "text") for s in summaries]
+        meta["lengths"] = [len(t) for t in cast(list[str], texts)]
+        openai: Json = {}
+        if isinstance(block.get("id"), str):
+            openai["itemId"] = rest.pop("id")
+        if isinstance(block.get("encrypted_content"), str):
+            openai["reasoningEncryptedContent"] = rest.pop("encrypted_content")
+        if openai:
+            others["openai"] = openai
+    else:
+        text = block.get("reasoning", "")
+        rest = _without(block, "reasoning")
+        if "reasoning" not in block:
+            meta["no_text"] = True
+        extras = rest.get("extras")
+        home = _SIGNATURE_HOMES.get(provider) if isinstance(provider, str) else None
+        if (
+            home is not None
+            and isinstance(extras, dict)
+            and isinstance(extras.get("signature"), str)
+        ):
+            extras = dict(extras)
+            others[home[0]] = {home[1]: extras.pop("signature")}
+            rest["extras"] = extras
+    if not isinstance(text, str):
+        raise InputError("reasoning block has no text string", path=f"content[{k}]")
+    meta["block"] = rest
+    return _node({"type": "reasoning", "text": text}, meta, others)
+
+
+def _call_block(
+    block: Json, k: int, calls: list[Json], linked: set[int], signatures: Json | None
+) -> Json:
+    id_path, name_path, input_path, textual = _CALL_BLOCKS[block["type"]]
+    cid = _get_path(block, id_path)
+    target = next(
+        (
+            n
+            for n, node in enumerate(calls)
+            if n not in linked and node["toolCallId"] == cid and not _meta(node).get("no_id")
+        ),
+        None,
+    )
+    rest = copy.deepcopy(block)
+    others: Json = {}
+    if block["type"] == "function_call" and isinstance(block.get("id"), str):
+        others["openai"] = {"itemId": rest.pop("id")}
+    if target is None:  # a call in content only
+        raw_input = _get_path(block, input_path)
+        value = raw_input
+        if textual and isinstance(raw_input, str):
+            parsed = _loads(raw_input)
+            value = parsed if isinstance(parsed, dict) else raw_input
+        for p in (id_path, name_path):
+            if _get_path(block, p) is not None:
+                _pop_path(rest, p)
+        meta: Json = {"at": k, "block": rest, "block_only": True}
+        if not isinstance(cid, str):
+            meta["no_id"] = True
+        if not isinstance(_get_path(block, name_path), str):
+            meta["no_name"] = True
+        if signatures is not None and isinstance(cid, str) and cid in signatures:
+            others["google"] = {"thoughtSignature": signatures.pop(cid)}
+        node = {
+            "type": "tool-call",
+            "toolCallId": cid if isinstance(cid, str) else "",
+            "toolName": name if isinstance(name := _get_path(block, name_path), str) else "",
+            "input": value,
+        }
+        return _node(node, meta, others)
+    linked.add(target)
+    node = calls[target]
+    sync: Json = {}
+    if _get_path(block, id_path) == node["toolCallId"]:
+        sync["id"] = True
+        _pop_path(rest, id_path)
+    if _get_path(block, name_path) == node["toolName"]:
+        sync["name"] = True
+        _pop_path(rest, name_path)
+    raw_input = _get_path(block, input_path)
+    if textual:
+        if isinstance(raw_input, str) and _loads(raw_input) == node["input"]:
+            sync["input"] = True  # the text stays in the block: its exact spelling
+    elif raw_input == node["input"] and raw_input is not None:
+        sync["input"] = True
+        _pop_path(rest, input_path)
+    meta = _meta(node)
+    meta.update({"at": k, "block": rest, "sync": sync})
+    if others:
+        options = node.setdefault("providerOptions", {})
+        for ns, values in others.items():
+            options[ns] = {**options.get(ns, {}), **values}
+    if "providerOptions" not in node or "heal" not in node["providerOptions"]:
+        node.setdefault("providerOptions", {})["heal"] = {_NS: meta}
+    return node
+
+
+def _raw_links(raw: list[Any], calls: list[Json], invalid: list[Json]) -> list[list[Any]]:
+    """Link OpenAI's raw ``additional_kwargs["tool_calls"]`` entries to the parsed calls."""
+    links: list[list[Any]] = []
+    used: set[tuple[str, int]] = set()
+    for q, entry in enumerate(raw):
+        if not isinstance(entry, dict) or not isinstance(entry.get("function"), dict):
+            continue
+        cid = entry.get("id")
+        for kind, group in (("tc", calls), ("itc", invalid)):
+            n = next(
+                (n for n, c in enumerate(group) if c.get("id") == cid and (kind, n) not in used),
+                None,
+            )
+            if n is None:
+                continue
+            used.add((kind, n))
+            function = entry["function"]
+            same_name = function.get("name") == group[n].get("name")
+            arguments = function.get("arguments")
+            args = group[n].get("args")
+            same_args = isinstance(arguments, str) and (
+                _loads(arguments) == args if kind == "tc" else arguments == args
+            )
+            links.append([q, kind, n, same_name, same_args])
+            break
+    return links
+
+
+def _output_items(content: list[Any]) -> list[Json] | None:
+    """Tool content as AI SDK content items, or None when it is not content blocks."""
+    items: list[Json] = []
+    for block in content:
+        if isinstance(block, str):
+            items.append({"type": "text", "text": block, "providerOptions": _str_marker()})
+            continue
+        if not isinstance(block, dict):
+            return None
+        kind = block.get("type")
+        if kind == "text" and isinstance(block.get("text"), str):
+            items.append(
+                _node({"type": "text", "text": block["text"]}, {"block": _without(block, "text")})
+            )
+            continue
+        try:
+            found = _media(block, "content")
+        except InputError:
+            return None
+        if found is None:
+            return None
+        media, data, media_type, owned = found
+        rest = copy.deepcopy(block)
+        for key in owned.values():
+            _pop_path(rest, key)
+        meta: Json = {"owned": owned, "block": rest}
+        is_url = _URL.match(data) is not None and not data.startswith("data:")
+        if is_url:
+            node: Json = {"type": "image-url" if media == "image" else "file-url", "url": data}
+            if media_type is not None:
+                meta["media_type"] = media_type
+        else:
+            if data.startswith("data:"):
+                # file-data items hold base64: the data URL's head is kept to rebuild it
+                head, _, data = data.partition(",")
+                meta["data_url"] = head + ","
+            if media_type is None:
+                meta["no_media_type"] = True
+            node = {
+                "type": "image-data" if media == "image" else "file-data",
+                "data": data,
+                "mediaType": media_type or _OCTET,
+            }
+            filename = _get_path(block, owned["filename"]) if "filename" in owned else None
+            if isinstance(filename, str):
+                node["filename"] = filename
+        items.append(_node(node, meta))
+    return items
+
+
+def _str_marker() -> Json:
+    return {"heal": {_NS: {"str": True}}}
+
+
+# --- dump ------------------------------------------------------------------------------------
+
+
+class _Dumper:
+    def __init__(self, messages: list[Json]) -> None:
+        self.messages = messages
+
+    def run(self) -> list[BaseMessage]:
+        out: list[BaseMessage] = []
+        for k, msg in enumerate(self.messages):
+            path = f"messages[{k}]"
+            role = msg["role"]
+            if role == "tool":
+                out.extend(
+                    self._tool(part, f"{path}.content[{p}]")
+                    for p, part in enumerate(msg["content"])
+                )
+                continue
+            meta = _meta(msg)
+            _check_consumed(_foreign(msg), path)
+            data: Json = dict(meta.get("message") or {})
+            if role == "system":
+                data["content"] = _system_content(msg["content"], meta)
+            elif role == "user":
+                data["content"] = self._user_content(msg["content"], path)
+            else:
+                self._ai(msg, meta, data, path)
+            out.append(_build(_CLASSES[role], data, path))
+        return out
+
+    def _user_content(self, content: Any, path: str) -> str | list[Any]:
+        if isinstance(content, str):
+            return content
+        blocks: list[Any] = []
+        for p, part in enumerate(content):
+            ppath = f"{path}.content[{p}]"
+            meta = _meta(part)
+            _check_consumed(_foreign(part), ppath)
+            if part["type"] == "text":
+                blocks.append(
+                    {**meta["block"], "text": part["text"]} if "block" in meta else part["text"]
+                )
+            else:
+                blocks.append(_dump_media(part, meta))
+        return blocks
+
+    def _tool(self, part: Json, path: str) -> ToolMessage:
+        if part.get("type") != "tool-result":
+            raise InputError(f"{part.get('type')} parts have no LangChain equivalent", path=path)
+        meta = _meta(part)
+        _check_consumed(_foreign(part), path)
+        data: Json = dict(meta.get("message") or {})
+        data["tool_call_id"] = part["toolCallId"]
+        if "derived_name" not in meta or part["toolName"] != meta["derived_name"]:
+            data["name"] = part["toolName"]
+        output = part["output"]
+        kind = output["type"]
+        status = "success"
+        if kind in ("text", "error-text"):
+            data["content"] = output["value"]
+        elif kind in ("json", "error-json"):
+            value = output["value"]
+            keep = meta.get("json_list") and isinstance(value, list)
+            data["content"] = value if keep else json.dumps(value)
+        elif kind == "execution-denied":
+            reason = output.get("reason")
+            data["content"] = f"{_DENIED_TEXT} {reason}" if reason else _DENIED_TEXT
+        else:
+            data["content"] = [
+                _dump_output_item(item, f"{path}.output.value[{q}]")
+                for q, item in enumerate(output["value"])
+            ]
+            status = data.get("status", "success")
+        if kind in ("error-text", "error-json", "execution-denied"):
+            status = "error"
+        if status == "success":
+            data.pop("status", None)
+        else:
+            data["status"] = status
+        return cast(ToolMessage, _build(ToolMessage, data, path))
+
+    def _ai(self, msg: Json, meta: Json, data: Json, path: str) -> None:
+        content = msg["content"]
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}] if content else []
+        kwargs: Json = dict(data.get("additional_kwargs") or {})
+        blocks: list[tuple[int | None, Any]] = []
+        calls: list[tuple[int | None, Json, Json]] = []
+        bad: list[tuple[int | None, Json, Json]] = []
+        text_only = True
+        reasoning_content: list[str] = []
+        signatures: Json = {}
+        for p, part in enumerate(content):
+            ppath = f"{path}.content[{p}]"
+            pmeta = _meta(part)
+            options = _foreign(part)
+            kind = part["type"]
+            at = pmeta.get("at")
+            if kind == "text":
+                block: Any = (
+                    {**pmeta["block"], "text": part["text"]} if "block" in pmeta else part["text"]
+                )
+                if "block" in pmeta:
+                    text_only = False
+                blocks.append((at, block))
+            elif kind == "reasoning":
+                if pmeta.get("from") == "reasoning_content" or (
+                    not pmeta
+                    and not options
+                    and not reasoning_content
+                    and "reasoning_content" not in kwargs
+                ):
+                    reasoning_content.append(part["text"])
+                else:
+                    blocks.append((at, _dump_reasoning(part, pmeta, options)))
+                    text_only = False
+            elif kind == "tool-call":
+                sig = _take(options, "google", "thoughtSignature")
+                if sig is not None:
+                    signatures[part["toolCallId"]] = sig
+                item_id = _take(options, "openai", "itemId")
+                if part.get("providerExecuted"):
+                    block = {
+                        **(pmeta.get("block") or {"type": "server_tool_use"}),
+                        "id": part["toolCallId"],
+                        "name": part["toolName"],
+                        "input": part.get("input"),
+                    }
+                    blocks.append((at, block))
+                    text_only = False
+                elif pmeta.get("block_only"):
+                    blocks.append((at, _call_block_out(part, pmeta, item_id)))
+                    text_only = False
+                else:
+                    entry, is_valid = _call_entry(part, pmeta)
+                    if "block" in pmeta:
+                        blocks.append((at, _linked_block(part, pmeta, item_id)))
+                        text_only = False
+                    elif item_id is not None:
+                        options.setdefault("openai", {})["itemId"] = item_id
+                    (calls if is_valid else bad).append(
+                        (pmeta.get("tc" if is_valid else "itc"), entry, part)
+                    )
+            elif kind == "tool-result":
+                block = {
+                    **(pmeta.get("block") or {"type": "tool_result"}),
+                    "tool_use_id": part["toolCallId"],
+                    "content": _output_value(part["output"]),
+                }
+                blocks.append((at, block))
+                text_only = False
+            elif kind == "file":
+                block = _dump_media(part, pmeta)
+                blocks.append((at, block))
+                text_only = False
+            else:
+                raise InputError(f"{kind} parts have no LangChain equivalent", path=ppath)
+            _check_consumed(options, ppath)
+        hidden = [(k, b) for k, b in meta.get("hidden") or []]
+        merged = _merge_blocks(blocks, hidden)
+        as_string = meta.get("content") == "str" if meta else True
+        if as_string and text_only and not hidden and len(merged) <= 1:
+            data["content"] = merged[0] if merged else ""
+        else:
+            data["content"] = [
+                {"type": "text", "text": b} if isinstance(b, str) and not meta else b
+                for b in merged
+            ]
+        data["tool_calls"] = [entry for _, entry, _ in _sorted(calls)]
+        data["invalid_tool_calls"] = [entry for _, entry, _ in _sorted(bad)]
+        if reasoning_content:
+            kwargs["reasoning_content"] = "".join(reasoning_content)
+        if signatures or _GEMINI_SIGNATURES in kwargs:
+            kwargs[_GEMINI_SIGNATURES] = {**(kwargs.get(_GEMINI_SIGNATURES) or {}), **signatures}
+        if meta.get("raw_links") and isinstance(kwargs.get("tool_calls"), list):
+            kwargs["tool_calls"] = _sync_raw(kwargs["tool_calls"], meta["raw_links"], calls, bad)
+        if kwargs or "additional_kwargs" in data:
+            data["additional_kwargs"] = kwargs
+
+
+def _build(cls: type[BaseMessage], data: Json, path: str) -> BaseMessage:
+    try:
+        return cls(**data)
+    except (ValueError, TypeError) as exc:
+        raise InputError(f"LangChain rejects the message: {exc}", path=path) from None
+
+
+def _system_content(text: str, meta: Json) -> str | list[Any]:
+    blocks = meta.get("blocks")
+    if not isinstance(blocks, list):
+        return text
+    texts = _text_of(text, meta.get("lengths") or [], _SYSTEM_SEPARATOR)
+    if texts is None:
+        first = next((b for b in blocks if b is not None), None)
+        return [{**first, "text": text}] if first is not None else [text]
+    return [t if b is None else {**b, "text": t} for b, t in zip(blocks, texts, strict=True)]
+
+
+def _sorted(items: list[tuple[int | None, Json, Json]]) -> list[tuple[int | None, Json, Json]]:
+    """Order tool calls by their native index; an added one follows the one before it."""
+    keyed: list[tuple[float, int, tuple[int | None, Json, Json]]] = []
+    prev = -1.0
+    for pos, item in enumerate(items):
+        key = item[0]
+        if key is not None:
+            prev = float(key)
+            keyed.append((prev, pos, item))
+        else:
+            keyed.append((prev + 0.5, pos, item))
+    return [item for _, _, item in sorted(keyed, key=lambda x: (x[0], x[1]))]
+
+
+def _merge_blocks(blocks: list[tuple[int | None, Any]], hidden: list[tuple[int, Any]]) -> list[Any]:
+    """Content blocks in canonical order, with hidden blocks back at their native place."""
+    if not hidden:
+        return [b for _, b in blocks]
+    out: list[Any] = []
+    queue = sorted(hidden, key=lambda h: h[0])
+    for at, block in blocks:
+        while queue and at is not None and queue[0][0] < at:
+            out.append(queue.pop(0)[1])
+        out.append(block)
+    out.extend(b for _, b in queue)
+    return out
+
+
+def _call_entry(part: Json, meta: Json) -> tuple[Json, bool]:
+    value = part.get("input")
+    cid: Any = None if meta.get("no_id") and part["toolCallId"] == "" else part["toolCallId"]
+    name: Any = None if meta.get("no_name") and part["toolName"] == "" else part["toolName"]
+    extra = meta.get("call") or {}
+    if isinstance(value, dict):
+        entry = {"name": name, "args": value, "id": cid, "type": "tool_call"}
+        if "tc" in meta:
+            entry.update(extra)
+        return entry, True
+    if "itc" in meta:
+        args = value if isinstance(value, str) or value is None else json.dumps(value)
+        return {
+            "name": name,
+            "args": args,
+            "id": cid,
+            "error": None,
+            **extra,
+            "type": "invalid_tool_call",
+        }, False
+    args = value if isinstance(value, str) else json.dumps(value)
+    return {
+        "name": name,
+        "args": args,
+        "id": cid,
+        "error": None,
+        "type": "invalid_tool_call",
+    }, False
+
+
+def _call_id(part: Json) -> Any:
+    """A tool call's native id: None again when it had none and heal gave it none."""
+    if _meta(part).get("no_id") and part["toolCallId"] == "":
+        return None
+    return part["toolCallId"]
+
+
+def _linked_block(part: Json, meta: Json, item_id: Any) -> Json:
+    rest = copy.deepcopy(meta["block"])
+    kind = rest.get("type")
+    id_path, name_path, input_path, textual = _CALL_BLOCKS[kind]
+    sync = meta.get("sync") or {}
+    if sync.get("id"):
+        _set_path(rest, id_path, part["toolCallId"])
+    if sync.get("name"):
+        _set_path(rest, name_path, part["toolName"])
+    if sync.get("input"):
+        value = part.get("input")
+        if textual:
+            current = _get_path(rest, input_path)
+            if not (isinstance(current, str) and _loads(current) == value):
+                _set_path(rest, input_path, value if isinstance(value, str) else json.dumps(value))
+        else:
+            _set_path(rest, input_path, value)
+    if item_id is not None:
+        rest["id"] = item_id
+    return cast(Json, rest)
+
+
+def _call_block_out(part: Json, meta: Json, item_id: Any) -> Json:
+    rest = copy.deepcopy(meta["block"])
+    id_path, name_path, input_path, textual = _CALL_BLOCKS[rest["type"]]
+    if _call_id(part) is not None:
+        _set_path(rest, id_path, part["toolCallId"])
+    if not (meta.get("no_name") and part["toolName"] == ""):
+        _set_path(rest, name_path, part["toolName"])
+    value = part.get("input")
+    current = _get_path(rest, input_path)
+    if textual:
+        if not (isinstance(current, str) and (current == value or _loads(current) == value)):
+            _set_path(rest, input_path, value if isinstance(value, str) else json.dumps(value))
+    else:
+        _set_path(rest, input_path, value)
+    if item_id is not None:
+        rest["id"] = item_id
+    return cast(Json, rest)
+
+
+def _sync_raw(
+    raw: list[Any],
+    links: list[list[Any]],
+    calls: list[tuple[int | None, Json, Json]],
+    bad: list[tuple[int | None, Json, Json]],
+) -> list[Any]:
+    """OpenAI's raw tool calls, following heal's changes to the calls they mirror."""
+    by_key: dict[tuple[str, int], Json] = {}
+    for _, _, part in [*calls, *bad]:
+        meta = _meta(part)
+        for key in ("tc", "itc"):
+            if key in meta:
+                by_key[(key, meta[key])] = part
+    linked = {q: (kind, n, same_name, same_args) for q, kind, n, same_name, same_args in links}
+    out: list[Any] = []
+    for q, entry in enumerate(raw):
+        if q not in linked:
+            out.append(entry)
+            continue
+        kind, n, same_name, same_args = linked[q]
+        found = by_key.get((kind, n))
+        if found is None:
+            continue  # heal removed the call: its raw copy goes too
+        part = found
+        new = copy.deepcopy(entry)
+        new["id"] = _call_id(part)
+        if same_name:
+            new["function"]["name"] = part["toolName"]
+        if same_args:
+            value = part.get("input")
+            current = new["function"].get("arguments")
+            if not (isinstance(current, str) and (current == value or _loads(current) == value)):
+                new["function"]["arguments"] = (
+                    value if isinstance(value, str) else json.dumps(value)
+                )
+        out.append(new)
+    return out
+
+
+def _dump_reasoning(part: Json, meta: Json, options: Json) -> Json:
+    text = part["text"]
+    block = copy.deepcopy(meta.get("block")) if "block" in meta else None
+    kind = block.get("type") if isinstance(block, dict) else None
+    if kind is None:
+        if (options.get("anthropic") or {}).get("redactedData") is not None:
+            kind, block = "redacted_thinking", {"type": "redacted_thinking"}
+        elif options.get("anthropic"):
+            kind, block = "thinking", {"type": "thinking"}
+        elif options.get("openai"):
+            kind, block = "reasoning", {"type": "reasoning"}
+            meta = {"summary": [{"type": "summary_text"}] if text else []}
+        else:
+            kind, block = "reasoning", {"type": "reasoning"}
+    assert isinstance(block, dict)
+    if kind == "thinking":
+        block["thinking"] = text
+        signature = _take(options, "anthropic", "signature")
+        if signature is not None:
+            block["signature"] = signature
+    elif kind == "redacted_thinking":
+        block["data"] = _take(options, "anthropic", "redactedData")
+    elif "summary" in meta:
+        summaries = copy.deepcopy(meta["summary"])
+        texts = _text_of(text, meta.get("lengths") or [], _SUMMARY_SEPARATOR)
+        if texts is None or len(texts) != len(summaries):
+            texts = _split_summaries(text, summaries)
+        block["summary"] = [{**s, "text": t} for s, t in zip(summaries, texts, strict=True)]
+        item_id = _take(options, "openai", "itemId")
+        if item_id is not None:
+            block["id"] = item_id
+        encrypted = _take(options, "openai", "reasoningEncryptedContent")
+        if encrypted is not None:
+            block["encrypted_content"] = encrypted
+    else:
+        if not (meta.get("no_text") and text == ""):
+            block["reasoning"] = text
+        for ns, key in _SIGNATURE_HOMES.values():
+            signature = _take(options, ns, key)
+            if signature is not None:
+                block["extras"] = {**(block.get("extras") or {}), "signature": signature}
+                break
+    return cast(Json, block)
+
+
+def _split_summaries(text: str, summaries: list[Any]) -> list[str]:
+    """The summary texts: split on blank lines into as many as there were, else one."""
+    if not summaries:
+        return [text] if text else []
+    pieces = text.split(_SUMMARY_SEPARATOR)
+    if len(pieces) == len(summaries):
+        return pieces
+    if len(pieces) > len(summaries):
+        head = pieces[: len(summaries) - 1]
+        return [*head, _SUMMARY_SEPARATOR.join(pieces[len(summaries) - 1 :])]
+    return [text] + [""] * (len(summaries) - 1)
+
+
+def _output_value(output: Json) -> Any:
+    kind = output["type"]
+    if kind in ("text", "json", "error-text", "error-json"):
+        return output["value"]
+    if kind == "execution-denied":
+        return output.get("reason") or _DENIED_TEXT
+    return output["value"]
+
+
+def _dump_output_item(item: Json, path: str) -> Any:
+    meta = _meta(item)
+    _check_consumed(_foreign(item), path)
+    kind = item.get("type")
+    if kind == "text":
+        if meta.get("str"):
+            return item["text"]
+        return {**(meta.get("block") or {"type": "text"}), "text": item["text"]}
+    owned = meta.get("owned")
+    if isinstance(owned, dict) and "block" in meta:
+        block = copy.deepcopy(meta["block"])
+        if kind in ("image-url", "file-url"):
+            _set_path(block, owned["data"], item["url"])
+            if "mediaType" in owned and "media_type" in meta:
+                _set_path(block, owned["mediaType"], meta["media_type"])
+        else:
+            _set_path(block, owned["data"], meta.get("data_url", "") + item["data"])
+            media_type = item.get("mediaType")
+            if "mediaType" in owned and not (meta.get("no_media_type") and media_type == _OCTET):
+                _set_path(block, owned["mediaType"], media_type)
+            if "filename" in owned and item.get("filename") is not None:
+                _set_path(block, owned["filename"], item["filename"])
+        return block
+    if kind in ("image-url", "file-url"):
+        return {"type": "image" if kind == "image-url" else "file", "url": item["url"]}
+    if kind in ("image-data", "file-data", "media"):
+        media_type = item.get("mediaType") or _OCTET
+        out = {
+            "type": "image" if kind == "image-data" or media_type.startswith("image/") else "file",
+            "base64": _standard_base64(item["data"]),
+            "mime_type": media_type,
+        }
+        if item.get("filename") is not None:
+            out["filename"] = item["filename"]
+        return out
+    raise InputError(f"{kind!r} tool output items have no LangChain equivalent", path=path)

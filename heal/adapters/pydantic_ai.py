@@ -1,0 +1,1479 @@
+"""pydantic-ai message histories (``list[pydantic_ai.messages.ModelMessage]``, or its JSON).
+
+::
+
+    from heal.adapters.pydantic_ai import heal_pydantic_ai
+
+    result = heal_pydantic_ai(agent_result.all_messages())
+    result.messages   # healed ModelRequest / ModelResponse objects (your own list when unchanged)
+    result.repairs    # message_index / part_index = indices into YOUR list and ``.parts``
+
+``load_messages(native)`` reads a history into heal's canonical messages (AI SDK
+``ModelMessage``) and ``dump_messages(messages)`` writes them back as pydantic-ai objects;
+``dump_messages(messages, as_json=True)`` writes the bytes ``ModelMessagesTypeAdapter.dump_json``
+would. ``native`` is a list of ``ModelRequest`` / ``ModelResponse`` objects, or the JSON text or
+bytes of one (``ModelMessagesTypeAdapter`` format). ``dump_messages(load_messages(x)) == x`` for
+every history pydantic-ai itself can store: its tool-return contents, ``metadata`` and
+``provider_details`` are JSON values (a pydantic model returned by a tool comes back as its JSON
+form, as it does from pydantic-ai's own ``ModelMessagesTypeAdapter``). The adapter translates and
+never heals: what it cannot represent raises :class:`~heal.errors.InputError` naming the native
+place, such as ``messages[3].parts[1]``.
+
+``heal_pydantic_ai`` takes ``provider="auto"`` by default: the heal provider id is inferred from
+the responses (``canonical_system`` or ``provider_name``; OpenAI's Chat and Responses APIs told
+apart by the ``provider_response_id`` prefix, ``chatcmpl-`` / ``resp_``) when EVERY response
+agrees on one, else ``None`` (the shared rules). Pass a provider id, or ``None``, to choose.
+
+Mapping (native → canonical)
+----------------------------
+One ``ModelRequest`` becomes several canonical messages, all with that request's index: first one
+tool message holding its tool returns (so results sit right after the assistant message that
+made the calls, as providers pair them by position), then one system or user message per system
+prompt, user prompt or retry-feedback part, in part order. ``dump_messages`` regroups them into
+ONE ``ModelRequest`` with the parts in their original order.
+
+* ``SystemPromptPart`` → system message. ``UserPromptPart`` → user message; string content stays a
+  string; list items: ``str`` / ``TextContent`` / ``StructuredContent`` → text part, ``ImageUrl``
+  and image ``BinaryContent`` → image part, other URLs and binaries → file part (URL or base64
+  data, with the media type).
+* ``ToolReturnPart`` (and typed subclasses, kept by ``tool_kind``) → tool result: string content →
+  ``text`` output, other JSON → ``json`` output, files (a file item, or a list of strings and file
+  items) → ``content`` output (``text`` / ``image-data`` / ``file-data`` / ``image-url`` /
+  ``file-url`` items). ``outcome`` ``"failed"`` / ``"retried"`` → ``error-text`` / ``error-json``;
+  ``"denied"`` with a string → ``execution-denied`` with that reason.
+* ``RetryPromptPart`` (deprecated; kept as one when held in memory): with a ``tool_name`` → an
+  error tool result of that call; without → a user message whose text is what the model is shown
+  (``model_response()``). ``RetryFeedbackPart`` → the same user message.
+* ``ModelResponse`` → one assistant message: ``TextPart`` → text, ``ThinkingPart`` → reasoning,
+  ``ToolCallPart`` → tool call, ``NativeToolCallPart`` / ``NativeToolReturnPart`` (pydantic-ai's
+  "builtin" tools) → provider-executed tool call / tool result in the assistant message,
+  ``FilePart`` → file part (base64 data).
+* Tool-call ``args``: a dict is the input; a string holding a JSON object becomes that object (the
+  original text is kept and dumped back while the object is unchanged); any other string stays the
+  raw string, so heal's ``invalid-tool-input`` rule sees it; ``None`` and ``""`` (pydantic-ai's
+  "no arguments") become ``{}`` and dump back as they were.
+
+Provenance of signatures and item ids
+-------------------------------------
+A part's system is its ``provider_name`` (or the response's ``canonical_system`` when the part's
+provider is the response's). ``ThinkingPart.signature`` goes to the AI SDK's key for that system,
+and comes back from it: Anthropic → ``anthropic.signature`` (``anthropic.redactedData`` for a
+``redacted_thinking`` part), OpenAI → ``openai.reasoningEncryptedContent``, Google (``google``,
+``google-gla``, ``google-vertex``, ``google-cloud``) → ``google.thoughtSignature``, Bedrock →
+``bedrock.signature`` (``bedrock.redactedData`` for ``redacted_content``). Google's
+``provider_details["thought_signature"]`` on text and tool-call parts also goes to
+``google.thoughtSignature``, and OpenAI parts' ``id`` to ``openai.itemId``. Any other system keeps
+its signature under ``providerOptions.heal.pydantic_ai``, so no provider mistakes it for its own.
+A canonical part from elsewhere with one of those keys dumps with ``provider_name`` set to that
+provider (``anthropic``, ``openai``, ``google``, ``bedrock``).
+
+Where native-only fields live
+-----------------------------
+Under ``providerOptions["heal"]["pydantic_ai"]`` of the canonical message or part, as
+pydantic-ai's own JSON (datetimes as ISO 8601 with their UTC offset): ``message`` (the
+request's / response's fields other than ``parts``: timestamps, ``instructions``, ``run_id``,
+``usage``, ``model_name``, ``provider_details``, ``metadata``, ...), ``part`` / ``item`` (a part's
+or content item's fields that have no AI SDK equivalent), ``index`` / ``at`` (native message and
+part positions, for regrouping), ``class`` (a ``BinaryContent`` whose class pydantic-ai's
+validation would change), and markers (``args``, ``legacy``, ``feedback``, ``single``, ...).
+Fields equal to their (constant) defaults are left out. Parts no AI SDK message can hold and that
+pydantic-ai does not send as message content (``ToolAvailabilityDeltaPart``,
+``CapabilityLoadDeltaPart``, ``ModelSettingsDeltaPart``, ``InstructionDeltaPart``,
+``InstructionBaselinePart``) and provider state (``CompactionPart``, ``CachePoint`` markers) ride
+along verbatim under ``hidden`` at their native position; a message made only of them rides on the
+next canonical message (``before``), or the last one (``after``). heal does not check them, and
+they go where the message carrying them goes: if heal removes that message, they are in the
+repair's ``removed`` value.
+
+Repairs carry native locations: ``message_index`` is the index in your list, ``part_index`` the
+index in that message's ``.parts`` (for a part of a list prompt, the prompt's index); a repair of
+a whole canonical message made from one system or user prompt part points at that part. One
+artifact of the split: when heal removes every tool result of a request, the emptied canonical
+tool message is removed too, and that ``empty-message`` repair names the request (which keeps its
+other parts) with no part index.
+
+Binary data is standard base64 in the canonical parts, as the AI SDK writes it (pydantic's own
+JSON uses the URL-safe alphabet); both are read back.
+
+Not representable (raise :class:`~heal.errors.InputError`): ``SpeechPart``, ``UploadedFile``,
+unknown part kinds, and a history made only of hidden parts. On dump, canonical parts with no
+pydantic-ai form raise too: tool approval requests and responses, and ``providerOptions`` other
+than the keys above (and heal's own ``heal`` namespace).
+
+Canonical → native for histories from elsewhere
+-----------------------------------------------
+Consecutive system / user / tool messages with no pydantic-ai record become one ``ModelRequest``;
+every assistant message one ``ModelResponse``. Timestamps pydantic-ai requires but heal does not
+know are copied from the nearest earlier native timestamp (pydantic-ai's own repair does the same
+for the returns it synthesizes), else ``1970-01-01T00:00:00Z``: never the clock. Tool results heal
+synthesized get pydantic-ai's own marker, ``metadata={"pydantic_ai_synthesized_tool_return":
+True}``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+import warnings
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import MISSING, dataclass, field, fields, is_dataclass
+from functools import cache
+from typing import Any, Literal, TypeVar, cast, overload
+
+import pydantic
+import pydantic_core
+from pydantic_ai import PydanticAIDeprecationWarning
+from pydantic_ai import messages as pa
+
+from heal._engine import HealScope
+from heal.adapters._common import Loaded, NativeHealResult, heal_native
+from heal.errors import InputError
+from heal.messages import ModelMessage
+from heal.messages import dump_messages as _dump_canonical
+from heal.messages import load_messages as _load_canonical
+from heal.policy import Policy
+from heal.providers import ProviderId
+from heal.repairs import Repair
+from heal.rules import Rule
+
+__all__ = [
+    "dump_messages",
+    "heal_pydantic_ai",
+    "infer_provider",
+    "load",
+    "load_messages",
+]
+
+_NS = "pydantic_ai"
+_EPOCH = "1970-01-01T00:00:00Z"
+_BIG = 1 << 62
+_URL = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*:")
+
+_MESSAGES = pa.ModelMessagesTypeAdapter
+_REQUEST_PART: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(pa.ModelRequestPart)
+_RESPONSE_PART: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(pa.ModelResponsePart)
+_REQUEST: pydantic.TypeAdapter[pa.ModelRequest] = pydantic.TypeAdapter(pa.ModelRequest)
+_RESPONSE: pydantic.TypeAdapter[pa.ModelResponse] = pydantic.TypeAdapter(pa.ModelResponse)
+
+_HIDDEN_KINDS = frozenset(
+    {
+        "tool-availability-delta",
+        "capability-load-delta",
+        "model-settings-delta",
+        "instruction-delta",
+        "instruction-baseline",
+        "compaction",
+    }
+)
+"""Part kinds carried verbatim: not message content an AI SDK message could hold."""
+
+_ERROR_OUTCOMES = ("failed", "retried")
+_DENIED_TEXT = "The tool call was denied."
+_URL_KINDS = {"image-url", "audio-url", "video-url", "document-url"}
+
+# Which AI SDK namespace holds a system's signatures: (signature key, redacted id, redacted key).
+_SYSTEM_NAMESPACE = {
+    "anthropic": "anthropic",
+    "openai": "openai",
+    "google": "google",
+    "google-gla": "google",
+    "google-vertex": "google",
+    "google-cloud": "google",
+    "bedrock": "bedrock",
+}
+_SIGNATURE_KEYS: dict[str, tuple[str, str | None, str | None]] = {
+    "anthropic": ("signature", "redacted_thinking", "redactedData"),
+    "bedrock": ("signature", "redacted_content", "redactedData"),
+    "openai": ("reasoningEncryptedContent", None, None),
+    "google": ("thoughtSignature", None, None),
+}
+_FOREIGN_ORDER = ("anthropic", "openai", "google", "bedrock")
+
+# pydantic-ai system names whose wire format is one heal provider id.
+_SYSTEM_PROVIDER: dict[str, ProviderId] = {
+    "anthropic": "anthropic",
+    "bedrock": "bedrock",
+    "google": "google",
+    "google-gla": "google",
+    "google-vertex": "google",
+    "google-cloud": "google",
+    "mistral": "mistral",
+    "deepseek": "deepseek",
+    "cerebras": "cerebras",
+    "groq": "groq",
+    "xai": "xai",
+}
+
+T = TypeVar("T")
+Json = dict[str, Any]
+
+
+# --- public API ------------------------------------------------------------------------------
+
+
+def load(native: Sequence[pa.ModelMessage] | str | bytes | bytearray) -> Loaded:
+    """Read a pydantic-ai history; return canonical messages and their native origins.
+
+    ``origins[i]`` is the index of the native message canonical message ``i`` came from;
+    ``part_origins`` the index in its ``.parts`` of each canonical part (for a user message made
+    from a list prompt, each item maps to that prompt's part). Repairs on a whole canonical
+    message made from one request part (a system or user prompt) point at that part.
+    """
+    objects = _native_list(native)
+    return _Loader(objects, _message_json(objects)).run()
+
+
+def load_messages(
+    native: Sequence[pa.ModelMessage] | str | bytes | bytearray,
+) -> list[ModelMessage]:
+    """Read a pydantic-ai history (objects, or ``ModelMessagesTypeAdapter`` JSON) as heal's
+    canonical messages: ``load(native).messages``."""
+    return load(native).messages
+
+
+@overload
+def dump_messages(
+    messages: Iterable[ModelMessage], *, as_json: Literal[False] = False
+) -> list[pa.ModelMessage]: ...
+@overload
+def dump_messages(messages: Iterable[ModelMessage], *, as_json: Literal[True]) -> bytes: ...
+def dump_messages(
+    messages: Iterable[ModelMessage], *, as_json: bool = False
+) -> list[pa.ModelMessage] | bytes:
+    """Write canonical messages as pydantic-ai ``ModelRequest`` / ``ModelResponse`` objects, or,
+    with ``as_json=True``, as the JSON bytes ``ModelMessagesTypeAdapter.dump_json`` writes.
+
+    The inverse of :func:`load_messages` for everything it loaded; see the module docstring for
+    canonical histories from elsewhere.
+    """
+    out = _Dumper(_dump_canonical(_load_canonical(messages))).run()
+    return _MESSAGES.dump_json(out, warnings=False) if as_json else out
+
+
+def infer_provider(
+    native: Sequence[pa.ModelMessage] | str | bytes | bytearray,
+) -> ProviderId | None:
+    """The heal provider id every response of a history agrees on, else None (see the module
+    docstring). A history with no response gives None."""
+    found: set[ProviderId | None] = set()
+    for msg in _native_list(native):
+        if isinstance(msg, pa.ModelResponse):
+            found.add(_response_provider(msg))
+    return found.pop() if len(found) == 1 else None
+
+
+@overload
+def heal_pydantic_ai(
+    messages: str,
+    *,
+    provider: ProviderId | Literal["auto"] | None = "auto",
+    policy: Policy | Mapping[str, str] | None = None,
+    rules: Sequence[Rule] | None = None,
+    on_repair: Callable[[Repair], object] | None = None,
+    strict: bool = False,
+    scope: HealScope = "request",
+) -> NativeHealResult[str]: ...
+@overload
+def heal_pydantic_ai(
+    messages: bytes,
+    *,
+    provider: ProviderId | Literal["auto"] | None = "auto",
+    policy: Policy | Mapping[str, str] | None = None,
+    rules: Sequence[Rule] | None = None,
+    on_repair: Callable[[Repair], object] | None = None,
+    strict: bool = False,
+    scope: HealScope = "request",
+) -> NativeHealResult[bytes]: ...
+@overload
+def heal_pydantic_ai(
+    messages: Sequence[pa.ModelMessage],
+    *,
+    provider: ProviderId | Literal["auto"] | None = "auto",
+    policy: Policy | Mapping[str, str] | None = None,
+    rules: Sequence[Rule] | None = None,
+    on_repair: Callable[[Repair], object] | None = None,
+    strict: bool = False,
+    scope: HealScope = "request",
+) -> NativeHealResult[list[pa.ModelMessage]]: ...
+def heal_pydantic_ai(
+    messages: Sequence[pa.ModelMessage] | str | bytes,
+    *,
+    provider: ProviderId | Literal["auto"] | None = "auto",
+    policy: Policy | Mapping[str, str] | None = None,
+    rules: Sequence[Rule] | None = None,
+    on_repair: Callable[[Repair], object] | None = None,
+    strict: bool = False,
+    scope: HealScope = "request",
+) -> NativeHealResult[list[pa.ModelMessage]] | NativeHealResult[bytes] | NativeHealResult[str]:
+    """Heal a pydantic-ai history; repairs carry indices into ``messages`` and their ``.parts``.
+
+    Objects in, objects out; JSON text or bytes in, the same out. A history that needs nothing
+    comes back as the very object passed in. ``provider="auto"`` infers the provider from the
+    responses when they all agree (see :func:`infer_provider`); the other options are those of
+    :func:`heal.heal_messages`.
+    """
+    objects = _native_list(messages)
+    chosen = infer_provider(objects) if provider == "auto" else provider
+    loaded = _Loader(objects, _message_json(objects)).run()
+    options: dict[str, Any] = {
+        "provider": chosen,
+        "policy": policy,
+        "rules": rules,
+        "on_repair": on_repair,
+        "strict": strict,
+        "scope": scope,
+    }
+    if isinstance(messages, str):
+        return heal_native(
+            loaded,
+            lambda m: dump_messages(m, as_json=True).decode(),
+            original=messages,
+            **options,
+        )
+    if isinstance(messages, (bytes, bytearray)):
+        return heal_native(
+            loaded, lambda m: dump_messages(m, as_json=True), original=bytes(messages), **options
+        )
+    return heal_native(
+        loaded,
+        dump_messages,
+        original=messages if isinstance(messages, list) else None,
+        **options,
+    )
+
+
+# --- reading native input --------------------------------------------------------------------
+
+
+def _native_list(native: Any) -> list[pa.ModelMessage]:
+    if isinstance(native, (str, bytes, bytearray)):
+        try:
+            return _MESSAGES.validate_json(native)
+        except pydantic.ValidationError as exc:
+            first = exc.errors(include_url=False)[0]
+            raise InputError(
+                f"not a pydantic-ai history: {first['msg']}", path=_loc_path(first["loc"])
+            ) from None
+    if isinstance(native, Mapping) or not isinstance(native, Iterable):
+        raise InputError(
+            "expected a list of pydantic-ai ModelRequest / ModelResponse objects, or their JSON; "
+            f"got {_kind(native)}"
+        )
+    out = list(native)
+    for i, msg in enumerate(out):
+        if not isinstance(msg, (pa.ModelRequest, pa.ModelResponse)):
+            hint = (
+                " (a dict: validate it with ModelMessagesTypeAdapter, or pass the JSON text)"
+                if isinstance(msg, Mapping)
+                else ""
+            )
+            raise InputError(
+                f"expected a ModelRequest or ModelResponse, got {_kind(msg)}{hint}",
+                path=f"messages[{i}]",
+            )
+    return out
+
+
+def _message_json(objects: list[pa.ModelMessage]) -> list[Json]:
+    """pydantic-ai's own JSON of each message (one call; per message only to locate a failure)."""
+    try:
+        return cast(list[Json], _MESSAGES.dump_python(objects, mode="json", warnings=False))
+    except (pydantic_core.PydanticSerializationError, TypeError, ValueError):
+        for i, msg in enumerate(objects):
+            try:
+                _MESSAGES.dump_python([msg], mode="json", warnings=False)
+            except (pydantic_core.PydanticSerializationError, TypeError, ValueError) as exc:
+                raise InputError(
+                    f"pydantic-ai cannot serialize this message ({exc})", path=f"messages[{i}]"
+                ) from None
+        raise  # pragma: no cover - the whole list failed but no single message did
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, (str, bytes, bytearray)):
+        return "a string"
+    if isinstance(value, Mapping):
+        return "a dict"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    return f"a {type(value).__name__}"
+
+
+# Union tags pydantic puts in error locations (the request / response kinds, and the part kinds
+# without a hyphen: those with one are skipped by their hyphen).
+_LOC_TAGS = frozenset({"request", "response", "text", "thinking", "file", "speech", "compaction"})
+
+
+def _loc_path(loc: tuple[int | str, ...]) -> str:
+    out = "messages"
+    for item in loc:
+        if isinstance(item, int):
+            out += f"[{item}]"
+        elif item in _LOC_TAGS or "[" in item or "-" in item:
+            continue  # union tags (``request``, part kinds such as ``user-prompt``)
+        else:
+            out += f".{item}"
+    return out
+
+
+def _prune(data: Json, cls: type, *drop: str) -> Json:
+    """``data`` without ``drop`` keys and without fields equal to their default."""
+    defaults = _defaults(cls)
+    return {
+        key: value
+        for key, value in data.items()
+        if key not in drop and not (key in defaults and _same_json(value, defaults[key]))
+    }
+
+
+@cache
+def _defaults(cls: type) -> dict[str, Any]:
+    """The JSON of each field default that is a constant or an empty container / plain class
+    (never a clock or random factory: those values are always kept)."""
+    out: dict[str, Any] = {}
+    if not is_dataclass(cls):
+        return out
+    for f in fields(cls):
+        if f.default is not MISSING and isinstance(f.default, (str, int, float, bool, type(None))):
+            out[f.name] = f.default
+        elif f.default_factory is not MISSING:
+            factory: Any = f.default_factory
+            if isinstance(factory, type) or getattr(factory, "__origin__", None) in (list, dict):
+                out[f.name] = pydantic_core.to_jsonable_python(factory())
+    return out
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a == b
+
+
+def _heal_options(meta: Json, others: Json | None = None) -> Json | None:
+    options: Json = dict(others or {})
+    if meta:
+        options["heal"] = {_NS: meta}
+    return options or None
+
+
+def _with_options(node: Json, meta: Json, others: Json | None = None) -> Json:
+    options = _heal_options(meta, others)
+    if options is not None:
+        node["providerOptions"] = options
+    return node
+
+
+def _loads_object(text: str) -> Json | None:
+    def reject(name: str) -> Any:
+        raise ValueError(name)
+
+    try:
+        value = json.loads(text, parse_constant=reject)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _response_provider(msg: pa.ModelResponse) -> ProviderId | None:
+    system = msg.canonical_system or msg.provider_name
+    if system is None:
+        return None
+    if system == "openai":
+        rid = msg.provider_response_id or ""
+        if rid.startswith("resp_"):
+            return "openai-responses"
+        if rid.startswith("chatcmpl"):
+            return "openai-chat"
+        return None
+    return _SYSTEM_PROVIDER.get(system)
+
+
+def _binary_class(item: Any) -> str | None:
+    """The class to restore, when pydantic-ai's validation would produce another one."""
+    if not isinstance(item, pa.BinaryContent):
+        return None
+    expected = pa.BinaryImage if item.is_image else pa.BinaryContent
+    return None if type(item) is expected else type(item).__name__
+
+
+# --- load ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Loaded(Loaded):
+    """A :class:`Loaded` whose whole-message repairs on a message made from one request part
+    point at that part."""
+
+    unit_parts: list[int | None] = field(default_factory=list)
+
+    def native_location(
+        self, message: int | None, part: int | None
+    ) -> tuple[int | None, int | None]:
+        if message is not None and part is None and message < len(self.unit_parts):
+            unit = self.unit_parts[message]
+            if unit is not None:
+                return self.origins[message], unit
+        return Loaded.native_location(self, message, part)
+
+
+class _Loader:
+    def __init__(self, native: list[pa.ModelMessage], raw: list[Json]) -> None:
+        self.native = native
+        self.raw = raw
+        self.out: list[Json] = []
+        self.metas: list[Json] = []
+        self.records: list[Json] = []
+        self.origins: list[int] = []
+        self.part_origins: list[tuple[int | None, ...] | None] = []
+        self.unit_parts: list[int | None] = []
+        self.pending: list[Json] = []
+        self.last_record: Json | None = None
+
+    def run(self) -> _Loaded:
+        for i, (msg, raw) in enumerate(zip(self.native, self.raw, strict=True)):
+            record: Json = {"index": i}
+            rest = _prune(raw, type(msg), "parts")
+            if rest:
+                record["message"] = rest
+            if isinstance(msg.parts, tuple):
+                record["parts_tuple"] = True
+            before = len(self.out)
+            if isinstance(msg, pa.ModelRequest):
+                self._request(i, msg, raw, record)
+            else:
+                self._response(i, msg, raw, record)
+            if len(self.out) == before:
+                carried: Json = {"message": raw}
+                if isinstance(msg.parts, tuple):
+                    carried["parts_tuple"] = True
+                self.pending.append(carried)
+                continue
+            if self.pending:
+                record["before"], self.pending = self.pending, []
+            self.last_record = record
+        if self.pending:
+            if self.last_record is None:
+                raise InputError(
+                    "the history holds no message a model reads (only bookkeeping parts such as "
+                    "ToolAvailabilityDeltaPart): there is nothing to heal"
+                )
+            self.last_record["after"] = self.pending
+        for node, record, meta in zip(self.out, self.records, self.metas, strict=True):
+            merged = {**record, **meta}
+            options = node.get("providerOptions") or {}
+            options["heal"] = {_NS: merged}
+            node["providerOptions"] = options
+        try:
+            canonical = _load_canonical(self.out)
+        except InputError as exc:  # pragma: no cover - a bug in this adapter
+            found = re.match(r"messages\[(\d+)\]", exc.path)
+            where = f"messages[{self.origins[int(found.group(1))]}]" if found else "messages"
+            raise InputError(f"cannot be represented: {exc.reason}", path=where) from None
+        return _Loaded(canonical, self.origins, self.part_origins, self.unit_parts)
+
+    def _emit(
+        self,
+        node: Json,
+        origin: int,
+        *,
+        record: Json,
+        meta: Json,
+        parts: tuple[int | None, ...],
+        unit: int | None = None,
+    ) -> None:
+        self.out.append(node)
+        self.origins.append(origin)
+        self.records.append(record)
+        self.metas.append(meta)
+        self.part_origins.append(parts)
+        self.unit_parts.append(unit)
+
+    # -- requests --
+
+    def _request(self, i: int, msg: pa.ModelRequest, raw: Json, record: Json) -> None:
+        results: list[Json] = []
+        result_origins: list[int | None] = []
+        units: list[tuple[Json, Json, int, tuple[int | None, ...]]] = []
+        hidden: list[list[Any]] = []
+        for j, (part, pj) in enumerate(zip(msg.parts, raw["parts"], strict=True)):
+            path = f"messages[{i}].parts[{j}]"
+            kind = pj.get("part_kind")
+            if kind == "system-prompt":
+                meta = {"at": j, "part": _prune(pj, type(part), "content")}
+                units.append(({"role": "system", "content": pj["content"]}, meta, j, ()))
+            elif kind == "user-prompt":
+                node, meta, origins = self._user(cast(pa.UserPromptPart, part), pj, path, j)
+                units.append((node, meta, j, origins))
+            elif kind == "tool-return":
+                results.append(self._result(part, pj, path, (i, j)))
+                result_origins.append(j)
+            elif kind == "retry-prompt" and pj.get("tool_name") is not None:
+                results.append(self._legacy_result(part, pj, path, (i, j)))
+                result_origins.append(j)
+            elif kind in ("retry-prompt", "retry-feedback"):
+                feedback = cast(pa.RetryFeedbackPart, part)
+                meta = {"at": j, "feedback": _prune(pj, type(part))}
+                if kind == "retry-prompt":
+                    meta["legacy"] = True
+                text = {"role": "user", "content": feedback.model_response()}
+                units.append((text, meta, j, ()))
+            elif kind in _HIDDEN_KINDS:
+                hidden.append([j, pj])
+            else:
+                raise InputError(f"{type(part).__name__} has no AI SDK equivalent", path=path)
+        if hidden:
+            record["hidden"] = hidden
+        if results:
+            if not units and not hidden:
+                for result in results:
+                    _drop_at(result)
+            self._emit(
+                {"role": "tool", "content": results},
+                i,
+                record=record,
+                meta={},
+                parts=tuple(result_origins),
+            )
+        for node, meta, j, origins in units:
+            self._emit(node, i, record=record, meta=meta, parts=origins, unit=j)
+
+    def _user(
+        self, part: pa.UserPromptPart, pj: Json, path: str, j: int
+    ) -> tuple[Json, Json, tuple[int | None, ...]]:
+        meta: Json = {"at": j}
+        rest = _prune(pj, type(part), "content")
+        if rest:
+            meta["part"] = rest
+        content = pj["content"]
+        if isinstance(content, str):
+            return {"role": "user", "content": content}, meta, ()
+        if isinstance(part.content, tuple):
+            meta["content_tuple"] = True
+        items: list[Json] = []
+        hidden: list[list[Any]] = []
+        for k, (item, ij) in enumerate(zip(part.content, content, strict=True)):
+            ipath = f"{path}.content[{k}]"
+            if isinstance(item, str):
+                items.append(_with_options({"type": "text", "text": item}, {"at": k}))
+                continue
+            kind = ij.get("kind")
+            if kind in ("text-content", "structured-content"):
+                node = {"type": "text", "text": ij["content"]}
+                items.append(_with_options(node, {"at": k, "item": _rest(ij, "content")}))
+            elif kind == "cache-point":
+                hidden.append([k, ij])
+            elif kind == "binary" or kind in _URL_KINDS:
+                items.append(self._user_media(item, ij, k))
+            else:
+                raise InputError(f"{type(item).__name__} has no AI SDK equivalent", path=ipath)
+        if hidden:
+            meta["items_hidden"] = hidden
+        else:
+            for node in items:
+                _drop_at(node)
+        return {"role": "user", "content": items}, meta, tuple(j for _ in items)
+
+    def _user_media(self, item: Any, ij: Json, k: int) -> Json:
+        meta: Json = {"at": k}
+        media_type = ij.get("media_type")
+        if ij["kind"] == "binary":
+            data = item.base64  # standard base64, as the AI SDK writes (pydantic's is URL-safe)
+            rest = _rest(ij, "data", "media_type")
+            cls = _binary_class(item)
+            if cls is not None:
+                meta["class"] = cls
+        else:
+            data = ij["url"]
+            rest = _rest(ij, "url", "media_type")
+            if media_type is None:
+                rest["media_type"] = None
+        meta["item"] = rest
+        is_image = ij["kind"] == "image-url" or (
+            ij["kind"] == "binary"
+            and isinstance(media_type, str)
+            and media_type.startswith("image/")
+        )
+        if is_image:
+            node: Json = {"type": "image", "image": data}
+            if media_type is not None:
+                node["mediaType"] = media_type
+        else:
+            node = {"type": "file", "data": data, "mediaType": media_type or _OCTET}
+        return _with_options(node, meta)
+
+    def _result(self, part: Any, pj: Json, path: str, at: tuple[int, int]) -> Json:
+        meta: Json = {"at": list(at)}
+        rest = _prune(pj, type(part), "tool_name", "tool_call_id", "content")
+        output = _output(part.content, pj["content"], pj.get("outcome", "success"), meta, path)
+        if rest:
+            meta["part"] = rest
+        node = {
+            "type": "tool-result",
+            "toolCallId": pj["tool_call_id"],
+            "toolName": pj["tool_name"],
+            "output": output,
+        }
+        return _with_options(node, meta)
+
+    def _legacy_result(self, part: Any, pj: Json, path: str, at: tuple[int, int]) -> Json:
+        content = pj["content"]
+        output = (
+            {"type": "error-text", "value": content}
+            if isinstance(content, str)
+            else {"type": "error-json", "value": content}
+        )
+        meta: Json = {"at": list(at), "legacy": True}
+        rest = _prune(pj, type(part), "tool_name", "tool_call_id", "content")
+        if rest:
+            meta["part"] = rest
+        node = {
+            "type": "tool-result",
+            "toolCallId": pj["tool_call_id"],
+            "toolName": pj["tool_name"],
+            "output": output,
+        }
+        return _with_options(node, meta)
+
+    # -- responses --
+
+    def _response(self, i: int, msg: pa.ModelResponse, raw: Json, record: Json) -> None:
+        content: list[Json] = []
+        origins: list[int | None] = []
+        hidden: list[list[Any]] = []
+        for j, (part, pj) in enumerate(zip(msg.parts, raw["parts"], strict=True)):
+            path = f"messages[{i}].parts[{j}]"
+            kind = pj.get("part_kind")
+            system = part_system(pj, raw)
+            if kind in _HIDDEN_KINDS:
+                hidden.append([j, pj])
+                continue
+            meta: Json = {"at": [i, j]}
+            if kind == "text":
+                rest = _prune(pj, type(part), "content")
+                others = _provenance_out(rest, system, kind, meta)
+                node: Json = {"type": "text", "text": pj["content"]}
+            elif kind == "thinking":
+                rest = _prune(pj, type(part), "content")
+                others = _provenance_out(rest, system, kind, meta)
+                node = {"type": "reasoning", "text": pj["content"]}
+            elif kind in ("tool-call", "builtin-tool-call"):
+                rest = _prune(pj, type(part), "tool_name", "tool_call_id", "args")
+                others = _provenance_out(rest, system, kind, meta)
+                node = {
+                    "type": "tool-call",
+                    "toolCallId": pj["tool_call_id"],
+                    "toolName": pj["tool_name"],
+                    "input": _load_args(pj.get("args"), meta),
+                }
+                if kind == "builtin-tool-call":
+                    node["providerExecuted"] = True
+            elif kind == "builtin-tool-return":
+                content.append(self._result(part, pj, path, (i, j)))
+                origins.append(j)
+                continue
+            elif kind == "file":
+                rest = _prune(pj, type(part), "content")
+                others = _provenance_out(rest, system, kind, meta)
+                item = pj["content"]
+                item_rest = _rest(item, "data", "media_type")
+                cls = _binary_class(cast(pa.FilePart, part).content)
+                if cls is not None:
+                    meta["class"] = cls
+                if item_rest:
+                    meta["item"] = item_rest
+                node = {
+                    "type": "file",
+                    "data": cast(pa.FilePart, part).content.base64,
+                    "mediaType": item["media_type"],
+                }
+            else:
+                raise InputError(f"{type(part).__name__} has no AI SDK equivalent", path=path)
+            if rest:
+                meta["part"] = rest
+            content.append(_with_options(node, meta, others))
+            origins.append(j)
+        if hidden:
+            record["hidden"] = hidden
+        else:
+            for node in content:
+                _drop_at(node)
+        if content:
+            self._emit(
+                {"role": "assistant", "content": content},
+                i,
+                record=record,
+                meta={},
+                parts=tuple(origins),
+            )
+
+
+_OCTET = "application/octet-stream"
+
+
+def _only_fields(rest: Any, cls: type) -> Json:
+    names = {f.name for f in fields(cls)}
+    return {k: v for k, v in (rest or {}).items() if k in names}
+
+
+def _drop_at(node: Json) -> None:
+    """Forget a node's native position (only needed to interleave hidden parts or units)."""
+    options = node["providerOptions"]
+    meta = options["heal"][_NS]
+    del meta["at"]
+    if not meta:
+        del options["heal"]
+        if not options:
+            del node["providerOptions"]
+
+
+def _rest(data: Json, *drop: str) -> Json:
+    return {k: v for k, v in data.items() if k not in drop}
+
+
+def part_system(pj: Json, message: Json) -> str | None:
+    """The system whose keys verify a response part's signed data."""
+    name = pj.get("provider_name")
+    canonical = message.get("canonical_system")
+    if canonical and name is not None and name == message.get("provider_name"):
+        return cast(str, canonical)
+    return cast("str | None", name)
+
+
+def _provenance_out(rest: Json, system: str | None, kind: str, meta: Json) -> Json | None:
+    """Move a response part's signature and item id to the AI SDK's keys (mutates ``rest``).
+
+    ``provider_details["thought_signature"]`` is Google's wherever it sits: pydantic-ai writes it
+    for Gemini parts only, and heal's Google rules may put one on another provider's call.
+    """
+    ns = _SYSTEM_NAMESPACE.get(system or "")
+    out: dict[str, Json] = {}
+    if ns is not None:
+        sig_key, redacted_id, redacted_key = _SIGNATURE_KEYS[ns]
+        if kind == "thinking" and rest.get("signature") is not None:
+            redacted = redacted_id is not None and rest.get("id") == redacted_id
+            key = cast(str, redacted_key if redacted else sig_key)
+            out.setdefault(ns, {})[key] = rest.pop("signature")
+        if ns == "openai" and rest.get("id") is not None:
+            out.setdefault(ns, {})["itemId"] = rest.pop("id")
+    details = rest.get("provider_details")
+    if (
+        "thoughtSignature" not in out.get("google", {})
+        and isinstance(details, dict)
+        and details.get("thought_signature") is not None
+    ):
+        out.setdefault("google", {})["thoughtSignature"] = details["thought_signature"]
+        remaining = _rest(details, "thought_signature")
+        if remaining:
+            rest["provider_details"] = remaining
+        else:
+            del rest["provider_details"]
+        meta["details_signature"] = True
+    return out or None
+
+
+def _load_args(args: Any, meta: Json) -> Any:
+    if args is None or (isinstance(args, str) and not args.strip()):
+        # pydantic-ai sends both as "no arguments"; heal would wrap them as {"raw": ...}.
+        meta["args"] = args
+        return {}
+    if isinstance(args, str):
+        parsed = _loads_object(args)
+        if parsed is None:
+            return args
+        meta["args"] = args
+        return parsed
+    return args
+
+
+def _is_file(value: Any) -> bool:
+    return isinstance(value, pa.MULTI_MODAL_CONTENT_TYPES)
+
+
+def _output(obj: Any, content: Any, outcome: str, meta: Json, path: str) -> Json:
+    files = _is_file(obj) or (
+        isinstance(obj, (list, tuple))
+        and any(_is_file(x) for x in obj)
+        and all(isinstance(x, str) or _is_file(x) for x in obj)
+    )
+    if files:
+        if _is_file(obj):
+            meta["single"] = True
+            pairs = [(obj, content)]
+        else:
+            pairs = list(zip(obj, content, strict=True))
+            if isinstance(obj, tuple):
+                meta["content_tuple"] = True
+        items = [_output_item(x, xj, f"{path}[{k}]") for k, (x, xj) in enumerate(pairs)]
+        return {"type": "content", "value": items}
+    if outcome == "denied" and isinstance(content, str):
+        return {"type": "execution-denied", "reason": content}
+    error = outcome in _ERROR_OUTCOMES
+    if isinstance(content, str):
+        return {"type": "error-text" if error else "text", "value": content}
+    return {"type": "error-json" if error else "json", "value": content}
+
+
+def _output_item(item: Any, ij: Any, path: str) -> Json:
+    if isinstance(item, str):
+        return {"type": "text", "text": item}
+    if isinstance(item, pa.UploadedFile):
+        raise InputError("UploadedFile has no AI SDK equivalent", path=path)
+    meta: Json = {}
+    if ij["kind"] == "binary":
+        image = item.is_image
+        node: Json = {
+            "type": "image-data" if image else "file-data",
+            "data": item.base64,
+            "mediaType": ij["media_type"],
+        }
+        meta["item"] = _rest(ij, "data", "media_type")
+        cls = _binary_class(item)
+        if cls is not None:
+            meta["class"] = cls
+    else:
+        node = {"type": "image-url" if ij["kind"] == "image-url" else "file-url", "url": ij["url"]}
+        meta["item"] = _rest(ij, "url")
+    return _with_options(node, meta)
+
+
+# --- dump ------------------------------------------------------------------------------------
+
+
+def _meta(node: Mapping[str, Any]) -> Json:
+    options = node.get("providerOptions")
+    if not isinstance(options, dict):
+        return {}
+    heal = options.get("heal")
+    found = heal.get(_NS) if isinstance(heal, dict) else None
+    return found if isinstance(found, dict) else {}
+
+
+def _foreign(node: Mapping[str, Any]) -> Json:
+    """A copy of a node's providerOptions without heal's namespace (consumed as mapped)."""
+    options = node.get("providerOptions")
+    if not isinstance(options, dict):
+        return {}
+    return {k: dict(v) for k, v in options.items() if k != "heal" and isinstance(v, dict)}
+
+
+def _check_consumed(options: Json, path: str) -> None:
+    for ns, values in options.items():
+        for key in values:
+            raise InputError(
+                f"providerOptions.{ns}.{key} has no pydantic-ai equivalent",
+                path=f"{path}.providerOptions.{ns}.{key}",
+            )
+
+
+def _synthesized(node: Mapping[str, Any]) -> bool:
+    options = node.get("providerOptions")
+    heal = options.get("heal") if isinstance(options, dict) else None
+    return isinstance(heal, dict) and heal.get("synthesized") is True
+
+
+def _merge(
+    sequences: Sequence[tuple[Sequence[tuple[int | None, T]], bool]],
+    hidden: Iterable[tuple[int, T]],
+) -> list[T]:
+    """Interleave canonical sequences and hidden items by native position.
+
+    Each sequence keeps its own order (heal may have reordered it); an item with no native
+    position follows the item before it in its sequence (or precedes the one after), and a
+    sequence with no positions at all goes first when ``lead`` else last.
+    """
+    queues: list[list[tuple[float, T]]] = []
+    for seq, lead in sequences:
+        keys: list[float] = []
+        prev: float | None = None
+        for idx, (k, _) in enumerate(seq):
+            if k is not None:
+                prev = k
+                keys.append(k)
+            elif prev is not None:
+                keys.append(prev)
+            else:
+                nxt = next((x for x, _ in seq[idx:] if x is not None), None)
+                keys.append(nxt if nxt is not None else (-1 if lead else _BIG))
+        queues.append([(key, item) for key, (_, item) in zip(keys, seq, strict=True)])
+    queues.extend([(float(k), item)] for k, item in hidden)
+    heads = [0] * len(queues)
+    out: list[T] = []
+    while True:
+        best: int | None = None
+        for q, queue in enumerate(queues):
+            if heads[q] < len(queue) and (
+                best is None or queue[heads[q]][0] < queues[best][heads[best]][0]
+            ):
+                best = q
+        if best is None:
+            return out
+        out.append(queues[best][heads[best]][1])
+        heads[best] += 1
+
+
+class _Dumper:
+    def __init__(self, messages: list[Json]) -> None:
+        self.messages = messages
+        self.out: list[pa.ModelMessage] = []
+        self.clock = _EPOCH
+        self.emitted: set[str] = set()
+
+    def _once(self, meta: Json) -> Json:
+        """The parts and messages a native message carries, the first time it is written.
+
+        heal may split a request's canonical messages apart (a system message moved among the
+        leading ones): each piece becomes a request, and only the first carries them.
+        """
+        if "index" not in meta:
+            return {}
+        key = json.dumps(
+            [meta.get(k) for k in ("index", "message", "hidden", "before", "after")],
+            sort_keys=True,
+        )
+        if key in self.emitted:
+            return {}
+        self.emitted.add(key)
+        return {k: meta[k] for k in ("hidden", "before", "after") if k in meta}
+
+    def run(self) -> list[pa.ModelMessage]:
+        k = 0
+        n = len(self.messages)
+        while k < n:
+            msg = self.messages[k]
+            if msg["role"] == "assistant":
+                carried = self._once(_meta(msg))
+                self._carried(carried.get("before"))
+                self.out.append(self._response(msg, k, carried.get("hidden")))
+                self._carried(carried.get("after"))
+                k += 1
+                continue
+            end = k + 1
+            first = _meta(msg)
+            seen = {first.get("at")} if "at" in first else set()
+            while end < n and self.messages[end]["role"] != "assistant":
+                other = _meta(self.messages[end])
+                if first and other:
+                    same = (
+                        other.get("index") == first.get("index")
+                        and other.get("message") == first.get("message")
+                        and ("at" not in other or other["at"] not in seen)
+                    )
+                else:
+                    same = not first and not other
+                if not same:
+                    break
+                if "at" in other:
+                    seen.add(other["at"])
+                end += 1
+            carried = self._once(first)
+            self._carried(carried.get("before"))
+            self.out.append(self._request(k, end, carried.get("hidden")))
+            self._carried(carried.get("after"))
+            k = end
+        return self.out
+
+    # -- helpers --
+
+    def _tick(self, data: Mapping[str, Any] | None) -> None:
+        if data is not None and isinstance(data.get("timestamp"), str):
+            self.clock = data["timestamp"]
+
+    def _stamped(self, data: Json) -> Json:
+        if data.get("timestamp") is None:
+            data["timestamp"] = self.clock
+        else:
+            self._tick(data)
+        return data
+
+    def _carried(self, items: Any) -> None:
+        if not items:
+            return
+        for carried in items:
+            self._tick(carried["message"])
+            (msg,) = _MESSAGES.validate_python([carried["message"]])
+            if carried.get("parts_tuple"):
+                msg.parts = tuple(cast(list[Any], msg.parts))
+            self.out.append(msg)
+
+    @staticmethod
+    def _validate(adapter: pydantic.TypeAdapter[Any], data: Json, path: str) -> Any:
+        try:
+            with warnings.catch_warnings():
+                # Restoring a RetryPromptPart the caller held must not warn them again.
+                warnings.simplefilter("ignore", DeprecationWarning)
+                warnings.simplefilter("ignore", PydanticAIDeprecationWarning)
+                return adapter.validate_python(data)
+        except pydantic.ValidationError as exc:
+            first = exc.errors(include_url=False)[0]
+            where = _loc_path(first["loc"]).removeprefix("messages")
+            raise InputError(
+                f"pydantic-ai rejects the part: {first['msg']}", path=f"{path}{where}"
+            ) from None
+
+    def _shell(
+        self, cls: type[Any], adapter: pydantic.TypeAdapter[Any], meta: Json, path: str
+    ) -> Any:
+        data = dict(meta.get("message") or {})
+        data["parts"] = []
+        if cls is pa.ModelResponse:
+            data = self._stamped(data)
+        else:
+            self._tick(data)
+        return self._validate(adapter, data, path)
+
+    # -- requests --
+
+    def _request(self, start: int, end: int, hidden_raw: Any) -> pa.ModelRequest:
+        first = _meta(self.messages[start])
+        shell = self._shell(pa.ModelRequest, _REQUEST, first, f"messages[{start}]")
+        index = first.get("index")
+        sequences: list[tuple[list[tuple[int | None, Any]], bool]] = []
+        for k in range(start, end):
+            msg = self.messages[k]
+            path = f"messages[{k}]"
+            meta = _meta(msg)
+            _check_consumed(_foreign(msg), path)
+            role = msg["role"]
+            if role == "tool":
+                seq: list[tuple[int | None, Any]] = []
+                for p, part in enumerate(msg["content"]):
+                    ppath = f"{path}.content[{p}]"
+                    pmeta = _meta(part)
+                    at = pmeta.get("at")
+                    pos = at[1] if isinstance(at, list) and at[0] == index else None
+                    seq.append((pos, self._tool_result(part, pmeta, ppath, in_response=False)))
+                sequences.append((seq, True))
+            elif role == "system":
+                data = _only_fields(meta.get("part"), pa.SystemPromptPart)
+                data["content"] = msg["content"]
+                data["part_kind"] = "system-prompt"
+                part_obj = self._validate(_REQUEST_PART, self._stamped(data), path)
+                sequences.append(([(meta.get("at"), part_obj)], False))
+            else:
+                sequences.append(([(meta.get("at"), self._user(msg, meta, path))], False))
+        hidden = [
+            (j, self._validate(_REQUEST_PART, pj, f"messages[{start}]"))
+            for j, pj in hidden_raw or []
+        ]
+        parts = _merge(sequences, hidden)
+        shell.parts = tuple(parts) if first.get("parts_tuple") else parts
+        return cast(pa.ModelRequest, shell)
+
+    def _user(self, msg: Json, meta: Json, path: str) -> Any:
+        content = msg["content"]
+        texts = [content] if isinstance(content, str) else [p.get("text") for p in content]
+        if "feedback" in meta and all(isinstance(t, str) for t in texts):
+            return self._feedback("".join(cast(list[str], texts)), meta, path)
+        # The part record may be a system prompt's (heal turned one into user text) or a retry
+        # feedback's (heal merged other user content into it): only a user prompt's fields fit.
+        data = _only_fields(meta.get("part") or meta.get("feedback"), pa.UserPromptPart)
+        data["part_kind"] = "user-prompt"
+        if isinstance(content, str):
+            data["content"] = content
+            return self._validate(_REQUEST_PART, self._stamped(data), path)
+        seq: list[tuple[int | None, tuple[Any, str | None]]] = []
+        for p, item in enumerate(content):
+            ipath = f"{path}.content[{p}]"
+            imeta = _meta(item)
+            _check_consumed(_foreign(item), ipath)
+            seq.append((imeta.get("at"), _user_item(item, imeta, ipath)))
+        hidden = [(k, (ij, None)) for k, ij in meta.get("items_hidden") or []]
+        items = _merge([(seq, False)], hidden)
+        data["content"] = [built for built, _ in items]
+        part = self._validate(_REQUEST_PART, self._stamped(data), path)
+        # Validation narrows an image BinaryContent to BinaryImage: restore the class held.
+        for pos, (built, cls) in enumerate(items):
+            if cls is not None:
+                part.content[pos] = self._validate(_adapter(cls), built, f"{path}.content[{pos}]")
+        if meta.get("content_tuple"):
+            part.content = tuple(part.content)
+        return part
+
+    def _feedback(self, content: str, meta: Json, path: str) -> Any:
+        data = dict(meta["feedback"])
+        legacy = bool(meta.get("legacy"))
+        adapter = _adapter("RetryPromptPart") if legacy else _REQUEST_PART
+        if not legacy:
+            data["part_kind"] = "retry-feedback"
+        part = self._validate(adapter, self._stamped(data), path)
+        if part.model_response() != content:
+            data["content"] = content
+            part = self._validate(adapter, data, path)
+        return part
+
+    def _tool_result(self, node: Json, meta: Json, path: str, *, in_response: bool) -> Any:
+        if node.get("type") != "tool-result":
+            raise InputError(f"{node.get('type')} parts have no pydantic-ai equivalent", path=path)
+        _check_consumed(_foreign(node), path)
+        data: Json = dict(meta.get("part") or {})
+        data["tool_name"] = node["toolName"]
+        data["tool_call_id"] = node["toolCallId"]
+        output = node["output"]
+        if meta.get("legacy"):
+            data["content"] = output.get("value")
+            return self._validate(_adapter("RetryPromptPart"), self._stamped(data), path)
+        data["content"], outcome, fixes = _dump_output(output, meta, data.get("outcome"), path)
+        if outcome == "success":
+            data.pop("outcome", None)
+        else:
+            data["outcome"] = outcome
+        if not meta and _synthesized(node):
+            data["metadata"] = {pa.SYNTHESIZED_TOOL_RETURN_METADATA_KEY: True}
+        data["part_kind"] = "builtin-tool-return" if in_response else "tool-return"
+        adapter = _RESPONSE_PART if in_response else _REQUEST_PART
+        part = self._validate(adapter, self._stamped(data), path)
+        for pos, cls, built in fixes:
+            value = self._validate(_adapter(cls), built, path)
+            if pos is None:
+                part.content = value
+            else:
+                part.content[pos] = value
+        if meta.get("content_tuple") and isinstance(part.content, list):
+            part.content = tuple(part.content)
+        return part
+
+    # -- responses --
+
+    def _response(self, msg: Json, k: int, hidden_raw: Any) -> pa.ModelResponse:
+        path = f"messages[{k}]"
+        meta = _meta(msg)
+        _check_consumed(_foreign(msg), path)
+        shell = self._shell(pa.ModelResponse, _RESPONSE, meta, path)
+        message_rest = meta.get("message") or {}
+        index = meta.get("index")
+        content = msg["content"]
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        seq: list[tuple[int | None, Any]] = []
+        for p, part in enumerate(content):
+            ppath = f"{path}.content[{p}]"
+            pmeta = _meta(part)
+            at = pmeta.get("at")
+            pos = at[1] if isinstance(at, list) and at[0] == index else None
+            seq.append((pos, self._response_part(part, pmeta, message_rest, ppath)))
+        hidden = [(j, self._validate(_RESPONSE_PART, pj, path)) for j, pj in hidden_raw or []]
+        parts = _merge([(seq, False)], hidden)
+        shell.parts = tuple(parts) if meta.get("parts_tuple") else parts
+        return cast(pa.ModelResponse, shell)
+
+    def _response_part(self, node: Json, meta: Json, message_rest: Json, path: str) -> Any:
+        kind = node["type"]
+        if kind == "tool-result":
+            return self._tool_result(node, meta, path, in_response=True)
+        options = _foreign(node)
+        data: Json = dict(meta.get("part") or {})
+        fix: str | None = None
+        if kind == "text":
+            data["content"] = node["text"]
+            data["part_kind"] = "text"
+        elif kind == "reasoning":
+            data["content"] = node["text"]
+            data["part_kind"] = "thinking"
+        elif kind == "tool-call":
+            data["tool_name"] = node["toolName"]
+            data["tool_call_id"] = node["toolCallId"]
+            data["args"] = _dump_args(node.get("input"), meta)
+            data["part_kind"] = "builtin-tool-call" if node.get("providerExecuted") else "tool-call"
+        elif kind == "file":
+            item = dict(meta.get("item") or {})
+            item.setdefault("kind", "binary")
+            item["data"] = _bytes(node["data"], f"{path}.data")
+            item["media_type"] = node["mediaType"]
+            data["content"] = item
+            data["part_kind"] = "file"
+            fix = meta.get("class")
+        else:
+            raise InputError(f"{kind} parts have no pydantic-ai equivalent", path=path)
+        _provenance_in(data, options, meta, message_rest, data["part_kind"])
+        _check_consumed(options, path)
+        part = self._validate(_RESPONSE_PART, data, path)
+        if fix is not None:
+            part.content = self._validate(_adapter(fix), data["content"], f"{path}.data")
+        return part
+
+
+def _user_item(item: Json, meta: Json, path: str) -> tuple[Any, str | None]:
+    """A user prompt item as pydantic-ai validates it, and the class to restore on it, if any."""
+    kind = item["type"]
+    rest = dict(meta.get("item") or {})
+    if kind == "text":
+        return ({**rest, "content": item["text"]} if rest else item["text"]), None
+    if kind == "image":
+        data, media_type = item["image"], item.get("mediaType")
+        url_kind = "image-url"
+    else:
+        data, media_type = item["data"], item["mediaType"]
+        url_kind = _url_kind(media_type)
+    if "kind" not in rest:  # from elsewhere: bytes, a data URL, another URL, or base64
+        if isinstance(data, str) and data.startswith("data:"):
+            try:
+                binary = pa.BinaryContent.from_data_uri(data)
+            except ValueError as exc:
+                raise InputError(f"not a usable data URL ({exc})", path=path) from None
+            return {"kind": "binary", "data": binary.data, "media_type": binary.media_type}, None
+        rest["kind"] = url_kind if isinstance(data, str) and _URL.match(data) else "binary"
+    if rest["kind"] == "binary":
+        rest["data"] = _bytes(data, path)
+        rest["media_type"] = media_type or _sniff_image(rest["data"])
+        if rest["media_type"] is None:
+            raise InputError("inline data needs a mediaType for pydantic-ai", path=path)
+        return rest, meta.get("class")
+    rest["url"] = data
+    if not ("media_type" in rest and rest["media_type"] is None and media_type == _OCTET):
+        rest["media_type"] = media_type  # None: pydantic-ai infers it from the URL
+    return rest, None
+
+
+def _url_kind(media_type: str | None) -> str:
+    for prefix, kind in (("image/", "image-url"), ("audio/", "audio-url"), ("video/", "video-url")):
+        if media_type is not None and media_type.startswith(prefix):
+            return kind
+    return "document-url"
+
+
+_MAGIC = ((b"\x89PNG", "image/png"), (b"\xff\xd8\xff", "image/jpeg"), (b"GIF8", "image/gif"))
+
+
+def _sniff_image(data: bytes) -> str | None:
+    for magic, media_type in _MAGIC:
+        if data.startswith(magic):
+            return media_type
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
+@cache
+def _adapter(cls: str) -> pydantic.TypeAdapter[Any]:
+    return pydantic.TypeAdapter(getattr(pa, cls))
+
+
+def _bytes(data: Any, path: str) -> bytes:
+    if isinstance(data, bytes):
+        return data
+    try:
+        return base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        pass
+    try:
+        return base64.b64decode(data, altchars=b"-_", validate=True)
+    except (binascii.Error, ValueError):
+        raise InputError("data is neither a URL nor base64", path=path) from None
+
+
+def _dump_args(value: Any, meta: Json) -> Any:
+    if "args" in meta:
+        original = meta["args"]
+        if original is None or (isinstance(original, str) and not original.strip()):
+            if value == {}:
+                return original
+        elif isinstance(original, str) and _loads_object(original) == value:
+            return original
+    if value is None or isinstance(value, (dict, str)):
+        return value
+    return json.dumps(value)
+
+
+_GOOGLE_NAMESPACES = ("google", "vertex", "googleVertex")
+_OPENAI_NAMESPACES = ("openai", "azure")
+_NAMESPACE_SYSTEM = {"anthropic": "anthropic", "openai": "openai", "azure": "openai"}
+_NAMESPACE_SYSTEM.update(dict.fromkeys(_GOOGLE_NAMESPACES, "google") | {"bedrock": "bedrock"})
+
+
+def _provenance_in(
+    data: Json, options: Json, meta: Json, message_rest: Json, part_kind: str
+) -> None:
+    """Put signatures and item ids back into their pydantic-ai fields (consumes ``options``).
+
+    A part keeps the provider it came from; one from elsewhere gets the provider of the first
+    namespace it had a signature or item id in. Keys heal's provider rules add (such as Google's
+    documented ``skip_thought_signature_validator`` on a tool call) map the same way.
+    """
+    own = _SYSTEM_NAMESPACE.get(part_system(data, message_rest) or "") if meta else None
+    used: list[str] = []
+    for ns in options:  # None carries nothing: a key heal cleared
+        for key in [k for k, v in options[ns].items() if v is None]:
+            del options[ns][key]
+    if part_kind == "thinking":
+        order = [own] if own is not None else []
+        order += [n for n in _FOREIGN_ORDER if n != own]
+        for ns in order:
+            found = options.get(ns) or {}
+            sig_key, redacted_id, redacted_key = _SIGNATURE_KEYS[ns]
+            if redacted_key is not None and redacted_key in found:
+                data["signature"] = found.pop(redacted_key)
+                data.setdefault("id", redacted_id)
+            elif sig_key in found and not (ns == "google" and meta.get("details_signature")):
+                data["signature"] = found.pop(sig_key)
+            else:
+                continue
+            used.append(ns)
+            break
+    for ns in _GOOGLE_NAMESPACES:
+        found = options.get(ns) or {}
+        if "thoughtSignature" not in found:
+            continue
+        details = dict(data.get("provider_details") or {})
+        signature = found["thoughtSignature"]
+        if details.get("thought_signature", signature) != signature:
+            continue  # two different signatures: the second has nowhere to go
+        found.pop("thoughtSignature")
+        details["thought_signature"] = signature
+        data["provider_details"] = details
+        used.append(ns)
+    for ns in _OPENAI_NAMESPACES:
+        found = options.get(ns) or {}
+        if "itemId" in found and data.get("id") in (None, found["itemId"]):
+            data["id"] = found.pop("itemId")
+            used.append(ns)
+    for ns in [ns for ns, values in options.items() if not values]:
+        del options[ns]
+    if used and not meta and data.get("provider_name") is None:
+        data["provider_name"] = _NAMESPACE_SYSTEM[used[0]]
+
+
+def _dump_output(
+    output: Json, meta: Json, outcome: Any, path: str
+) -> tuple[Any, str, list[tuple[int | None, str, Json]]]:
+    """Tool-return content, outcome, and items whose class to restore: (position, class, data)."""
+    kind = output["type"]
+    fixes: list[tuple[int | None, str, Json]] = []
+    if kind == "content":
+        items: list[Any] = []
+        single = bool(meta.get("single")) and len(output["value"]) == 1
+        for p, item in enumerate(output["value"]):
+            built, cls = _dump_output_item(item, f"{path}.output.value[{p}]")
+            if cls is not None:
+                fixes.append((None if single else p, cls, built))
+            items.append(built)
+        return (items[0] if single else items), outcome or "success", fixes
+    if kind == "execution-denied":
+        reason = output.get("reason")
+        return (_DENIED_TEXT if reason is None else reason), "denied", fixes
+    value = output.get("value")
+    if kind in ("error-text", "error-json"):
+        return value, outcome if outcome in _ERROR_OUTCOMES else "failed", fixes
+    if outcome in ("interrupted", "denied"):
+        return value, cast(str, outcome), fixes
+    return value, "success", fixes
+
+
+def _dump_output_item(item: Json, path: str) -> tuple[Any, str | None]:
+    kind = item.get("type")
+    meta = _meta(item)
+    _check_consumed(_foreign(item), path)
+    if kind == "text":
+        return item["text"], None
+    rest = dict(meta.get("item") or {})
+    if kind in ("image-data", "file-data", "media"):
+        rest.setdefault("kind", "binary")
+        rest["data"] = _bytes(item["data"], f"{path}.data")
+        rest["media_type"] = item["mediaType"]
+        return rest, meta.get("class")
+    if kind in ("image-url", "file-url"):
+        rest.setdefault("kind", "image-url" if kind == "image-url" else "document-url")
+        rest["url"] = item["url"]
+        return rest, None
+    raise InputError(f"{kind!r} tool output items have no pydantic-ai equivalent", path=path)

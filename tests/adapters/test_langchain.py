@@ -1,0 +1,503 @@
+"""The LangChain adapter: lossless round trips, LangChain-valid output, native repairs."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from langchain_core.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    ChatMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+    messages_from_dict,
+    messages_to_dict,
+)
+
+import heal
+from heal import Action, InputError, heal_messages, validate_messages
+from heal.adapters.langchain import (
+    UNKNOWN_TOOL_NAME,
+    dump_messages,
+    heal_langchain,
+    infer_provider,
+    load,
+    load_messages,
+)
+from heal.messages import (
+    AssistantMessage,
+    ModelMessage,
+    ReasoningPart,
+    TextPart,
+    ToolApprovalResponse,
+    ToolCallPart,
+    ToolResultPart,
+    UserMessage,
+)
+from heal.messages import (
+    ToolMessage as CanonicalToolMessage,
+)
+from heal.providers import PROVIDERS
+
+from .strategies_langchain import histories
+
+PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# LangChain holds one tool result per ToolMessage, so a fix that merges tool messages into one
+# (Gemini's single function-response turn, Bedrock's alternating roles) cannot be written back;
+# langchain-google-genai and langchain-aws merge consecutive ToolMessages themselves when sending.
+_MERGES_TOOL_MESSAGES = frozenset({"google-split-tool-results", "bedrock-role-alternation"})
+
+
+def _left_to_fix(repairs: Any) -> list[str]:
+    return [
+        r.describe()
+        for r in repairs
+        if r.action not in (Action.REPORT, Action.KEEP)
+        and not (r.rule in _MERGES_TOOL_MESSAGES and r.action is Action.MOVE)
+    ]
+
+
+def sdk_validate(history: list[BaseMessage]) -> None:
+    """LangChain's own serialization reads the dumped history back to equal messages."""
+    assert messages_from_dict(messages_to_dict(history)) == history
+    for message in history:
+        assert type(message).model_validate(message.model_dump()) == message
+
+
+# --- round trips -----------------------------------------------------------------------------
+
+
+@PROPERTY
+@given(histories())
+def test_round_trip_is_lossless(native: list[BaseMessage]) -> None:
+    back = dump_messages(load_messages(native))
+    assert back == native
+    assert messages_to_dict(back) == messages_to_dict(native)
+
+
+@PROPERTY
+@given(histories())
+def test_dumped_histories_validate_against_langchain(native: list[BaseMessage]) -> None:
+    sdk_validate(dump_messages(load_messages(native)))
+
+
+@PROPERTY
+@given(histories())
+def test_healed_histories_are_valid_langchain_valid_and_stable(native: list[BaseMessage]) -> None:
+    for provider in (None, *PROVIDERS):
+        result = heal_langchain(native, provider=provider)
+        sdk_validate(result.messages)
+        issues = validate_messages(load_messages(result.messages), provider=provider).issues
+        assert not _left_to_fix(issues)
+        assert not _left_to_fix(heal_langchain(result.messages, provider=provider).repairs)
+
+
+def test_valid_history_comes_back_identical() -> None:
+    native: list[BaseMessage] = [
+        SystemMessage("Be brief."),
+        HumanMessage("hi"),
+        AIMessage("", tool_calls=[{"name": "f", "args": {"a": 1}, "id": "c1"}]),
+        ToolMessage("ok", tool_call_id="c1"),
+        AIMessage("done"),
+    ]
+    result = heal_langchain(native)
+    assert result.messages is native
+    assert result.repairs == ()
+
+
+# --- mapping ---------------------------------------------------------------------------------
+
+
+def test_mapping_of_a_full_ai_message() -> None:
+    message = AIMessage(
+        content=[
+            {"type": "thinking", "thinking": "hmm", "signature": "sig"},
+            {"type": "text", "text": "calling"},
+            {"type": "tool_use", "id": "c1", "name": "f", "input": {"a": 1}},
+        ],
+        tool_calls=[
+            {"name": "f", "args": {"a": 1}, "id": "c1"},
+            {"name": "g", "args": {}, "id": "c2"},
+        ],
+        invalid_tool_calls=[{"name": "h", "args": '{"a": ', "id": "c3", "error": "bad json"}],
+        additional_kwargs={"reasoning_content": "first"},
+        response_metadata={"model_provider": "anthropic"},
+        usage_metadata={"input_tokens": 1, "output_tokens": 2, "total_tokens": 3},
+        id="run-1",
+    )
+    loaded = load([HumanMessage("hi"), message])
+    canonical = loaded.messages[1]
+    assert isinstance(canonical, AssistantMessage) and not isinstance(canonical.content, str)
+    kinds = [
+        (p.type, getattr(p, "text", None) or getattr(p, "tool_call_id", None))
+        for p in canonical.content
+    ]
+    assert kinds == [
+        ("reasoning", "first"),
+        ("reasoning", "hmm"),
+        ("text", "calling"),
+        ("tool-call", "c1"),
+        ("tool-call", "c2"),
+        ("tool-call", "c3"),
+    ]
+    assert canonical.content[1].provider_options["anthropic"] == {"signature": "sig"}  # type: ignore[index]
+    assert canonical.content[5].input == '{"a": '  # type: ignore[union-attr]
+    assert loaded.part_origins is not None and loaded.part_origins[1] == (None, 0, 1, 2, 4, 5)
+    assert dump_messages(loaded.messages)[1] == message
+
+
+def test_heal_follows_the_call_into_its_block_and_raw_copy() -> None:
+    raw = [
+        {
+            "id": "c1",
+            "type": "function",
+            "function": {"name": "get weather", "arguments": '{"city": "Paris"}'},
+        }
+    ]
+    native: list[BaseMessage] = [
+        HumanMessage("weather?"),
+        AIMessage(
+            content=[
+                {"type": "tool_use", "id": "c1", "name": "get weather", "input": {"city": "Paris"}}
+            ],
+            tool_calls=[{"name": "get weather", "args": {"city": "Paris"}, "id": "c1"}],
+            additional_kwargs={"tool_calls": raw},
+        ),
+        ToolMessage("sunny", tool_call_id="c1", name="get weather"),
+    ]
+    result = heal_langchain(native, provider=None)
+    assert [(r.rule, r.message_index, r.part_index) for r in result.repairs] == [
+        ("invalid-tool-name", 1, 0),
+        ("invalid-tool-name", 2, 0),
+    ]
+    ai = result.messages[1]
+    assert isinstance(ai, AIMessage)
+    assert ai.tool_calls[0]["name"] == "get_weather"
+    assert ai.content == [
+        {"type": "tool_use", "id": "c1", "name": "get_weather", "input": {"city": "Paris"}}
+    ]
+    assert ai.additional_kwargs["tool_calls"][0]["function"] == {
+        "name": "get_weather",
+        "arguments": '{"city": "Paris"}',
+    }
+    assert result.messages[2].name == "get_weather"
+
+
+def test_a_removed_call_takes_its_block_and_raw_copy_along() -> None:
+    raw = [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]
+    native: list[BaseMessage] = [
+        HumanMessage("hi"),
+        AIMessage(
+            content=[
+                {"type": "text", "text": "x"},
+                {"type": "tool_use", "id": "c1", "name": "f", "input": {}},
+            ],
+            tool_calls=[{"name": "f", "args": {}, "id": "c1"}],
+            additional_kwargs={"tool_calls": raw},
+        ),
+        HumanMessage("next"),
+    ]
+    result = heal_langchain(native, provider=None, policy={"orphan-tool-call": "drop-call"})
+    ai = result.messages[1]
+    assert isinstance(ai, AIMessage)
+    assert ai.tool_calls == [] and ai.content == [{"type": "text", "text": "x"}]
+    assert ai.additional_kwargs["tool_calls"] == []
+    assert [(r.rule, r.message_index, r.part_index) for r in result.repairs] == [
+        ("orphan-tool-call", 1, 1)
+    ]
+
+
+def test_invalid_tool_call_becomes_a_tool_call_once_healed() -> None:
+    native: list[BaseMessage] = [
+        HumanMessage("hi"),
+        AIMessage(
+            "", invalid_tool_calls=[{"name": "f", "args": "oops", "id": "c1", "error": "bad"}]
+        ),
+        ToolMessage("r", tool_call_id="c1"),
+    ]
+    result = heal_langchain(native, provider=None)
+    assert [(r.rule, r.message_index, r.part_index) for r in result.repairs] == [
+        ("invalid-tool-input", 1, 1)
+    ]
+    ai = result.messages[1]
+    assert isinstance(ai, AIMessage)
+    assert ai.invalid_tool_calls == []
+    assert ai.tool_calls == [
+        {"name": "f", "args": {"raw": "oops"}, "id": "c1", "type": "tool_call"}
+    ]
+
+
+def test_tool_messages() -> None:
+    native: list[BaseMessage] = [
+        HumanMessage("hi"),
+        AIMessage(
+            "",
+            tool_calls=[
+                {"name": "f", "args": {}, "id": "c1"},
+                {"name": "g", "args": {}, "id": "c2"},
+            ],
+        ),
+        ToolMessage("boom", tool_call_id="c1", status="error", artifact={"trace": [1, 2]}),
+        ToolMessage(
+            [
+                {"type": "text", "text": "see"},
+                {"type": "image", "base64": "iVBORw==", "mime_type": "image/png"},
+            ],
+            tool_call_id="c2",
+        ),
+        ToolMessage([{"rows": 2}], tool_call_id="zz"),
+    ]
+    loaded = load_messages(native)
+    outputs = []
+    for message in loaded[2:]:
+        assert isinstance(message, CanonicalToolMessage)
+        part = message.content[0]
+        assert isinstance(part, ToolResultPart)
+        outputs.append((part.tool_name, part.output.type))
+    assert outputs == [("f", "error-text"), ("g", "content"), (UNKNOWN_TOOL_NAME, "json")]
+    assert dump_messages(loaded) == native
+
+
+def test_reasoning_from_elsewhere() -> None:
+    canonical: list[ModelMessage] = [
+        UserMessage(content="hi"),
+        AssistantMessage(
+            content=(
+                ReasoningPart(text="a", provider_options={"anthropic": {"signature": "S"}}),
+                ReasoningPart(
+                    text="b",
+                    provider_options={
+                        "openai": {"itemId": "rs_1", "reasoningEncryptedContent": "E"}
+                    },
+                ),
+                TextPart(text="answer"),
+            )
+        ),
+        AssistantMessage(content=(ReasoningPart(text="plain"), TextPart(text="x"))),
+    ]
+    out = dump_messages(canonical)
+    assert out[1].content == [
+        {"type": "thinking", "thinking": "a", "signature": "S"},
+        {
+            "type": "reasoning",
+            "summary": [{"type": "summary_text", "text": "b"}],
+            "id": "rs_1",
+            "encrypted_content": "E",
+        },
+        {"type": "text", "text": "answer"},
+    ]
+    assert out[2].content == "x" and out[2].additional_kwargs == {"reasoning_content": "plain"}
+
+
+def test_gemini_signatures_are_googles() -> None:
+    native: list[BaseMessage] = [
+        HumanMessage("hi"),
+        AIMessage(
+            "",
+            tool_calls=[{"name": "f", "args": {}, "id": "c1"}],
+            additional_kwargs={"__gemini_function_call_thought_signatures__": {"c1": "U0lH"}},
+            response_metadata={"model_provider": "google_genai"},
+        ),
+        ToolMessage("r", tool_call_id="c1"),
+    ]
+    call = load_messages(native)[1].content[0]
+    assert isinstance(call, ToolCallPart)
+    assert call.provider_options is not None and call.provider_options["google"] == {
+        "thoughtSignature": "U0lH"
+    }
+    assert dump_messages(load_messages(native)) == native
+    # heal's Google rule adds the documented dummy to an unsigned call: it lands in the map.
+    unsigned = [
+        native[0],
+        AIMessage("", tool_calls=[{"name": "f", "args": {}, "id": "c1"}]),
+        native[2],
+    ]
+    healed = heal_langchain(unsigned, provider="google").messages
+    assert healed[1].additional_kwargs == {
+        "__gemini_function_call_thought_signatures__": {"c1": "skip_thought_signature_validator"}
+    }
+    assert not heal_langchain(healed, provider="google").changed
+
+
+# --- heal ------------------------------------------------------------------------------------
+
+_BROKEN: dict[
+    str, tuple[list[BaseMessage], list[tuple[str, int | None, int | None, int | None]]]
+] = {
+    "orphan call": (
+        [
+            HumanMessage("hi"),
+            AIMessage("", tool_calls=[{"name": "f", "args": {}, "id": "c1"}]),
+            HumanMessage("next"),
+        ],
+        [("orphan-tool-call", None, None, 1)],
+    ),
+    "orphan result": (
+        [HumanMessage("hi"), AIMessage("yo"), ToolMessage("r", tool_call_id="gone")],
+        [("orphan-tool-result", 2, 0, None), ("empty-message", 2, None, None)],
+    ),
+    "invalid tool name": (
+        [
+            HumanMessage("hi"),
+            AIMessage("x", tool_calls=[{"name": "my tool!", "args": {}, "id": "c1"}]),
+            ToolMessage("r", tool_call_id="c1"),
+        ],
+        [("invalid-tool-name", 1, 1, None), ("invalid-tool-name", 2, 0, None)],
+    ),
+    "string args": (
+        [
+            HumanMessage("hi"),
+            AIMessage(
+                "",
+                invalid_tool_calls=[{"name": "f", "args": "not json", "id": "c1", "error": None}],
+            ),
+            ToolMessage("r", tool_call_id="c1"),
+        ],
+        [("invalid-tool-input", 1, 1, None)],
+    ),
+    "empty text": (
+        [
+            HumanMessage(["", "hi"]),
+            AIMessage([{"type": "text", "text": ""}, {"type": "text", "text": "yo"}]),
+        ],
+        [("empty-text", 0, 0, None), ("empty-text", 1, 0, None)],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_BROKEN))
+def test_heal_repairs_at_native_indices(case: str) -> None:
+    native, expected = _BROKEN[case]
+    result = heal_langchain(native, provider=None)
+    assert [
+        (r.rule, r.message_index, r.part_index, r.anchor_index) for r in result.repairs
+    ] == expected
+    sdk_validate(result.messages)
+    assert validate_messages(load_messages(result.messages)).valid
+    assert heal_langchain(result.messages, provider=None).repairs == ()
+
+
+def test_orphan_call_gets_a_placeholder_tool_message() -> None:
+    native, _ = _BROKEN["orphan call"]
+    healed = heal_langchain(native, provider=None).messages
+    placeholder = healed[2]
+    assert isinstance(placeholder, ToolMessage)
+    assert (placeholder.tool_call_id, placeholder.name, placeholder.status) == ("c1", "f", "error")
+
+
+def test_provider_is_inferred_only_when_every_ai_message_agrees() -> None:
+    def ai(provider: str | None, rid: str | None = None) -> AIMessage:
+        metadata: dict[str, Any] = {}
+        if provider is not None:
+            metadata["model_provider"] = provider
+        if rid is not None:
+            metadata["id"] = rid
+        return AIMessage("x", response_metadata=metadata)
+
+    assert infer_provider([HumanMessage("a"), ai("anthropic"), ai("anthropic")]) == "anthropic"
+    assert infer_provider([ai("anthropic"), ai(None)]) is None
+    assert infer_provider([ai("anthropic"), ai("google_genai")]) is None
+    assert infer_provider([ai("openai", "resp_1")]) == "openai-responses"
+    assert infer_provider([ai("openai", "chatcmpl-1")]) == "openai-chat"
+    assert infer_provider([ai("openai")]) is None
+    assert infer_provider([ai("bedrock_converse")]) == "bedrock"
+    assert infer_provider([HumanMessage("a")]) is None
+
+
+# --- cross-format ----------------------------------------------------------------------------
+
+
+def test_langchain_history_healed_for_anthropic_is_valid_canonical_json() -> None:
+    native: list[BaseMessage] = [
+        SystemMessage("Be brief."),
+        HumanMessage("weather?"),
+        AIMessage(
+            [
+                {"type": "thinking", "thinking": "look", "signature": "sig"},
+                {"type": "text", "text": "checking"},
+            ],
+            tool_calls=[{"name": "get weather", "args": {"city": "Paris"}, "id": "call-1"}],
+        ),
+        HumanMessage("and tomorrow?"),
+    ]
+    healed = heal_messages(load_messages(native), provider="anthropic")
+    data = heal.dump_messages(healed.messages)
+    json.dumps(data)
+    assert validate_messages(data, provider="anthropic").valid
+
+
+# --- input errors ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("native", "path", "words"),
+    [
+        ("hi", "messages", "got a string"),
+        ({"messages": []}, "messages", "got a dict"),
+        (
+            [HumanMessage("hi"), AIMessageChunk(content="x")],
+            "messages[1]",
+            "message_chunk_to_message",
+        ),
+        ([ChatMessage(content="x", role="critic")], "messages[0]", "got ChatMessage"),
+        ([HumanMessage("hi"), {"role": "user"}], "messages[1]", "got a dict"),
+        (
+            [HumanMessage(["hi", {"type": "mystery"}])],
+            "messages[0].content[1]",
+            "'mystery' has no AI SDK",
+        ),
+        (
+            [HumanMessage([{"type": "file", "file_id": "file-1"}])],
+            "messages[0].content[0]",
+            "provider file id",
+        ),
+        (
+            [SystemMessage([{"type": "image", "url": "https://x"}])],
+            "messages[0].content[0]",
+            "must be text",
+        ),
+        (
+            [ToolMessage("r", tool_call_id="c1", artifact=object())],
+            "messages[0].artifact",
+            "not a JSON value",
+        ),
+        (
+            [HumanMessage("hi", additional_kwargs={"t": (1, 2)})],
+            "messages[0].additional_kwargs.t",
+            "not a JSON",
+        ),
+        (
+            [AIMessage([{"type": "web_search_call", "id": "ws"}])],
+            "messages[0].content[0]",
+            "only content blocks",
+        ),
+    ],
+)
+def test_malformed_input_names_the_native_place(native: Any, path: str, words: str) -> None:
+    with pytest.raises(InputError) as caught:
+        load_messages(native)
+    assert caught.value.path == path
+    assert words in str(caught.value)
+
+
+def test_what_langchain_cannot_hold_is_refused_on_dump() -> None:
+    approval: list[ModelMessage] = [
+        UserMessage(content="hi"),
+        CanonicalToolMessage(content=(ToolApprovalResponse(approval_id="a1", approved=True),)),
+    ]
+    with pytest.raises(InputError) as caught:
+        dump_messages(approval)
+    assert caught.value.path == "messages[1].content[0]"
+    cached: list[ModelMessage] = [
+        UserMessage(
+            content="hi", provider_options={"anthropic": {"cacheControl": {"type": "ephemeral"}}}
+        )
+    ]
+    with pytest.raises(InputError) as caught:
+        dump_messages(cached)
+    assert caught.value.path == "messages[0].providerOptions.anthropic.cacheControl"
