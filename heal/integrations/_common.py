@@ -1,0 +1,139 @@
+"""What every integration shares: its options, the provider choice, where repairs are reported,
+and what happens when heal cannot read a request."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, TypeVar
+from urllib.parse import urlsplit
+
+from heal._engine import heal_messages
+from heal.errors import ConvergenceError, InputError
+from heal.policy import Policy
+from heal.providers import ProviderId, get_profile
+from heal.repairs import Repair
+from heal.rules import Rule
+
+__all__ = [
+    "AUTO",
+    "HealOptions",
+    "ProviderChoice",
+    "guarded",
+    "log_repair",
+    "logger",
+    "openai_endpoint_provider",
+]
+
+T = TypeVar("T")
+
+logger = logging.getLogger("heal")
+"""Where repairs are logged (INFO) when no ``on_repair`` callback is given."""
+
+AUTO: Literal["auto"] = "auto"
+
+ProviderChoice = ProviderId | Literal["auto"] | None
+"""``"auto"`` (follow the model serving the request), a provider id, or None (shared rules)."""
+
+
+def log_repair(repair: Repair) -> None:
+    """Log one repair at INFO on the ``heal`` logger; the record carries it as ``heal_repair``."""
+    logger.info("healed request: %s", repair.describe(), extra={"heal_repair": repair})
+
+
+@dataclass(frozen=True, slots=True)
+class HealOptions:
+    """The options every integration takes, checked once when the integration is built."""
+
+    provider: ProviderChoice = AUTO
+    """``"auto"``, a provider id, or None; see :data:`ProviderChoice`."""
+    policy: Policy | Mapping[str, str] | None = None
+    """Per-rule choices, as for :func:`heal.heal_messages`."""
+    rules: Sequence[Rule] | None = None
+    """Extra rules, as for :func:`heal.heal_messages`."""
+    on_repair: Callable[[Repair], object] | None = None
+    """Called with each repair (exceptions it raises are logged and ignored); None logs them."""
+    strict: bool = False
+    """Raise instead of sending a request that needed repair (:class:`~heal.errors.HealingError`)
+    or that heal could not read (:class:`~heal.errors.InputError`)."""
+    report: Callable[[Repair], object] = field(init=False, repr=False, compare=False)
+    """Where repairs go: ``on_repair``, else :func:`log_repair`."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "policy", Policy.coerce(self.policy))
+        object.__setattr__(self, "rules", tuple(self.rules or ()))
+        object.__setattr__(self, "report", self.on_repair or log_repair)
+        # Fail when the integration is built, not on the first request of a run: an unknown
+        # provider, a policy naming an unknown rule or choice, a malformed extra rule.
+        forced = None if self.provider == AUTO else self.provider
+        get_profile(forced)
+        heal_messages([], provider=forced, policy=self.policy, rules=self.rules)
+
+    def for_partial_history(self) -> HealOptions:
+        """These options for a history whose start the server keeps (a Responses request with
+        ``previous_response_id`` or ``conversation``): tool results whose calls are not in it
+        are kept (``orphan-tool-result`` = ``keep``, unless the policy chose otherwise)."""
+        policy = Policy.coerce(self.policy)
+        choices = {"orphan-tool-result": "keep", **policy.choices}
+        partial = Policy(choices, disable=policy.disabled, enable=policy.enabled)
+        return HealOptions(self.provider, partial, self.rules, self.on_repair, self.strict)
+
+    def choose(self, infer: Callable[[], ProviderId | None]) -> ProviderId | None:
+        """The provider to heal for: the forced one, else what ``infer`` finds."""
+        if self.provider == AUTO:
+            return infer()
+        return self.provider
+
+
+def guarded(options: HealOptions, what: str, heal: Callable[[], T], unchanged: T) -> T:
+    """Run ``heal``; when heal cannot read the request, warn and send it ``unchanged``.
+
+    A framework hook that raised would fail a request the provider might well accept, so an
+    unreadable history (:class:`~heal.errors.InputError`) or a rule that does not settle
+    (:class:`~heal.errors.ConvergenceError`, a heal bug) is logged at WARNING on the ``heal``
+    logger and the request goes out as it was. With ``strict=True`` they raise instead.
+    """
+    try:
+        return heal()
+    except (InputError, ConvergenceError):
+        if options.strict:
+            raise
+        logger.warning("heal could not heal the %s; sending it unchanged", what, exc_info=True)
+        return unchanged
+
+
+# --- OpenAI-format endpoints -----------------------------------------------------------------
+
+_OPENAI_FORMAT_HOSTS: dict[str, ProviderId] = {
+    "api.deepseek.com": "deepseek",
+    "api.groq.com": "groq",
+    "api.mistral.ai": "mistral",
+    "api.x.ai": "xai",
+    "api.cerebras.ai": "cerebras",
+}
+"""Hosts of OpenAI-format endpoints whose provider has rules of its own."""
+
+
+def openai_endpoint_provider(
+    base_url: object, api: Literal["chat", "responses"]
+) -> ProviderId | None:
+    """The provider of an OpenAI-format endpoint, from its base URL and API.
+
+    ``api.openai.com`` and Azure OpenAI (``*.openai.azure.com``, ``*.cognitiveservices.azure.com``)
+    are ``openai-chat`` / ``openai-responses``; a known host (DeepSeek, Groq, Mistral, xAI,
+    Cerebras) is that provider for Chat Completions (and xAI for Responses, see
+    :func:`heal.infer_provider`); any other Chat Completions server is ``openai-compatible``
+    (OpenRouter, vLLM, LiteLLM, ...), and any other Responses server None.
+    """
+    host = (urlsplit(str(base_url)).hostname or "").lower() if base_url else "api.openai.com"
+    openai = host == "api.openai.com" or host.endswith(
+        (".openai.azure.com", ".cognitiveservices.azure.com")
+    )
+    if api == "responses":
+        if openai:
+            return "openai-responses"
+        return "xai" if host == "api.x.ai" else None
+    if openai:
+        return "openai-chat"
+    return _OPENAI_FORMAT_HOSTS.get(host, "openai-compatible")

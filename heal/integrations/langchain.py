@@ -1,0 +1,167 @@
+"""Heal the messages a LangChain v1 agent (``langchain.agents.create_agent``) sends its model.
+
+::
+
+    from langchain.agents import create_agent
+    from heal.integrations.langchain import HealMiddleware
+
+    agent = create_agent("anthropic:claude-sonnet-4-5", tools=tools, middleware=[HealMiddleware()])
+    agent.invoke({"messages": history})   # the model gets a healed history
+
+Which hook: ``wrap_model_call`` (and ``awrap_model_call``), not ``before_model``.
+``before_model`` returns a state update, and the ``add_messages`` reducer would merge heal's
+changes into the graph state: healed copies replace messages by id, but a message heal removed
+stays unless the middleware emits ``RemoveMessage`` for it, and every change is checkpointed as
+if it had happened. ``wrap_model_call`` hands the model ``request.override(messages=healed)``
+for this one call, so the state (and a checkpointer's thread) keeps the conversation as it
+happened, and each call is healed for the model that serves it: put ``HealMiddleware`` LAST in
+``middleware=[...]`` (the innermost layer), so it sees the model a ``ModelFallbackMiddleware``
+or a dynamic-model middleware picked, and the messages other middleware rewrote.
+
+``request.messages`` is healed with :mod:`heal.adapters.langchain`; ``request.system_message``
+(the agent's ``system_prompt``) is sent first by every chat model, as the ``system`` parameter
+of Anthropic or Gemini or the first message of OpenAI, and passes through untouched. System
+messages inside ``messages`` are healed like the rest, and message chunks (``AIMessageChunk``)
+are read as the messages they make. Repairs carry indices into
+``request.messages`` and go to ``on_repair``, or are logged at INFO on the ``heal`` logger.
+
+Provider (``provider="auto"``): from the chat model's class (along its MRO, so subclasses
+count): ``ChatAnthropic`` → ``anthropic``; ``ChatOpenAI`` / ``AzureChatOpenAI`` →
+``openai-responses`` when ``use_responses_api=True``, else ``openai-chat``, on OpenAI's and
+Azure's endpoints (another ``base_url`` is that server's provider, or ``openai-compatible``);
+``ChatGoogleGenerativeAI`` / ``ChatVertexAI`` → ``google``; ``ChatBedrockConverse`` →
+``bedrock``; ``ChatMistralAI``, ``ChatGroq``, ``ChatDeepSeek``, ``ChatXAI``, ``ChatCerebras`` →
+theirs; ``ChatFireworks``, ``ChatTogether``, ``ChatOpenRouter`` → ``openai-compatible``. Any
+other model gets the shared rules; ``provider=`` forces one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, cast
+
+from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+from langchain_core.messages import AnyMessage, BaseMessageChunk, message_chunk_to_message
+
+from heal.adapters.langchain import heal_langchain
+from heal.integrations._common import (
+    AUTO,
+    HealOptions,
+    ProviderChoice,
+    guarded,
+    openai_endpoint_provider,
+)
+from heal.policy import Policy
+from heal.providers import ProviderId
+from heal.repairs import Repair
+from heal.rules import Rule
+
+__all__ = ["HealMiddleware", "provider_for_model"]
+
+_CHAT_MODEL_CLASSES: dict[str, ProviderId | None] = {
+    "ChatAnthropic": "anthropic",
+    "ChatAnthropicVertex": "anthropic",  # langchain-google-vertexai, Claude on Vertex
+    "ChatGoogleGenerativeAI": "google",
+    "ChatVertexAI": "google",
+    "ChatBedrockConverse": "bedrock",
+    "ChatMistralAI": "mistral",
+    "ChatGroq": "groq",
+    "ChatDeepSeek": "deepseek",
+    "ChatXAI": "xai",
+    "ChatCerebras": "cerebras",
+    "ChatFireworks": "openai-compatible",
+    "ChatTogether": "openai-compatible",
+    "ChatOpenRouter": "openai-compatible",
+    # Native APIs of their own, not OpenAI's format: the shared rules.
+    "ChatOllama": None,
+    "ChatBedrock": None,  # InvokeModel: the body depends on the model family
+}
+"""LangChain chat model classes with one wire format, by class name."""
+
+_OPENAI_CLASSES = ("ChatOpenAI", "AzureChatOpenAI", "BaseChatOpenAI")
+
+
+class HealMiddleware(AgentMiddleware[Any, Any, Any]):
+    """A LangChain agent middleware that heals the messages of every model call.
+
+    ``create_agent(model, middleware=[..., HealMiddleware(on_repair=...)])``; the graph state is
+    not changed (see the module docstring).
+
+    Args:
+        provider: ``"auto"`` (follow the request's chat model), a provider id, or None for the
+            shared rules.
+        policy: per-rule choices, as for :func:`heal.heal_messages`.
+        rules: extra rules, as for :func:`heal.heal_messages`.
+        on_repair: called with each repair (indices into ``request.messages``); None logs each
+            at INFO on the ``heal`` logger.
+        strict: raise :class:`~heal.errors.HealingError` instead of calling the model with
+            messages that needed repair.
+    """
+
+    def __init__(
+        self,
+        *,
+        provider: ProviderChoice = AUTO,
+        policy: Policy | Mapping[str, str] | None = None,
+        rules: Sequence[Rule] | None = None,
+        on_repair: Callable[[Repair], object] | None = None,
+        strict: bool = False,
+    ) -> None:
+        super().__init__()
+        self.options = HealOptions(provider, policy, rules, on_repair, strict)
+        """The options, checked when the middleware was built."""
+
+    def heal_request(self, request: ModelRequest[Any]) -> ModelRequest[Any]:
+        """The request with its messages healed; ``request`` itself when nothing changed."""
+        messages = request.messages
+        # Chunks (a streamed reply some graphs store as is) are read as the message they make;
+        # they are sent as they were unless heal changes the history.
+        readable = [
+            message_chunk_to_message(m) if isinstance(m, BaseMessageChunk) else m for m in messages
+        ]
+
+        def heal() -> list[AnyMessage]:
+            result = heal_langchain(
+                readable,
+                provider=self.options.choose(lambda: provider_for_model(request.model)),
+                policy=self.options.policy,
+                rules=self.options.rules,
+                on_repair=self.options.report,
+                strict=self.options.strict,
+            )
+            return cast("list[AnyMessage]", result.messages) if result.changed else messages
+
+        healed = guarded(self.options, "LangChain model request", heal, messages)
+        return request if healed is messages else request.override(messages=healed)
+
+    def wrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
+    ) -> ModelResponse[Any]:
+        """Call the model with the request's messages healed."""
+        return handler(self.heal_request(request))
+
+    async def awrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
+    ) -> ModelResponse[Any]:
+        """Call the model with the request's messages healed (async agents)."""
+        return await handler(self.heal_request(request))
+
+
+def provider_for_model(model: object) -> ProviderId | None:
+    """The provider a LangChain chat model sends to; None when unknown (see the module
+    docstring)."""
+    for klass in type(model).__mro__:
+        name = klass.__name__
+        if name in _CHAT_MODEL_CLASSES:
+            return _CHAT_MODEL_CLASSES[name]
+        if name in _OPENAI_CLASSES:
+            responses = getattr(model, "use_responses_api", None) is True
+            base_url = getattr(model, "openai_api_base", None) or getattr(
+                model, "azure_endpoint", None
+            )
+            return openai_endpoint_provider(base_url, "responses" if responses else "chat")
+    return None

@@ -1,0 +1,296 @@
+"""The pydantic-ai integration, run inside real agents: a FunctionModel records what it receives,
+and an OpenAIChatModel over a mock HTTP transport shows what goes on the wire."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx2
+import pytest
+from openai import AsyncOpenAI
+from pydantic_ai import Agent
+from pydantic_ai.capabilities import ProcessHistory
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.openai import OpenAIChatModel
+from pydantic_ai.providers.openai import OpenAIProvider
+
+from heal import ConfigError, HealingError, Repair, validate_messages
+from heal.adapters.pydantic_ai import load_messages
+from heal.integrations.pydantic_ai import HealHistory, heal_history
+
+LONG_ID = "toolu_" + "x" * 50  # OpenAI Chat Completions takes ids of at most 40 characters
+
+
+class Recorder:
+    """A FunctionModel function that records the messages of every request."""
+
+    def __init__(self) -> None:
+        self.received: list[list[ModelMessage]] = []
+
+    def __call__(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        self.received.append(list(messages))
+        return ModelResponse(parts=[TextPart("ok")])
+
+
+def call(tool_call_id: str, name: str = "get_weather") -> ToolCallPart:
+    return ToolCallPart(name, {"city": "Paris"}, tool_call_id=tool_call_id)
+
+
+def ret(tool_call_id: str, content: str = "sunny", name: str = "get_weather") -> ToolReturnPart:
+    return ToolReturnPart(name, content, tool_call_id=tool_call_id)
+
+
+def history(*tool_returns: ToolReturnPart, calls: tuple[str, ...] = ("c1",)) -> list[ModelMessage]:
+    return [
+        ModelRequest(parts=[UserPromptPart("weather in Paris?")]),
+        ModelResponse(parts=[call(c) for c in calls]),
+        ModelRequest(parts=list(tool_returns)),
+        ModelResponse(parts=[TextPart("It is sunny.")]),
+    ]
+
+
+def returns(message: ModelMessage) -> list[tuple[str, Any]]:
+    return [(p.tool_call_id, p.content) for p in message.parts if isinstance(p, ToolReturnPart)]
+
+
+def run(agent: Agent[None, str], messages: list[ModelMessage]) -> list[ModelMessage]:
+    return agent.run_sync("and tomorrow?", message_history=messages).all_messages()
+
+
+def assert_valid(received: list[ModelMessage], provider: Any = None) -> None:
+    result = validate_messages(load_messages(received), provider=provider)
+    assert result.valid, result.report()
+
+
+# --- HealHistory (capability) ----------------------------------------------------------------
+
+
+def test_duplicated_tool_return_is_removed_before_the_model_sees_it() -> None:
+    recorder, repairs = Recorder(), list[Repair]()
+    agent = Agent(FunctionModel(recorder), capabilities=[HealHistory(on_repair=repairs.append)])
+    broken = history(ret("c1", "sunny"), ret("c1", "sunny, again"))
+
+    stored = run(agent, broken)
+
+    (received,) = recorder.received
+    assert returns(received[2]) == [("c1", "sunny")]
+    assert_valid(received)
+    assert [(r.rule, r.message_index, r.part_index, r.tool_call_id) for r in repairs] == [
+        ("duplicate-tool-result", 2, 1, "c1")
+    ]
+    # The capability heals the request only: the run's history keeps what was passed in.
+    assert returns(stored[2]) == [("c1", "sunny"), ("c1", "sunny, again")]
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [
+        pytest.param(history(ret("c1"), calls=("c1", "c2")), id="orphan-call"),
+        pytest.param(history(ret("c1"), ret("gone")), id="orphan-return"),
+    ],
+)
+def test_orphans_reach_the_model_paired(broken: list[ModelMessage]) -> None:
+    # pydantic-ai itself drops orphan returns and answers orphan calls before any hook runs
+    # (_clean_message_history); with heal on top, the model still gets a paired history.
+    recorder = Recorder()
+    agent = Agent(FunctionModel(recorder), capabilities=[HealHistory()])
+    run(agent, broken)
+    (received,) = recorder.received
+    assert_valid(received)
+    call_ids = [p.tool_call_id for p in received[1].parts if isinstance(p, ToolCallPart)]
+    assert [tool_call_id for tool_call_id, _ in returns(received[2])] == call_ids
+
+
+def test_clean_history_reaches_the_model_unchanged() -> None:
+    clean = history(ret("c1"))
+    plain, healed = Recorder(), Recorder()
+    repairs: list[Repair] = []
+    run(Agent(FunctionModel(plain)), clean)
+    run(Agent(FunctionModel(healed), capabilities=[HealHistory(on_repair=repairs.append)]), clean)
+    assert repairs == []
+    assert healed.received[0][:4] == plain.received[0][:4] == clean
+    # Not only equal: the very objects of the caller's history.
+    assert all(a is b for a, b in zip(healed.received[0][:4], clean, strict=True))
+
+
+def test_every_request_of_a_run_is_healed() -> None:
+    calls = 0
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        nonlocal calls
+        calls += 1
+        assert_valid(messages)
+        assert all(len(returns(m)) <= 1 for m in messages)
+        if calls == 1:
+            return ModelResponse(parts=[ToolCallPart("echo", {"text": "hi"}, tool_call_id="c9")])
+        return ModelResponse(parts=[TextPart("done")])
+
+    agent = Agent(FunctionModel(model), capabilities=[HealHistory()])
+
+    @agent.tool_plain
+    def echo(text: str) -> str:
+        return text
+
+    result = agent.run_sync("go", message_history=history(ret("c1"), ret("c1", "dup")))
+    assert result.output == "done"
+    assert calls == 2
+
+
+def test_provider_is_inferred_from_the_model_and_the_wire_body_is_healed() -> None:
+    bodies: list[dict[str, Any]] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        bodies.append(json.loads(request.content))
+        return httpx2.Response(200, json=CHAT_COMPLETION)
+
+    client = AsyncOpenAI(
+        api_key="test", http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
+    )
+    model = OpenAIChatModel("gpt-4o", provider=OpenAIProvider(openai_client=client))
+    repairs: list[Repair] = []
+    agent = Agent(model, capabilities=[HealHistory(on_repair=repairs.append)])
+
+    agent.run_sync("and tomorrow?", message_history=history(ret(LONG_ID), calls=(LONG_ID,)))
+
+    (body,) = bodies
+    sent_call_id = body["messages"][1]["tool_calls"][0]["id"]
+    assert len(sent_call_id) <= 40
+    assert body["messages"][2] == {"role": "tool", "tool_call_id": sent_call_id, "content": "sunny"}
+    assert {r.rule for r in repairs} == {"invalid-tool-call-id"}
+
+
+def test_provider_can_be_forced() -> None:
+    broken = history(ret(LONG_ID), calls=(LONG_ID,))
+    for provider, changed in (("openai-chat", True), ("anthropic", False), (None, False)):
+        recorder, repairs = Recorder(), list[Repair]()
+        hook = HealHistory(provider=provider, on_repair=repairs.append)  # type: ignore[arg-type]
+        run(Agent(FunctionModel(recorder), capabilities=[hook]), broken)
+        assert bool(repairs) is changed, provider
+        sent = recorder.received[0][1].parts[0]
+        assert isinstance(sent, ToolCallPart)
+        assert (sent.tool_call_id != LONG_ID) is changed
+
+
+def test_repairs_are_logged_without_a_callback(caplog: pytest.LogCaptureFixture) -> None:
+    agent = Agent(FunctionModel(Recorder()), capabilities=[HealHistory()])
+    with caplog.at_level(logging.INFO, logger="heal"):
+        run(agent, history(ret("c1"), ret("c1", "dup")))
+    (record,) = [r for r in caplog.records if r.name == "heal"]
+    assert record.levelno == logging.INFO
+    assert "duplicate-tool-result" in record.getMessage()
+    assert getattr(record, "heal_repair").rule == "duplicate-tool-result"  # noqa: B009
+
+
+def test_strict_fails_the_run_instead_of_sending() -> None:
+    recorder = Recorder()
+    agent = Agent(FunctionModel(recorder), capabilities=[HealHistory(strict=True)])
+    with pytest.raises(HealingError) as raised:
+        run(agent, history(ret("c1"), ret("c1", "dup")))
+    assert [r.rule for r in raised.value.repairs] == ["duplicate-tool-result"]
+    assert recorder.received == []
+
+
+def test_bad_options_fail_when_built() -> None:
+    with pytest.raises(ConfigError):
+        HealHistory(provider="nope")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError):
+        HealHistory(policy={"no-such-rule": "fix"})
+
+
+def test_async_runs_are_healed() -> None:
+    recorder = Recorder()
+    agent = Agent(FunctionModel(recorder), capabilities=[HealHistory()])
+    asyncio.run(agent.run("next", message_history=history(ret("c1"), ret("c1", "dup"))))
+    assert returns(recorder.received[0][2]) == [("c1", "sunny")]
+
+
+# --- heal_history (history processor) --------------------------------------------------------
+
+
+def test_history_processor_heals_and_persists() -> None:
+    recorder, repairs = Recorder(), list[Repair]()
+    processor = heal_history(on_repair=repairs.append)
+    agent = Agent(FunctionModel(recorder), capabilities=[ProcessHistory(processor)])
+
+    stored = run(agent, history(ret("c1"), ret("c1", "dup")))
+
+    assert returns(recorder.received[0][2]) == [("c1", "sunny")]
+    assert [r.rule for r in repairs] == ["duplicate-tool-result"]
+    # ProcessHistory writes a processor's result back to the run's history.
+    assert returns(stored[2]) == [("c1", "sunny")]
+
+
+def anthropic_thinking() -> list[ModelMessage]:
+    thinking = ModelResponse(
+        parts=[ThinkingPart("hmm", signature="sig", provider_name="anthropic"), TextPart("hi")],
+        provider_name="anthropic",
+    )
+    return [ModelRequest(parts=[UserPromptPart("hi")]), thinking]
+
+
+def test_history_processor_runs_history_scope_rules_only_by_default() -> None:
+    # Another provider's reasoning is stripped for one request (a request-scope repair), never
+    # from stored history: the processor, whose output is stored, leaves it by default.
+    for scope, expected in (("history", 2), ("request", 1)):
+        recorder = Recorder()
+        processor = heal_history(provider="openai-responses", scope=scope)  # type: ignore[arg-type]
+        capability = ProcessHistory(processor)
+        run(Agent(FunctionModel(recorder), capabilities=[capability]), anthropic_thinking())
+        assert len(recorder.received[0][1].parts) == expected, scope
+
+
+def test_capability_applies_request_scope_repairs_without_storing_them() -> None:
+    recorder, repairs = Recorder(), list[Repair]()
+    hook = HealHistory(provider="openai-responses", on_repair=repairs.append)
+    stored = run(Agent(FunctionModel(recorder), capabilities=[hook]), anthropic_thinking())
+    assert recorder.received[0][1].parts == [TextPart("hi")]
+    assert [(r.rule, r.scope.value) for r in repairs] == [("openai-foreign-reasoning", "request")]
+    assert isinstance(stored[1].parts[0], ThinkingPart)
+
+
+CHAT_COMPLETION = {
+    "id": "chatcmpl-1",
+    "object": "chat.completion",
+    "created": 0,
+    "model": "gpt-4o",
+    "choices": [
+        {
+            "index": 0,
+            "finish_reason": "stop",
+            "message": {"role": "assistant", "content": "ok"},
+        }
+    ],
+    "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+}
+
+
+def test_streamed_runs_are_healed() -> None:
+    received: list[list[ModelMessage]] = []
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+        received.append(list(messages))
+        yield "ok"
+
+    agent = Agent(FunctionModel(stream_function=stream), capabilities=[HealHistory()])
+
+    async def go() -> str:
+        broken = history(ret("c1"), ret("c1", "dup"))
+        async with agent.run_stream("next", message_history=broken) as result:
+            return await result.get_output()
+
+    assert asyncio.run(go()) == "ok"
+    assert returns(received[0][2]) == [("c1", "sunny")]
