@@ -17,6 +17,7 @@ check per rule.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -322,10 +323,27 @@ def _to_json(value: Any) -> Any:
     if value is None:
         return None
     if isinstance(value, BaseModel):
-        return value.model_dump(mode="json", exclude_unset=True)
+        return _encodable(value.model_dump(mode="json", exclude_unset=True))
     if isinstance(value, (list, tuple)):
         return [_to_json(v) for v in value]
+    return _encodable(value)
+
+
+def _encodable(value: Any) -> Any:
+    """Escape lone surrogates (``\\udxxx``) so a record always encodes as UTF-8, even when it
+    holds removed text that was never mended."""
+    if isinstance(value, str):
+        if value.isascii() or not _SURROGATE.search(value):
+            return value
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, dict):
+        return {k: _encodable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_encodable(v) for v in value]
     return value
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _apply(

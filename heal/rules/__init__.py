@@ -8,8 +8,10 @@ Order matters, and each step has a reason:
    be valid (a rewrite can create a duplicate, hence this order) and unique before any
    pairing decision.
 3. ``invalid-tool-name``: may remove call/result pairs under ``drop-pair``, before pairing looks.
-4. ``orphan-tool-result``, ``duplicate-tool-result``, ``misplaced-tool-result``,
-   ``orphan-tool-call``: positional pairing (see :mod:`heal.rules.tool_pairing`).
+4. ``orphan-tool-result``, ``orphan-tool-approval``, ``duplicate-tool-result``,
+   ``misplaced-tool-approval``, ``misplaced-tool-result``, ``orphan-tool-call``: positional
+   pairing (see :mod:`heal.rules.tool_pairing`); approvals before the placeholder decision,
+   which depends on them.
 5. Provider packs (Anthropic, Bedrock, Google, OpenAI, Mistral, and the OpenAI-compatible
    servers), each only for its providers: they may drop reasoning or reorder parts, which can
    leave text or messages empty.
@@ -45,6 +47,8 @@ from heal.rules._index import HistoryIndex, Pairing
 from heal.rules.content import EmptyMessage, EmptyText, LoneSurrogate
 from heal.rules.tool_pairing import (
     DuplicateToolResult,
+    MisplacedToolApproval,
+    OrphanToolApproval,
     MisplacedToolResult,
     OrphanToolCall,
     OrphanToolResult,
@@ -85,7 +89,9 @@ _SHARED_TOOL_RULES: tuple[Rule, ...] = (
     DuplicateToolCallId(),
     InvalidToolName(),
     OrphanToolResult(),
+    OrphanToolApproval(),
     DuplicateToolResult(),
+    MisplacedToolApproval(),
     MisplacedToolResult(),
     OrphanToolCall(),
 )

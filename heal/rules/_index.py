@@ -246,11 +246,11 @@ class HistoryIndex:
     def _check_paired(self) -> bool:
         roles = self.roles
         open_calls: dict[str, int] = {}
-        provider_calls: set[str] = set()
+        provider_calls: set[tuple[str, int]] = set()
         count = 0
         for m, _, call in self.calls:
             if call.provider_executed:
-                provider_calls.add(call.tool_call_id)
+                provider_calls.add((call.tool_call_id, m))
             else:
                 open_calls[call.tool_call_id] = m
                 count += 1
@@ -258,8 +258,8 @@ class HistoryIndex:
             return False  # two calls share an id
         for m, _, result in self.results:
             if roles[m] != "tool":
-                # A provider-executed result inside an assistant message: its call must exist.
-                if result.tool_call_id not in provider_calls:
+                # A provider-executed result: its call must be in the same assistant message.
+                if (result.tool_call_id, m) not in provider_calls:
                     return False
                 continue
             call_at = open_calls.pop(result.tool_call_id, None)

@@ -14,7 +14,6 @@ from heal.messages import (
     ReasoningPart,
     TextOutput,
     TextPart,
-    ToolApprovalRequest,
 )
 from heal.repairs import Action
 from heal.rules._base import (
@@ -175,13 +174,11 @@ class EmptyMessage(Rule):
     """A user, assistant or tool message with no content."""
 
     id = "empty-message"
-    summary = (
-        "user, assistant or tool message has no content (only whitespace text, or only "
-        "approval requests, which are not sent)"
-    )
+    summary = "user, assistant or tool message has no content (or only whitespace text)"
     choice_docs = {
         "fix": "Remove the message. Nothing but whitespace is lost; the message is kept in the "
-        "repair record.",
+        "repair record. When every message is empty, nothing is removed and the history is "
+        "reported instead: a history healed down to nothing cannot be sent either.",
     }
     rejections = (
         Rejection(
@@ -200,6 +197,11 @@ class EmptyMessage(Rule):
             "google",
             "* GenerateContentRequest.contents[41].parts: contents.parts must not be empty.",
             "langchain-ai/langchain-google#691; vercel/ai#3775",
+        ),
+        Rejection(
+            "google (an empty request; why this rule reports instead of emptying a history)",
+            "* GenerateContentRequest.contents: contents is not specified",
+            "vercel/ai#3775",
         ),
     )
     example = Example(
@@ -224,15 +226,19 @@ class EmptyMessage(Rule):
             if index.roles[i] != "system"
             and (not messages[i].content or str(messages[i].content).isspace())
         ]
-        # An assistant message holding only approval requests goes out empty: the AI SDK does
-        # not send approval requests to providers, and their calls are not in this message.
-        approval_only = {
-            m
-            for m, _, _ in index.requests
-            if index.roles[m] == "assistant"
-            and all(isinstance(p, ToolApprovalRequest) for p in messages[m].content)
-        }
-        for i in sorted({*index.empty, *blank, *approval_only}):
+        remove = sorted({*index.empty, *blank})
+        if remove and len(remove) == sum(1 for role in index.roles if role != "system"):
+            # Healing must not turn a history into nothing to send (Google: "contents is not
+            # specified"; the AI SDK: "messages must not be empty"): say so instead.
+            yield Finding(
+                Action.REPORT,
+                None,
+                None,
+                "every message is empty: there is nothing to send; the history was left as it "
+                "is (add a user message, or do not send this history)",
+            )
+            return
+        for i in remove:
             message = messages[i]
             yield Finding(
                 Action.REMOVE,

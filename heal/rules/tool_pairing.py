@@ -169,9 +169,9 @@ class OrphanToolResult(Rule):
                     else "not in the history"
                 )
             else:
-                if tid in pairing.provider_calls:
+                if any(ref[0] == m for ref in pairing.provider_calls.get(tid, ())):
                     continue
-                why = "not a provider-executed call in the history"
+                why = "not a provider-executed call of the same assistant message"
             yield Finding(
                 Action.REMOVE,
                 m,
@@ -295,6 +295,172 @@ class MisplacedToolResult(Rule):
                     "moved there",
                     edits=edits,
                     tool_call_id=result.tool_call_id,
+                    anchor=i,
+                )
+
+
+class OrphanToolApproval(Rule):
+    """An approval request naming no call of its message, or a response answering no request."""
+
+    id = "orphan-tool-approval"
+    summary = (
+        "tool approval request names no tool call of its assistant message, or an approval "
+        "response answers no request"
+    )
+    choice_docs = {
+        "fix": "Remove it (a pruned call leaves its approval behind); the part is kept in the "
+        "repair record. A response whose request is removed goes with it.",
+    }
+    rejections = (
+        Rejection(
+            "AI SDK (before any provider)",
+            "AI_InvalidToolApprovalError: Tool approval response references unknown "
+            'approvalId: "a1"',
+            "ai 6.0.326 generateText, observed with the interop judge (tests/interop)",
+        ),
+        Rejection(
+            "AI SDK (before any provider)",
+            'AI_ToolCallNotFoundForApprovalError: Tool call "c9" not found',
+            "ai 6.0.326 generateText, observed with the interop judge (tests/interop)",
+        ),
+    )
+    example = Example(
+        before=[
+            {"role": "user", "content": "hi"},
+            {
+                "role": "tool",
+                "content": [
+                    {"type": "tool-approval-response", "approvalId": "a1", "approved": True}
+                ],
+            },
+            {"role": "assistant", "content": "hello"},
+        ],
+        after=[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}],
+    )
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        index = ctx.index
+        if not index.requests and not index.responses:
+            return
+        known: set[str] = set()
+        for m, p, request in index.requests:
+            if any(call.tool_call_id == request.tool_call_id for _, call in index.calls_in(m)):
+                known.add(request.approval_id)
+                continue
+            yield Finding(
+                Action.REMOVE,
+                m,
+                p,
+                f"approval request for tool call {request.tool_call_id!r}, which is not in its "
+                "message; removed",
+                edits=(DropPart(m, p),),
+                tool_call_id=request.tool_call_id,
+                removed=request,
+            )
+        for m, p, response in index.responses:
+            if response.approval_id in known:
+                continue
+            yield Finding(
+                Action.REMOVE,
+                m,
+                p,
+                f"approval response {response.approval_id!r} answers no approval request; removed",
+                edits=(DropPart(m, p),),
+                removed=response,
+            )
+
+
+class MisplacedToolApproval(Rule):
+    """An approval response that is not in the tool messages right after its request."""
+
+    id = "misplaced-tool-approval"
+    summary = "tool approval response is not in the tool messages right after its request"
+    choice_docs = {
+        "fix": "Move it into the tool message right after the request's assistant message. "
+        "Loses nothing.",
+    }
+    rejections = (
+        Rejection(
+            "anthropic",
+            "messages.52.content.1: each tool_use must have a single result. Found multiple "
+            "`tool_result` blocks with id: toolu_01EhoCqFHBzACzsL2SJFpPzS",
+            "router-for-me/CLIProxyAPI PR#4998; observed through the AI SDK, which re-runs a "
+            "tool whose approval sits in the last message although its call was answered",
+        ),
+    )
+    example = Example(
+        before=[
+            {"role": "user", "content": "delete it"},
+            {
+                "role": "assistant",
+                "content": [
+                    _call("c1", "rm"),
+                    {"type": "tool-approval-request", "approvalId": "a1", "toolCallId": "c1"},
+                ],
+            },
+            {"role": "user", "content": "next"},
+            {
+                "role": "tool",
+                "content": [
+                    {"type": "tool-approval-response", "approvalId": "a1", "approved": False}
+                ],
+            },
+        ],
+        after=[
+            {"role": "user", "content": "delete it"},
+            {
+                "role": "assistant",
+                "content": [
+                    _call("c1", "rm"),
+                    {"type": "tool-approval-request", "approvalId": "a1", "toolCallId": "c1"},
+                ],
+            },
+            {
+                "role": "tool",
+                "content": [
+                    {"type": "tool-approval-response", "approvalId": "a1", "approved": False},
+                    {
+                        "type": "tool-result",
+                        "toolCallId": "c1",
+                        "toolName": "rm",
+                        "output": {"type": "execution-denied"},
+                        "providerOptions": SYNTHESIZED,
+                    },
+                ],
+            },
+            {"role": "user", "content": "next"},
+        ],
+    )
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        index = ctx.index
+        if not index.responses:
+            return
+        pairing = index.pairing
+        asked = {request.approval_id: m for m, _, request in index.requests}
+        moves: dict[int, list[tuple[int, int, ToolApprovalResponse]]] = {}
+        for m, p, response in index.responses:
+            i = asked.get(response.approval_id)
+            if i is None or pairing.in_block(i, m):
+                continue
+            moves.setdefault(i, []).append((m, p, response))
+        for i in sorted(moves):
+            parts = [r for _, _, r in moves[i]]
+            if pairing.block_end[i] == i + 1:
+                delivered: list[Edit] = [AddMessage(i, ToolMessage(content=tuple(parts)))]
+            else:
+                delivered = [AddPart(i + 1, 0, part) for part in parts]
+            for n, (m, p, response) in enumerate(moves[i]):
+                edits: tuple[Edit, ...] = (DropPart(m, p),)
+                if n == 0:
+                    edits += tuple(delivered)
+                yield Finding(
+                    Action.MOVE,
+                    m,
+                    p,
+                    f"approval response {response.approval_id!r} was not right after its "
+                    "request; moved there",
+                    edits=edits,
                     anchor=i,
                 )
 

@@ -418,10 +418,12 @@ def _assign_owners(
         calls = dupes.get(tid)
         if calls is None:
             continue
+        in_tool = roles[m] == "tool"
         if isinstance(part, ToolApprovalRequest):
             group = [c for c in calls if c[0] == m]
-        elif roles[m] == "tool":
-            group = [c for c in calls if c[0] < m < block_end[c[0]]]
+        elif in_tool:
+            # Tool messages answer client calls only; provider-run calls keep their results.
+            group = [c for c in calls if not c[2].provider_executed and c[0] < m < block_end[c[0]]]
         else:
             group = []
         if group:
@@ -430,8 +432,11 @@ def _assign_owners(
             seen[key] = k + 1
             owner = group[min(k, len(group) - 1)]
         else:
-            before = [c for c in calls if (c[0], c[1]) < (m, p)]
-            owner = before[-1] if before else calls[0]
+            # A result in an assistant message answers a provider-run call; elsewhere, a client
+            # call. Prefer the nearest such call before it.
+            kind = [c for c in calls if bool(c[2].provider_executed) != in_tool] or calls
+            before = [c for c in kind if (c[0], c[1]) < (m, p)]
+            owner = before[-1] if before else kind[0]
         owners.setdefault((owner[0], owner[1]), []).append(ref)
     return owners
 
