@@ -198,7 +198,9 @@ def _cached_plan(
             continue
         if scope == "history" and rule.scope is Scope.REQUEST:
             continue
-        enabled = rule.id in policy.enabled or rule.default_enabled
+        # Naming a choice for a rule that is off by default turns it on: asking for a fix and
+        # silently getting nothing would be a trap.
+        enabled = rule.id in policy.enabled or rule.id in policy.choices or rule.default_enabled
         if rule.id in policy.disabled or not enabled:
             continue
         plan.append((rule, policy.choices.get(rule.id, rule.choices[0])))

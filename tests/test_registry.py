@@ -48,7 +48,9 @@ def test_rule_is_documented(rule: Rule) -> None:
 def test_example_heals_as_documented(rule: Rule) -> None:
     example = rule.example
     assert example is not None
-    policy = {rule.id: example.choice} if example.choice else None
+    policy = dict(example.policy or {})
+    if example.choice:
+        policy[rule.id] = example.choice
     enable = None if rule.default_enabled else [rule.id]
     from heal import Policy
 

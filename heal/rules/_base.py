@@ -147,6 +147,8 @@ class Example:
     after: list[dict[str, Any]]
     provider: str | None = None
     choice: str | None = None
+    policy: dict[str, str] | None = None
+    """Other rules' choices the example needs (such as ``keep`` for a rule it stands in for)."""
 
 
 class Context:

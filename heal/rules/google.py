@@ -1,8 +1,886 @@
-"""Rules for the google provider pack (being written)."""
+"""Rules for Google Gemini (``generateContent``, on the Gemini API and Vertex AI).
+
+Gemini sees a history as ``contents`` of ``user`` and ``model`` turns; the AI SDK google adapter
+turns each message into one turn (tool messages become ``user`` turns of function responses) and
+merges nothing. Gemini 3 binds function calls to thought signatures it issued
+(``providerOptions.google.thoughtSignature``; the adapter also reads the ``vertex`` and
+``googleVertex`` namespaces), validated for the current turn only.
+
+Order: system messages first (they decide where turns start), then signatures and empty parts
+(both remove things), then the turn shape (split function responses, function-call turns),
+and last the missing signatures, which depend on the final steps of the current turn.
+"""
 
 from __future__ import annotations
 
-from heal.rules._base import Rule
+import re
+from collections.abc import Iterator
+from functools import lru_cache
+from typing import Any
 
-RULES: tuple[Rule, ...] = ()
+from heal.messages import (
+    ContentOutput,
+    FilePart,
+    ImagePart,
+    ReasoningPart,
+    ToolApprovalResponse,
+    ToolCallPart,
+)
+from heal.repairs import Action, Scope
+from heal.rules._base import (
+    Context,
+    DropMessage,
+    DropPart,
+    Example,
+    Finding,
+    Rejection,
+    Rule,
+    SetPart,
+)
+from heal.rules.anthropic import (
+    HEAL_NAMESPACE,
+    AssistantFile,
+    ForeignServerTool,
+    MidConversationSystem,
+    blank,
+    foreign_namespaces,
+    merge_run,
+    namespaces,
+    runs,
+    with_options,
+)
+
+__all__ = [
+    "GOOGLE_NAMESPACES",
+    "SKIP_THOUGHT_SIGNATURE",
+    "GoogleAssistantFileUrl",
+    "GoogleContentToolResult",
+    "GoogleForeignServerTool",
+    "GoogleEmptyPart",
+    "GoogleForeignThoughtSignature",
+    "GoogleFunctionCallTurn",
+    "GoogleMidConversationSystem",
+    "GoogleMissingThoughtSignature",
+    "GoogleSplitToolResults",
+    "RULES",
+]
+
+GOOGLE = "google"
+GOOGLE_NAMESPACES = ("google", "vertex", "googleVertex")
+"""The provider-options namespaces the AI SDK google adapter reads thought signatures from."""
+
+SKIP_THOUGHT_SIGNATURE = "skip_thought_signature_validator"
+"""Google's documented stand-in for a thought signature that was lost or never issued
+(ai.google.dev/gemini-api/docs/thought-signatures)."""
+
+MEDIA_RESULT_TEXT = "(the tool returned the attached media)"
+"""The text ``google-content-tool-result`` gives a content result that has none."""
+
+_DOCUMENTED_DUMMIES = frozenset({SKIP_THOUGHT_SIGNATURE, "context_engineering_is_the_way_to_go"})
+# Standard or URL-safe base64, padded or not: what Google's JSON parser accepts for bytes.
+_BASE64 = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
+
+_REJECT_SIGNATURE = (
+    Rejection(
+        "google",
+        "Invalid value at 'contents[2].parts[0].thought_signature' (TYPE_BYTES), Base64 "
+        'decoding failed for "Es4D..."',
+        "crmne/ruby_llm#521; google-gemini/gemini-cli#8003",
+    ),
+    Rejection(
+        "google",
+        "Corrupted thought signature.",
+        "MayDay-wpf/snow-cli#84; decolua/9router#4136; BerriAI/litellm PR#38333",
+    ),
+)
+
+
+def _user(text: str) -> dict[str, Any]:
+    return {"role": "user", "content": text}
+
+
+def _call(cid: str, name: str = "getWeather", **extra: Any) -> dict[str, Any]:
+    return {"type": "tool-call", "toolCallId": cid, "toolName": name, "input": {}, **extra}
+
+
+def _result(cid: str, name: str = "getWeather", value: str = "sunny") -> dict[str, Any]:
+    return {
+        "type": "tool-result",
+        "toolCallId": cid,
+        "toolName": name,
+        "output": {"type": "text", "value": value},
+    }
+
+
+@lru_cache(maxsize=4096)
+def _valid_text(value: str) -> bool:
+    if value in _DOCUMENTED_DUMMIES:
+        return True
+    if _BASE64.fullmatch(value) is None:
+        return False
+    body = value.rstrip("=")
+    return len(body) % 4 != 1 and (body == value or len(value) % 4 == 0)
+
+
+def valid_signature(value: object) -> bool:
+    """Whether a thought signature can be a Gemini one: base64 bytes or a documented dummy."""
+    return isinstance(value, str) and bool(value) and _valid_text(value)
+
+
+def has_signature(part: Any) -> bool:
+    """Whether a part carries a thought signature where the google adapter reads it."""
+    options = namespaces(part)
+    return any(
+        isinstance(options.get(ns), dict) and options[ns].get("thoughtSignature") is not None
+        for ns in GOOGLE_NAMESPACES
+    )
+
+
+class _GoogleRule(Rule):
+    providers = frozenset({GOOGLE})
+    scope = Scope.REQUEST
+
+
+class GoogleMidConversationSystem(MidConversationSystem, _GoogleRule):
+    """A system message after the start of the conversation, sent to Gemini.
+
+    Gemini has one ``systemInstruction``; the AI SDK google adapter throws rather than send a
+    system message that follows other messages.
+    """
+
+    id = "google-mid-conversation-system"
+    summary = "system message after the start of the conversation"
+    rejections = (
+        Rejection(
+            "google (AI SDK, before any request)",
+            "AI_UnsupportedFunctionalityError: 'system messages are only supported at the "
+            "beginning of the conversation' functionality not supported.",
+            "@ai-sdk/google 3.0.141 convertToGoogleGenerativeAIMessages (observed locally)",
+        ),
+    )
+    example = Example(
+        before=[
+            {"role": "system", "content": "Be brief."},
+            _user("hi"),
+            {"role": "assistant", "content": "Hello."},
+            {"role": "system", "content": "Answer in French."},
+            _user("weather?"),
+        ],
+        after=[
+            {"role": "system", "content": "Be brief."},
+            _user("hi"),
+            {"role": "assistant", "content": "Hello."},
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "text",
+                        "text": "<system-reminder>\nAnswer in French.\n</system-reminder>",
+                    }
+                ],
+            },
+            _user("weather?"),
+        ],
+        provider=GOOGLE,
+    )
+
+
+class GoogleForeignThoughtSignature(_GoogleRule):
+    """Reasoning or thought signatures that Gemini did not issue.
+
+    Three shapes: a reasoning part that carries only another provider's namespace (Anthropic
+    thinking, OpenAI reasoning items); a signature kept under another provider's namespace on a
+    part (``providerOptions.anthropic.signature`` on a text or tool call: converters that pick up
+    any signature send it as ``thought_signature``); a Google ``thoughtSignature`` that cannot be
+    Gemini's (not a string, not base64, such as two signatures concatenated).
+    """
+
+    id = "google-foreign-thought-signature"
+    summary = "reasoning or thought signature that Gemini did not issue"
+    choices = ("drop",)
+    choice_docs = {
+        "drop": "For this request: remove reasoning parts from other providers, and remove "
+        "foreign or malformed signature fields from the other parts (a namespace left empty is "
+        "removed). Never turns reasoning into text. What was removed is kept in the repair "
+        "records.",
+    }
+    rejections = _REJECT_SIGNATURE
+    example = Example(
+        before=[
+            _user("Plan a trip"),
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "reasoning",
+                        "text": "The user wants a plan...",
+                        "providerOptions": {"anthropic": {"signature": "EqQBCkYIBxgC"}},
+                    },
+                    {
+                        "type": "text",
+                        "text": "Here is a plan.",
+                        "providerOptions": {"anthropic": {"signature": "EqQBCkYIBxgC"}},
+                    },
+                ],
+            },
+            _user("Make it longer"),
+        ],
+        after=[
+            _user("Plan a trip"),
+            {"role": "assistant", "content": [{"type": "text", "text": "Here is a plan."}]},
+            _user("Make it longer"),
+        ],
+        provider=GOOGLE,
+    )
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        roles = ctx.index.roles
+        for m, message in enumerate(ctx.messages):
+            if roles[m] != "assistant" or isinstance(message.content, str):
+                continue
+            for p, part in enumerate(message.content):
+                if part.provider_options is None:
+                    continue
+                if isinstance(part, ReasoningPart):
+                    foreign = foreign_namespaces(part, GOOGLE_NAMESPACES)
+                    if foreign:
+                        yield Finding(
+                            Action.REMOVE,
+                            m,
+                            p,
+                            f"reasoning from another provider ({', '.join(foreign)}) cannot be "
+                            "replayed to Gemini; removed from the request",
+                            edits=(DropPart(m, p),),
+                            removed=part,
+                        )
+                        continue
+                cleaned, dropped = _clean_signatures(namespaces(part))
+                if not dropped:
+                    continue
+                yield Finding(
+                    Action.REPLACE,
+                    m,
+                    p,
+                    f"{part.type} part carries a signature Gemini did not issue "
+                    f"({', '.join(dropped)}); removed from the request",
+                    edits=(SetPart(m, p, with_options(part, cleaned)),),
+                    removed={"providerOptions": part.provider_options},
+                    added={"providerOptions": cleaned} if cleaned else None,
+                )
+
+
+def _suspect(options: dict[str, Any]) -> bool:
+    """Cheap test: whether ``_clean_signatures`` could remove anything."""
+    for ns, value in options.items():
+        if not isinstance(value, dict) or ns == HEAL_NAMESPACE:
+            continue
+        if ns in GOOGLE_NAMESPACES:
+            if "thoughtSignature" in value and not valid_signature(value["thoughtSignature"]):
+                return True
+        elif any("signature" in key.lower() for key in value):
+            return True
+    return False
+
+
+def _clean_signatures(options: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The options without foreign or malformed signatures, and the dotted keys removed."""
+    if not _suspect(options):
+        return options, []
+    cleaned: dict[str, Any] = {}
+    dropped: list[str] = []
+    for ns, value in options.items():
+        if not isinstance(value, dict) or ns == HEAL_NAMESPACE:
+            cleaned[ns] = value
+            continue
+        if ns in GOOGLE_NAMESPACES:
+            bad = [
+                key
+                for key in ("thoughtSignature",)
+                if key in value and not valid_signature(value[key])
+            ]
+        else:
+            bad = [key for key in value if "signature" in key.lower()]
+        if not bad:
+            cleaned[ns] = value
+            continue
+        dropped += [f"{ns}.{key}" for key in bad]
+        kept = {key: item for key, item in value.items() if key not in bad}
+        if kept:
+            cleaned[ns] = kept
+    return cleaned, dropped
+
+
+class GoogleForeignServerTool(ForeignServerTool, _GoogleRule):
+    """A provider-executed call sent to Gemini that Gemini did not run.
+
+    Gemini's own server tools carry ``serverToolCallId`` and ``serverToolType`` in their Google
+    provider options and go back as ``toolCall``/``toolResponse`` parts (parts loaded by
+    :mod:`heal.adapters.gemini` keep their native form and count too). Any other
+    provider-executed call (Anthropic web search, OpenAI code interpreter, and the AI SDK's own
+    ``code_execution`` calls, which keep no such metadata) is sent by the AI SDK google adapter
+    as a ``functionCall`` whose result, kept in the assistant message, it drops: a function
+    call with no function response.
+    """
+
+    id = "google-foreign-server-tool"
+    target = "Gemini"
+    summary = "provider-executed tool call that cannot go back to Gemini as a server-tool part"
+    rejections = (
+        Rejection(
+            "google",
+            "Please ensure that the number of function response parts is equal to the number "
+            "of function call parts of the function call turn.",
+            "google-gemini/gemini-cli#4217, #5443 (a function call without its response)",
+        ),
+    )
+    example = Example(
+        before=[
+            _user("news?"),
+            {
+                "role": "assistant",
+                "content": [
+                    _call("srvtoolu_01", "web_search", providerExecuted=True),
+                    {
+                        "type": "tool-result",
+                        "toolCallId": "srvtoolu_01",
+                        "toolName": "web_search",
+                        "output": {"type": "json", "value": []},
+                    },
+                    {"type": "text", "text": "Nothing new."},
+                ],
+            },
+            _user("ok"),
+        ],
+        after=[
+            _user("news?"),
+            {"role": "assistant", "content": [{"type": "text", "text": "Nothing new."}]},
+            _user("ok"),
+        ],
+        provider=GOOGLE,
+    )
+
+    def native(self, call: ToolCallPart) -> bool:
+        options = namespaces(call)
+        heal = options.get(HEAL_NAMESPACE)
+        if isinstance(heal, dict) and isinstance(heal.get("gemini"), dict):
+            return True  # a native Gemini part kept by heal.adapters.gemini
+        return any(
+            isinstance(options.get(ns), dict)
+            and options[ns].get("serverToolCallId") is not None
+            and options[ns].get("serverToolType") is not None
+            for ns in GOOGLE_NAMESPACES
+        )
+
+
+class GoogleAssistantFileUrl(AssistantFile, _GoogleRule):
+    """A file in an assistant message given by URL, sent to Gemini.
+
+    The AI SDK google adapter sends assistant files only as inline data and throws on a URL.
+    """
+
+    id = "google-assistant-file-url"
+    summary = "file part given by URL in an assistant message"
+    rejections = (
+        Rejection(
+            "google (AI SDK, before any request)",
+            "AI_UnsupportedFunctionalityError: 'File data URLs in assistant messages are not "
+            "supported' functionality not supported.",
+            "@ai-sdk/google 3.0.141 convertToGoogleGenerativeAIMessages (observed locally)",
+        ),
+    )
+    example = Example(
+        before=[
+            _user("draw a cat"),
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "Here it is."},
+                    {
+                        "type": "file",
+                        "data": "https://example.com/cat.png",
+                        "mediaType": "image/png",
+                    },
+                ],
+            },
+            _user("thanks"),
+        ],
+        after=[
+            _user("draw a cat"),
+            {"role": "assistant", "content": [{"type": "text", "text": "Here it is."}]},
+            _user("thanks"),
+        ],
+        provider=GOOGLE,
+    )
+
+    def unsendable(self, part: FilePart) -> bool:
+        data = part.data
+        return isinstance(data, str) and _URL.match(data) is not None
+
+
+# A URL the AI SDK passes on as a URL (http, https, gs...); data: URLs become inline data.
+_URL = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*://")
+
+
+class GoogleEmptyPart(_GoogleRule):
+    """A part Gemini would receive empty, or that leaves a turn with no parts.
+
+    An empty reasoning part (the adapter drops it, which can leave a model turn with no parts),
+    an image or file part with no data, and a tool message that holds only approval responses
+    (which are not sent) whose calls already have their results. (Empty text parts and empty
+    messages are the shared rules' job. ai core 6 also filters out tool messages left empty
+    of approval responses; other clients do not.)
+    """
+
+    id = "google-empty-part"
+    summary = (
+        "part that Gemini would get empty (empty reasoning, file without data, a tool message "
+        "of only approval responses)"
+    )
+    choices = ("drop",)
+    choice_docs = {
+        "drop": "Remove the part (or the tool message of only approval responses) from this "
+        "request; a message left empty is then removed. Nothing with content is lost; what "
+        "was removed is kept in the repair records.",
+    }
+    rejections = (
+        Rejection(
+            "google",
+            "* GenerateContentRequest.contents[41].parts: contents.parts must not be empty.",
+            "langchain-ai/langchain-google#691; vercel/ai#3775, #4934",
+        ),
+        Rejection(
+            "google",
+            "* ***.contents[2].parts[1].data: required oneof field 'data' must have one "
+            "initialized field",
+            "54xzh/FLIT PR#70",
+        ),
+    )
+    example = Example(
+        before=[
+            _user("hi"),
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "reasoning",
+                        "text": "",
+                        "providerOptions": {"google": {"thoughtSignature": "CiQBjz1rX0Tm"}},
+                    }
+                ],
+            },
+            _user("hello?"),
+        ],
+        after=[_user("hi"), _user("hello?")],
+        provider=GOOGLE,
+    )
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        index = ctx.index
+        for m, p, part in index.reasoning:
+            if not part.text:
+                yield Finding(
+                    Action.REMOVE,
+                    m,
+                    p,
+                    "reasoning part is empty (Gemini would get no part); removed",
+                    edits=(DropPart(m, p),),
+                    removed=part,
+                )
+        for m, message in enumerate(ctx.messages):
+            content = message.content
+            if isinstance(content, str) or index.roles[m] not in ("user", "assistant", "tool"):
+                continue
+            if index.roles[m] == "tool":
+                if index.responses and _approvals_only(ctx, m):
+                    yield Finding(
+                        Action.REMOVE,
+                        m,
+                        None,
+                        "tool message holds only approval responses, which are not sent, so "
+                        "Gemini would get a turn with no parts; removed from the request",
+                        edits=(DropMessage(m),),
+                        removed=message,
+                    )
+                continue
+            for p, item in enumerate(content):
+                if isinstance(item, (ImagePart, FilePart)):
+                    data = item.image if isinstance(item, ImagePart) else item.data
+                    if not data:
+                        yield Finding(
+                            Action.REMOVE,
+                            m,
+                            p,
+                            f"{item.type} part has no data; removed",
+                            edits=(DropPart(m, p),),
+                            removed=item,
+                        )
+
+
+def _approvals_only(ctx: Context, m: int) -> bool:
+    """Whether tool message ``m`` holds only approval responses whose calls have results (a
+    response whose call has no result yet is the caller's tool loop's to act on)."""
+    content = ctx.messages[m].content
+    if not content or not all(isinstance(part, ToolApprovalResponse) for part in content):
+        return False
+    pairing = ctx.index.pairing
+    for part in content:
+        assert isinstance(part, ToolApprovalResponse)
+        requests = [
+            ref
+            for refs in pairing.requests.values()
+            for ref in refs
+            if ref[2].approval_id == part.approval_id
+        ]
+        if not requests or requests[0][2].tool_call_id not in pairing.results:
+            return False
+    return True
+
+
+class GoogleContentToolResult(_GoogleRule):
+    """A tool result whose content items would not make exactly one function response.
+
+    For models before Gemini 3 the AI SDK google adapter turns each text item of a ``content``
+    output into its own function response and media items into plain parts: a result of only
+    an image, or of two texts, answers its call with zero or two function responses.
+    """
+
+    id = "google-content-tool-result"
+    summary = "content tool result with no text item, or with several"
+    choices = ("one-text",)
+    choice_docs = {
+        "one-text": "For this request, join the text items into one (separated by blank lines) "
+        f"in front of the other items, or add the text {MEDIA_RESULT_TEXT!r} when there is "
+        "none. Loses nothing; the old output is kept in the repair record.",
+    }
+    rejections = (
+        Rejection(
+            "google",
+            "Please ensure that the number of function response parts is equal to the number "
+            "of function call parts of the function call turn.",
+            "@ai-sdk/google 3.0.141 appendLegacyToolResultParts (observed locally); "
+            "google-gemini/gemini-cli#4217",
+        ),
+    )
+    example = Example(
+        before=[
+            _user("screenshot?"),
+            {"role": "assistant", "content": [_call("c1", "screenshot")]},
+            {
+                "role": "tool",
+                "content": [
+                    {
+                        "type": "tool-result",
+                        "toolCallId": "c1",
+                        "toolName": "screenshot",
+                        "output": {
+                            "type": "content",
+                            "value": [
+                                {"type": "media", "data": "iVBORw0KGgo=", "mediaType": "image/png"}
+                            ],
+                        },
+                    }
+                ],
+            },
+            {"role": "assistant", "content": "Here it is."},
+            _user("thanks"),
+        ],
+        after=[
+            _user("screenshot?"),
+            {"role": "assistant", "content": [_call("c1", "screenshot")]},
+            {
+                "role": "tool",
+                "content": [
+                    {
+                        "type": "tool-result",
+                        "toolCallId": "c1",
+                        "toolName": "screenshot",
+                        "output": {
+                            "type": "content",
+                            "value": [
+                                {"type": "text", "text": MEDIA_RESULT_TEXT},
+                                {
+                                    "type": "media",
+                                    "data": "iVBORw0KGgo=",
+                                    "mediaType": "image/png",
+                                },
+                            ],
+                        },
+                    }
+                ],
+            },
+            {"role": "assistant", "content": "Here it is."},
+            _user("thanks"),
+        ],
+        provider=GOOGLE,
+    )
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        for m, p, result in ctx.index.results:
+            output = result.output
+            if not isinstance(output, ContentOutput) or ctx.index.roles[m] != "tool":
+                continue
+            texts = [item for item in output.value if item.get("type") == "text"]
+            if len(texts) == 1:
+                continue
+            joined = "\n\n".join(str(item.get("text", "")) for item in texts)
+            first: dict[str, Any] = {"type": "text", "text": joined or MEDIA_RESULT_TEXT}
+            value = (first, *(item for item in output.value if item.get("type") != "text"))
+            fixed = output.model_copy(update={"value": value})
+            yield Finding(
+                Action.REPLACE,
+                m,
+                p,
+                f"content tool result has {len(texts)} text items, and Gemini would get "
+                f"{len(texts)} function responses for one call; made it one text item",
+                edits=(SetPart(m, p, result.model_copy(update={"output": fixed})),),
+                tool_call_id=result.tool_call_id,
+                removed={"output": output.model_dump(mode="json", exclude_unset=True)},
+                added={"output": fixed.model_dump(mode="json", exclude_unset=True)},
+            )
+
+
+class GoogleSplitToolResults(_GoogleRule):
+    """Function responses to one model turn split across several tool messages.
+
+    Gemini wants all the responses to a function-call turn in the one turn right after it, and
+    a client that maps each tool message to a turn splits them. (ai core 6 merges consecutive
+    tool messages before the google adapter sees them; other clients do not.)
+    """
+
+    id = "google-split-tool-results"
+    summary = "results of one assistant message are split across consecutive tool messages"
+    choices = ("merge",)
+    choice_docs = {
+        "merge": "Move the parts of each later tool message, in order, into the first one and "
+        "remove the emptied messages. Loses nothing but message boundaries.",
+    }
+    rejections = (
+        Rejection(
+            "google",
+            "Please ensure that the number of function response parts is equal to the number "
+            "of function call parts of the function call turn.",
+            "google-gemini/gemini-cli#4217, #5443, #16415; AstrBotDevs/AstrBot#5416",
+        ),
+        Rejection(
+            "google",
+            "Please ensure that function response turn comes immediately after a function call "
+            "turn.",
+            "langchain-ai/langchain#27799",
+        ),
+    )
+    example = Example(
+        before=[
+            _user("weather in Paris and Rome?"),
+            {"role": "assistant", "content": [_call("c1"), _call("c2")]},
+            {"role": "tool", "content": [_result("c1")]},
+            {"role": "tool", "content": [_result("c2", value="rain")]},
+            {"role": "assistant", "content": "Sunny in Paris, rain in Rome."},
+            _user("thanks"),
+        ],
+        after=[
+            _user("weather in Paris and Rome?"),
+            {"role": "assistant", "content": [_call("c1"), _call("c2")]},
+            {"role": "tool", "content": [_result("c1"), _result("c2", value="rain")]},
+            {"role": "assistant", "content": "Sunny in Paris, rain in Rome."},
+            _user("thanks"),
+        ],
+        provider=GOOGLE,
+    )
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        for run in runs(ctx, ("tool",)):
+            yield from merge_run(ctx, run, "Gemini wants one function-response turn")
+
+
+class GoogleFunctionCallTurn(_GoogleRule):
+    """A function-call turn that does not follow a user turn or a function-response turn.
+
+    Gemini accepts a model turn with function calls only right after a user turn or after
+    function responses. Two shapes break it: a model turn split in two (text, then the calls in
+    the next assistant message), and a history that starts with a function call (after
+    truncation). The first is merged into one turn; the second needs a user turn that heal
+    does not invent, so it is reported.
+    """
+
+    id = "google-function-call-turn"
+    summary = (
+        "assistant message with tool calls follows an assistant message, or starts the history"
+    )
+    choices = ("merge", "report")
+    choice_docs = {
+        "merge": "Merge the assistant messages right before it into one turn with it (parts "
+        "kept, in order); report a function-call turn that starts the history (add a user "
+        "message, or drop the turn). Loses nothing but message boundaries.",
+        "report": "Report every such turn; change nothing.",
+    }
+    rejections = (
+        Rejection(
+            "google",
+            "Please ensure that function call turn comes immediately after a user turn or after "
+            "a function response turn.",
+            "google-gemini/gemini-cli#11814 (history starting with a function call), #26486; "
+            "continuedev/continue#11164",
+        ),
+    )
+    example = Example(
+        before=[
+            _user("weather?"),
+            {"role": "assistant", "content": "Let me check."},
+            {"role": "assistant", "content": [_call("c1")]},
+            {"role": "tool", "content": [_result("c1")]},
+            {"role": "assistant", "content": "Sunny."},
+            _user("thanks"),
+        ],
+        after=[
+            _user("weather?"),
+            {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "Let me check."}, _call("c1")],
+            },
+            {"role": "tool", "content": [_result("c1")]},
+            {"role": "assistant", "content": "Sunny."},
+            _user("thanks"),
+        ],
+        provider=GOOGLE,
+    )
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        index = ctx.index
+        if not index.calls:
+            return
+        roles = index.roles
+        seen: set[int] = set()
+        for m, _, call in index.calls:
+            if m in seen or call.provider_executed or roles[m] != "assistant":
+                continue
+            seen.add(m)
+            start = m
+            while start > 0 and roles[start - 1] == "assistant":
+                start -= 1
+            before = start - 1
+            while before >= 0 and roles[before] == "system":
+                before -= 1
+            if any(blank(ctx.messages[k]) for k in range(start, m)):
+                continue  # empty-message removes it first
+            if choice == "merge" and start < m:
+                yield from merge_run(ctx, range(start, m + 1), "Gemini wants one model turn")
+            elif start < m:
+                yield Finding(
+                    Action.REPORT,
+                    m,
+                    None,
+                    "function-call turn follows another model turn; Gemini rejects it (merge "
+                    "the two assistant messages)",
+                )
+                continue
+            if before < 0:
+                yield Finding(
+                    Action.REPORT,
+                    start,
+                    None,
+                    "the history starts with a function-call turn, and Gemini wants a user "
+                    "turn before it; heal invents no user turn: add a user message before it, "
+                    "or drop the turn and its results",
+                )
+
+
+class GoogleMissingThoughtSignature(_GoogleRule):
+    """A step of the current turn whose first function call has no thought signature.
+
+    Gemini 3 validates thought signatures in the current turn (everything after the last user
+    message): the first function call of each step must carry the signature Gemini issued. A
+    history from another provider, or one whose metadata was lost, has none; Google documents
+    ``skip_thought_signature_validator`` for exactly this case. (The AI SDK google adapter
+    injects it too, but only for models it knows to be Gemini 3.)
+    """
+
+    id = "google-missing-thought-signature"
+    summary = "first tool call of a step in the current turn has no thought signature"
+    choices = ("skip-validator",)
+    choice_docs = {
+        "skip-validator": f"Set providerOptions.google.thoughtSignature to "
+        f"{SKIP_THOUGHT_SIGNATURE!r} on that call, for this request only (in the part's "
+        "existing vertex or googleVertex options too, when it has them). Loses nothing.",
+    }
+    rejections = (
+        Rejection(
+            "google",
+            "Function call is missing a thought_signature in functionCall parts. This is "
+            "required for tools to work correctly, and missing thought_signature may lead to "
+            "degraded model performance. Additional data, function call `default_api:Task` , "
+            "position 2. Please refer to https://ai.google.dev/gemini-api/docs/thought-"
+            "signatures for more details.",
+            "ai.google.dev/gemini-api/docs/thought-signatures; lbjlaq/Antigravity-Manager#139; "
+            "vercel/ai#10560",
+        ),
+    )
+    example = Example(
+        before=[
+            _user("weather?"),
+            {"role": "assistant", "content": [_call("c1"), _call("c2")]},
+            {"role": "tool", "content": [_result("c1"), _result("c2")]},
+        ],
+        after=[
+            _user("weather?"),
+            {
+                "role": "assistant",
+                "content": [
+                    _call(
+                        "c1",
+                        providerOptions={"google": {"thoughtSignature": SKIP_THOUGHT_SIGNATURE}},
+                    ),
+                    _call("c2"),
+                ],
+            },
+            {"role": "tool", "content": [_result("c1"), _result("c2")]},
+        ],
+        provider=GOOGLE,
+    )
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        index = ctx.index
+        if not index.calls:
+            return
+        roles = index.roles
+        last_user = max((i for i, role in enumerate(roles) if role == "user"), default=-1)
+        seen: set[int] = set()
+        for m, p, call in index.calls:
+            if m <= last_user or m in seen or roles[m] != "assistant" or call.provider_executed:
+                continue
+            seen.add(m)
+            if has_signature(call):
+                continue
+            new = with_options(call, _with_dummy(namespaces(call)))
+            yield Finding(
+                Action.REPLACE,
+                m,
+                p,
+                f"first tool call of a step in the current turn ({call.tool_name!r}) has no "
+                f"thought signature; set Google's documented {SKIP_THOUGHT_SIGNATURE!r}",
+                edits=(SetPart(m, p, new),),
+                tool_call_id=call.tool_call_id,
+                removed=None,
+                added={"providerOptions": new.provider_options},
+            )
+
+
+def _with_dummy(options: dict[str, Any]) -> dict[str, Any]:
+    out = dict(options)
+    present = [ns for ns in GOOGLE_NAMESPACES if isinstance(out.get(ns), dict)]
+    for ns in present or [GOOGLE]:
+        out[ns] = {**out.get(ns, {}), "thoughtSignature": SKIP_THOUGHT_SIGNATURE}
+    return out
+
+
+RULES: tuple[Rule, ...] = (
+    GoogleMidConversationSystem(),
+    GoogleForeignServerTool(),
+    GoogleForeignThoughtSignature(),
+    GoogleAssistantFileUrl(),
+    GoogleEmptyPart(),
+    GoogleContentToolResult(),
+    GoogleSplitToolResults(),
+    GoogleFunctionCallTurn(),
+    GoogleMissingThoughtSignature(),
+)
 """This pack's rules, in the order they run."""

@@ -1,0 +1,265 @@
+"""Example-based tests of the engine's options: callbacks, strict mode, configuration errors,
+``keep`` policies, user rules, and the convergence guard."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from heal import (
+    PROVIDERS,
+    Action,
+    ConfigError,
+    ConvergenceError,
+    HealingError,
+    Repair,
+    dump_messages,
+    heal_messages,
+    load_messages,
+    validate_messages,
+)
+from heal.messages import TextPart, UserMessage
+from heal.rules import BUILTIN_RULES, Context, Finding, Rule, SetMessage, SetPart
+
+CALL = {"type": "tool-call", "toolCallId": "c1", "toolName": "search", "input": {}}
+CLEAN: list[dict[str, Any]] = [
+    {"role": "user", "content": "weather?"},
+    {"role": "assistant", "content": [CALL]},
+    {
+        "role": "tool",
+        "content": [
+            {
+                "type": "tool-result",
+                "toolCallId": "c1",
+                "toolName": "search",
+                "output": {"type": "text", "value": "sunny"},
+            }
+        ],
+    },
+    {"role": "assistant", "content": "It is sunny."},
+]
+ORPHAN_CALL: list[dict[str, Any]] = [
+    {"role": "user", "content": "weather?"},
+    {"role": "assistant", "content": [CALL]},
+    {"role": "user", "content": "hello?"},
+]
+BROKEN: list[dict[str, Any]] = [
+    {"role": "user", "content": [{"type": "text", "text": " "}, {"type": "text", "text": "hi"}]},
+    {"role": "assistant", "content": [CALL]},
+    {"role": "assistant", "content": []},
+    {"role": "user", "content": "hello?"},
+]
+"""An empty text, an orphan call and an empty message: three rules, at least two passes."""
+
+
+# --- on_repair -------------------------------------------------------------------------------
+
+
+def test_on_repair_exceptions_are_swallowed_and_logged(caplog: pytest.LogCaptureFixture) -> None:
+    seen: list[Repair] = []
+
+    def callback(repair: Repair) -> None:
+        seen.append(repair)
+        raise RuntimeError("callback bug")
+
+    with caplog.at_level(logging.WARNING, logger="heal"):
+        result = heal_messages(BROKEN, on_repair=callback)
+
+    assert len(result.repairs) >= 3
+    assert seen == list(result.repairs), "every repair reaches the callback, in order"
+    assert dump_messages(result.messages) == dump_messages(heal_messages(BROKEN).messages)
+    logged = [r for r in caplog.records if r.name == "heal" and r.levelno == logging.WARNING]
+    assert len(logged) == len(seen)
+    assert all(r.exc_info is not None and r.exc_info[0] is RuntimeError for r in logged)
+
+
+def test_on_repair_not_called_for_a_clean_history() -> None:
+    seen: list[Repair] = []
+    heal_messages(CLEAN, on_repair=seen.append)
+    assert seen == []
+
+
+# --- strict ----------------------------------------------------------------------------------
+
+
+def test_strict_raises_healing_error_with_the_repairs() -> None:
+    with pytest.raises(HealingError) as info:
+        heal_messages(BROKEN, strict=True)
+    expected = heal_messages(BROKEN).repairs
+    assert info.value.repairs == expected
+    assert isinstance(info.value.repairs, tuple)
+    assert "orphan-tool-call" in str(info.value)
+
+
+def test_strict_returns_for_a_clean_history() -> None:
+    result = heal_messages(CLEAN, strict=True)
+    assert result.repairs == ()
+    assert dump_messages(result.messages) == CLEAN
+
+
+def test_strict_ignores_kept_problems() -> None:
+    result = heal_messages(ORPHAN_CALL, strict=True, policy={"orphan-tool-call": "keep"})
+    assert [r.action for r in result.repairs] == [Action.KEEP]
+
+
+# --- configuration errors --------------------------------------------------------------------
+
+
+def test_unknown_policy_rule_lists_known_rules() -> None:
+    with pytest.raises(ConfigError) as info:
+        heal_messages(CLEAN, policy={"orphan-tool-cal": "drop-call"})
+    message = str(info.value)
+    assert "orphan-tool-cal" in message
+    for rule in BUILTIN_RULES:
+        assert rule.id in message
+    with pytest.raises(ConfigError):
+        validate_messages(CLEAN, policy={"orphan-tool-cal": "drop-call"})
+
+
+def test_unknown_policy_choice_lists_valid_choices() -> None:
+    with pytest.raises(ConfigError) as info:
+        heal_messages(CLEAN, policy={"orphan-tool-call": "delete"})
+    message = str(info.value)
+    assert "delete" in message
+    for choice in ("placeholder-result", "drop-call", "keep"):
+        assert choice in message
+
+
+def test_unknown_provider_lists_providers() -> None:
+    with pytest.raises(ConfigError) as info:
+        heal_messages(CLEAN, provider="antropic")  # type: ignore[arg-type]
+    message = str(info.value)
+    assert "antropic" in message
+    for provider in PROVIDERS:
+        assert provider in message
+    with pytest.raises(ValueError, match="antropic"):
+        validate_messages(CLEAN, provider="antropic")  # type: ignore[arg-type]
+
+
+# --- keep ------------------------------------------------------------------------------------
+
+
+def test_keep_policy_reports_once_and_validates() -> None:
+    policy = {"orphan-tool-call": "keep"}
+    models = load_messages(ORPHAN_CALL)
+    result = heal_messages(models, policy=policy)
+    assert [(r.rule, r.action, r.tool_call_id) for r in result.repairs] == [
+        ("orphan-tool-call", Action.KEEP, "c1")
+    ]
+    assert not result.changed
+    assert all(out is model for out, model in zip(result.messages, models, strict=True))
+    assert validate_messages(ORPHAN_CALL, policy=policy).valid
+    assert not validate_messages(ORPHAN_CALL).valid
+
+
+def test_keep_repair_is_not_repeated_across_passes() -> None:
+    """Other rules force a second pass; the kept problem is still reported once."""
+    policy = {"orphan-tool-call": "keep"}
+    result = heal_messages(BROKEN, policy=policy)
+    kept = [r for r in result.repairs if r.action is Action.KEEP]
+    assert [(r.rule, r.tool_call_id, r.anchor_index) for r in kept] == [
+        ("orphan-tool-call", "c1", 1)
+    ]
+    assert {r.rule for r in result.repairs if r.changed} == {"empty-text", "empty-message"}
+    assert validate_messages(result.messages, policy=policy).valid
+    again = heal_messages(result.messages, policy=policy)
+    assert [r.action for r in again.repairs] == [Action.KEEP]
+
+
+# --- user rules ------------------------------------------------------------------------------
+
+
+class Exclaim(Rule):
+    """Test rule: user text parts must end with '!'."""
+
+    id = "test-exclaim"
+    summary = "user text part does not end with '!'"
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        for m, message in enumerate(ctx.messages):
+            if message.role != "user" or isinstance(message.content, str):
+                continue
+            for p, part in enumerate(message.content):
+                if isinstance(part, TextPart) and not part.text.endswith("!"):
+                    new = part.model_copy(update={"text": part.text + "!"})
+                    yield Finding(
+                        Action.REPLACE,
+                        m,
+                        p,
+                        "no '!'",
+                        edits=(SetPart(m, p, new),),
+                        removed={"text": part.text},
+                        added={"text": new.text},
+                    )
+
+
+class Spy(Rule):
+    """Test rule: records each history it is shown, finds nothing."""
+
+    id = "test-spy"
+    summary = "records what it sees"
+
+    def __init__(self) -> None:
+        self.seen: list[list[dict[str, Any]]] = []
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        self.seen.append(dump_messages(ctx.messages))
+        return iter(())
+
+
+def test_user_rules_run_after_builtins() -> None:
+    spy = Spy()
+    result = heal_messages(BROKEN, rules=[Exclaim(), spy])
+
+    rules = [r.rule for r in result.repairs]
+    assert "test-exclaim" in rules
+    last_builtin = max(i for i, rule in enumerate(rules) if not rule.startswith("test-"))
+    assert rules.index("test-exclaim") > last_builtin
+    exclaim = next(r for r in result.repairs if r.rule == "test-exclaim")
+    assert (exclaim.message_index, exclaim.part_index) == (0, 1), "located in the input"
+    # In the first pass the spy already sees the built-ins' work (no blank text, no empty
+    # message) and the user rule's before it.
+    first = spy.seen[0]
+    assert first[0]["content"] == [{"type": "text", "text": "hi!"}]
+    assert all(message["content"] != [] for message in first)
+    assert validate_messages(result.messages, rules=[Exclaim()]).valid
+
+
+def test_user_rules_apply_to_one_call_only() -> None:
+    heal_messages(BROKEN, rules=[Exclaim()])
+    assert all(r.rule != "test-exclaim" for r in heal_messages(BROKEN).repairs)
+
+
+def test_user_rule_id_must_not_clash_with_a_builtin() -> None:
+    class Clash(Exclaim):
+        id = "empty-text"
+
+    with pytest.raises(ConfigError, match="empty-text"):
+        heal_messages(CLEAN, rules=[Clash()])
+
+
+class Restless(Rule):
+    """Test rule: always proposes another change (a bug the engine must catch)."""
+
+    id = "test-restless"
+    summary = "never satisfied"
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        message = ctx.messages[0]
+        assert isinstance(message, UserMessage) and isinstance(message.content, str)
+        new = message.model_copy(update={"content": message.content + "."})
+        yield Finding(Action.REPLACE, 0, None, "one more dot", edits=(SetMessage(0, new),))
+
+
+def test_non_convergent_rule_raises_convergence_error() -> None:
+    history = [{"role": "user", "content": "hi"}]
+    with pytest.raises(ConvergenceError, match="test-restless"):
+        heal_messages(history, rules=[Restless()])
+    assert history == [{"role": "user", "content": "hi"}]
+    # Validation applies nothing, so it finishes and reports the finding.
+    check = validate_messages(history, rules=[Restless()])
+    assert not check.valid
+    assert [issue.rule for issue in check.issues] == ["test-restless"]
