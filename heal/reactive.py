@@ -92,6 +92,14 @@ ERROR_PATTERNS: tuple[ErrorPattern, ...] = (
         "Kilo-Org/kilocode#5163; anthropics/claude-code#5989; agentscope-ai/agentscope#1892",
     ),
     _p(
+        "anthropic-caller-source-tool-missing",
+        r"source tool `?\S+`? not found for tool use block",
+        ("anthropic-orphan-caller-reference",),
+        "Anthropic (programmatic tool calling)",
+        "vercel/ai#12504",
+        implies="anthropic",
+    ),
+    _p(
         "anthropic-unexpected-tool-result",
         r"unexpected `?tool_use_id`? found in `?(advisor_)?tool_result`? blocks",
         _STRAY_RESULT,

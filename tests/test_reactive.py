@@ -32,6 +32,9 @@ SAMPLES: dict[str, tuple[str, ...]] = {
         "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: tool-example-123. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
         "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: call_abc. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
     ),
+    "anthropic-caller-source-tool-missing": (
+        "source tool `srvtoolu_...` not found for tool use block `toolu_...`",
+    ),
     "anthropic-unexpected-tool-result": (
         "messages.0.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_015cqXRmSf7tsfMgJ9ibV1z3. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.",
         "unexpected `tool_use_id` found in `advisor_tool_result` blocks: srvtoolu_... Each `advisor_tool_result` block must have a corresponding `server_tool_use` block before it.",
@@ -249,6 +252,7 @@ NEGATIVES: dict[str, tuple[str, ...]] = {
     "anthropic-tool-use-without-result": (
         "messages.0.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_1.",
     ),
+    "anthropic-caller-source-tool-missing": ("source tool not found",),
     "anthropic-unexpected-tool-result": (
         "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: x",
     ),
