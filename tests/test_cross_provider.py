@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
-from heal import PROVIDERS, ProviderId, Repair, dump_messages, heal_messages, validate_messages
+from heal import PROVIDERS, Action, ProviderId, Repair, dump_messages, heal_messages, validate_messages
 from tests.strategies import broken_histories, histories, valid_histories
 
 History = list[dict[str, Any]]
@@ -53,7 +53,7 @@ def test_heal_is_idempotent_and_validates(provider: ProviderId, x: History) -> N
     first = heal_messages(x, provider=provider)
     healed = dump_messages(first.messages)
     check = validate_messages(first.messages, provider=provider)
-    assert check.valid, f"healed for {provider}:\n{_show(healed)}\n{check.report()}"
+    assert _only_reports(check.issues), f"healed for {provider}:\n{_show(healed)}\n{check.report()}"
     second = heal_messages(first.messages, provider=provider)
     assert dump_messages(second.messages) == healed, f"second heal changed {_show(healed)}"
     assert not _changing(second.repairs), _changing(second.repairs)
@@ -72,6 +72,11 @@ def test_clean_history_for_provider_is_untouched(provider: ProviderId, x: Histor
     assert dump_messages(result.messages) == x
 
 
+def _only_reports(issues: tuple[Repair, ...]) -> bool:
+    """Valid apart from problems no edit can fix, which heal reports (Action.REPORT)."""
+    return all(issue.action in (Action.KEEP, Action.REPORT) for issue in issues)
+
+
 # --- switching providers -----------------------------------------------------------------------
 
 
@@ -80,7 +85,7 @@ def _heal_for_a_then_b(source: ProviderId, target: ProviderId, for_a: Any) -> st
     for_b = heal_messages(for_a, provider=target)
     check = validate_messages(for_b.messages, provider=target)
     healed = dump_messages(for_b.messages)
-    if not check.valid:
+    if not _only_reports(check.issues):
         return f"{source} -> {target}: {_show(healed)}\ndoes not validate:\n{check.report()}"
     again = heal_messages(for_b.messages, provider=target)
     if dump_messages(again.messages) != healed or _changing(again.repairs):

@@ -268,6 +268,18 @@ def _envelope(message: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in message.items() if k != "content"}
 
 
+def _record_form(value: Any) -> Any:
+    """How a repair record holds content: lone surrogates escaped (``\\ud83d``), so that the
+    record always encodes as UTF-8."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, dict):
+        return {k: _record_form(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_record_form(v) for v in value]
+    return value
+
+
 def _removal_problems(before: History, after: History, repairs: Sequence[Repair]) -> list[str]:
     """Every input message or part missing from ``after`` must be in a ``remove`` repair.
 
@@ -361,7 +373,7 @@ def _removal_problems(before: History, after: History, repairs: Sequence[Repair]
             elif part_removals:
                 removed = part_removals[0].removed
                 if not (
-                    removed == part
+                    removed == _record_form(part)
                     or (was_replaced and isinstance(removed, dict) and removed.get(TAG) == ptag)
                 ):
                     problems.append(f"the remove repair of {where} holds {removed!r}")
