@@ -71,6 +71,7 @@ __all__ = [
 ProviderOptions: TypeAlias = dict[str, dict[str, JsonValue]]
 """Provider-specific options, keyed by provider name (``{"anthropic": {"signature": "..."}}``)."""
 
+
 def _standard_base64(data: bytes) -> str:
     # The AI SDK writes standard base64 (+ and /); pydantic's default for bytes is URL-safe.
     return base64.b64encode(data).decode("ascii")

@@ -24,7 +24,15 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
-from heal import PROVIDERS, Action, ProviderId, Repair, dump_messages, heal_messages, validate_messages
+from heal import (
+    PROVIDERS,
+    Action,
+    ProviderId,
+    Repair,
+    dump_messages,
+    heal_messages,
+    validate_messages,
+)
 from tests.strategies import broken_histories, histories, valid_histories
 
 History = list[dict[str, Any]]

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from heal.errors import ConfigError
-from heal.rules import anthropic, bedrock, compat, google, mistral, openai
+from heal.rules import anthropic, bedrock, compat, files, google, mistral, openai
 from heal.rules._base import (
     AddMessage,
     AddPart,
@@ -48,8 +48,8 @@ from heal.rules.content import EmptyMessage, EmptyText, LoneSurrogate
 from heal.rules.tool_pairing import (
     DuplicateToolResult,
     MisplacedToolApproval,
-    OrphanToolApproval,
     MisplacedToolResult,
+    OrphanToolApproval,
     OrphanToolCall,
     OrphanToolResult,
 )
@@ -107,6 +107,7 @@ PROVIDER_RULES: tuple[Rule, ...] = (
     *openai.RULES,
     *mistral.RULES,
     *compat.RULES,
+    *files.RULES,
 )
 """The provider packs' rules, each applying only to its providers."""
 

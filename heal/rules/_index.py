@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from heal.messages import (
+    FilePart,
     ModelMessage,
     ReasoningPart,
     TextPart,
@@ -32,8 +33,9 @@ TextRef = tuple[int, int, TextPart]
 ReasoningRef = tuple[int, int, ReasoningPart]
 RequestRef = tuple[int, int, ToolApprovalRequest]
 ResponseRef = tuple[int, int, ToolApprovalResponse]
+FileRef = tuple[int, int, FilePart]
 
-_TEXT, _CALL, _RESULT, _REASONING, _REQUEST, _RESPONSE, _OTHER = range(7)
+_TEXT, _CALL, _RESULT, _REASONING, _REQUEST, _RESPONSE, _FILE, _OTHER = range(8)
 _KINDS: dict[type, int] = {
     TextPart: _TEXT,
     ToolCallPart: _CALL,
@@ -41,6 +43,7 @@ _KINDS: dict[type, int] = {
     ReasoningPart: _REASONING,
     ToolApprovalRequest: _REQUEST,
     ToolApprovalResponse: _RESPONSE,
+    FilePart: _FILE,
 }
 
 
@@ -107,6 +110,7 @@ class HistoryIndex:
         "_pairing",
         "calls",
         "empty",
+        "files",
         "messages",
         "reasoning",
         "requests",
@@ -130,6 +134,7 @@ class HistoryIndex:
         responses: list[ResponseRef] = []
         strings: list[int] = []
         empty: list[int] = []
+        files: list[FileRef] = []
         add_call, add_result, add_text = calls.append, results.append, texts.append
         text_cls, call_cls, result_cls = TextPart, ToolCallPart, ToolResultPart
         i = -1
@@ -168,6 +173,8 @@ class HistoryIndex:
                         requests.append(ref)  # type: ignore[arg-type]
                     elif kind == _RESPONSE:
                         responses.append(ref)  # type: ignore[arg-type]
+                    elif kind == _FILE:
+                        files.append(ref)  # type: ignore[arg-type]
                     elif kind == _TEXT:  # subclasses of the common parts
                         add_text(ref)  # type: ignore[arg-type]
                     elif kind == _CALL:
@@ -191,6 +198,8 @@ class HistoryIndex:
         """Every tool-approval-response part."""
         self.strings = strings
         """Messages whose string content is empty, whitespace only, or not pure ASCII."""
+        self.files = files
+        """Every file part."""
         self.empty = empty
         """Indices of messages whose content is an empty list."""
         self._pairing: Pairing | None = None

@@ -26,7 +26,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-from heal import ProviderId, dump_messages, heal_messages, validate_messages
+from heal import Action, ProviderId, dump_messages, heal_messages, validate_messages
 from heal.providers import ProviderProfile, get_profile
 from tests.interop.judge import JudgeResult, judge
 from tests.strategies import broken_histories, valid_histories
@@ -492,9 +492,14 @@ def judge_healed_batch(provider: ProviderId, histories: list[History]) -> list[s
     cases: list[dict[str, Any]] = []
     inputs: dict[str, History] = {}
     for n, history in enumerate(histories):
-        healed = dump_messages(heal_messages(history, provider=provider).messages)
+        result = heal_messages(history, provider=provider)
+        healed = dump_messages(result.messages)
         if awaits_approval(healed):
             continue  # refused by ai core by design, see awaits_approval
+        if any(r.action is Action.REPORT for r in result.repairs):
+            # heal said no edit can make this history sendable (all messages empty, a lost
+            # signature, blank text in a message the provider forbids editing): not judged.
+            continue
         case_id = f"{provider}#{n}"
         inputs[case_id] = history
         cases.append({"id": case_id, "target": provider, "messages": healed})
