@@ -361,7 +361,20 @@ class ForeignServerTool(Rule):
             return
         dropped: set[str] = set()
         for m, p, call in index.calls:
-            if not call.provider_executed or self.native(call) or m in ctx.protected:
+            if not call.provider_executed or self.native(call):
+                continue
+            if m in ctx.protected:
+                # The adapter drops such a call on its own, but this message must not change:
+                # no edit is safe, so say so instead of letting the request fail.
+                yield Finding(
+                    Action.REPORT,
+                    m,
+                    p,
+                    f"provider-executed call to {call.tool_name!r} ran elsewhere and cannot be "
+                    f"sent to {self.target}, but it sits in a message that must not be edited "
+                    "(the latest with signed thinking); end the turn with a user message first",
+                    tool_call_id=call.tool_call_id,
+                )
                 continue
             dropped.add(call.tool_call_id)
             yield Finding(

