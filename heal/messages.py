@@ -385,7 +385,7 @@ def load_messages(data: str | bytes | bytearray | Iterable[Any]) -> list[ModelMe
         )
     if not isinstance(data, Sequence):
         if not isinstance(data, Iterable):
-            raise InputError(f"expected a list of messages, got {_kind(data)}")
+            raise InputError(f"expected a list of messages, got {kind_of(data)}")
         data = list(data)
     if _MESSAGE_TYPE_SET.issuperset(map(type, data)):
         return list(data)
@@ -399,7 +399,7 @@ def dump_messages(messages: Iterable[ModelMessage]) -> list[dict[str, Any]]:
 
 def _validate(raw: Any) -> list[ModelMessage]:
     if not isinstance(raw, list):
-        raise InputError(f"expected a list of messages, got {_kind(raw)}")
+        raise InputError(f"expected a list of messages, got {kind_of(raw)}")
     try:
         return _HISTORY.validate_python(raw)
     except ValidationError as exc:
@@ -439,7 +439,8 @@ _REQUIRED: dict[str, tuple[tuple[str, type | tuple[type, ...]], ...]] = {
 _OUTPUT_TYPES = ("text", "json", "error-text", "error-json", "execution-denied", "content")
 
 
-def _kind(value: Any) -> str:
+def kind_of(value: Any) -> str:
+    """What a JSON-ish value is, for error messages ("null", "a string", "a list", ...)."""
     if value is None:
         return "null"
     if isinstance(value, str):
@@ -462,7 +463,7 @@ def _diagnose(raw: list[Any]) -> tuple[str, str] | None:
         if isinstance(msg, _MESSAGE_TYPES):
             continue
         if not isinstance(msg, Mapping):
-            return path, f"expected a message object, got {_kind(msg)}"
+            return path, f"expected a message object, got {kind_of(msg)}"
         role = msg.get("role")
         if role is None:
             return path, "message has no role"
@@ -477,7 +478,7 @@ def _diagnose(raw: list[Any]) -> tuple[str, str] | None:
             if not isinstance(content, str):
                 return (
                     f"{path}.content",
-                    f"system message content must be a string, got {_kind(content)}",
+                    f"system message content must be a string, got {kind_of(content)}",
                 )
             continue
         if isinstance(content, str):
@@ -490,7 +491,7 @@ def _diagnose(raw: list[Any]) -> tuple[str, str] | None:
         if not isinstance(content, (list, tuple)):
             return (
                 f"{path}.content",
-                f"content must be a string or a list of parts, got {_kind(content)}",
+                f"content must be a string or a list of parts, got {kind_of(content)}",
             )
         for j, part in enumerate(content):
             found = _diagnose_part(part, role, f"{path}.content[{j}]")
@@ -503,7 +504,7 @@ def _diagnose_part(part: Any, role: str, path: str) -> tuple[str, str] | None:
     if isinstance(part, BaseModel):
         return None
     if not isinstance(part, Mapping):
-        return path, f"expected a part object, got {_kind(part)}"
+        return path, f"expected a part object, got {kind_of(part)}"
     ptype = part.get("type")
     if ptype is None:
         return path, "part has no type"
@@ -521,7 +522,7 @@ def _diagnose_part(part: Any, role: str, path: str) -> tuple[str, str] | None:
         ):
             return (
                 f"{path}.{field}",
-                f"{ptype} part has {field} of the wrong type ({_kind(part[field])})",
+                f"{ptype} part has {field} of the wrong type ({kind_of(part[field])})",
             )
     if ptype == "tool-result":
         out_type = part["output"].get("type")

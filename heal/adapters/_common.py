@@ -7,14 +7,24 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from pydantic import BaseModel
+
 from heal._engine import HealScope, heal_messages
-from heal.messages import ModelMessage
+from heal.errors import InputError
+from heal.messages import ModelMessage, kind_of
 from heal.policy import Policy
 from heal.providers import ProviderId
 from heal.repairs import Repair
 from heal.rules import Rule
 
-__all__ = ["Loaded", "NativeHealResult", "heal_native", "native_repair"]
+__all__ = [
+    "Loaded",
+    "NativeHealResult",
+    "expect_object",
+    "expect_string",
+    "heal_native",
+    "native_repair",
+]
 
 T = TypeVar("T")
 
@@ -110,3 +120,24 @@ def native_repair(repair: Repair, loaded: Loaded) -> Repair:
     return repair.model_copy(
         update={"message_index": message, "part_index": part, "anchor_index": anchor}
     )
+
+
+def expect_object(value: Any, path: str, what: str) -> dict[str, Any]:
+    """A native object as a plain dict; SDK models are dumped as the SDK would send them."""
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, BaseModel):
+        dumped: dict[str, Any] = value.model_dump(mode="json", exclude_none=True)
+        return dumped
+    raise InputError(f"expected {what} object, got {kind_of(value)}", path=path)
+
+
+def expect_string(obj: Mapping[str, Any], key: str, path: str, what: str) -> str:
+    if key not in obj:
+        raise InputError(f"{what} has no {key}", path=path)
+    value = obj[key]
+    if not isinstance(value, str):
+        raise InputError(
+            f"{what} {key} must be a string, got {kind_of(value)}", path=f"{path}.{key}"
+        )
+    return value

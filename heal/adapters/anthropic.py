@@ -76,9 +76,13 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal, cast, overload
 
-from pydantic import BaseModel
-
-from heal.adapters._common import Loaded, NativeHealResult, heal_native
+from heal.adapters._common import (
+    Loaded,
+    NativeHealResult,
+    expect_object,
+    expect_string,
+    heal_native,
+)
 from heal.errors import HealingError, InputError
 from heal.messages import (
     AssistantMessage,
@@ -99,6 +103,7 @@ from heal.messages import (
     ToolMessage,
     ToolResultPart,
     UserMessage,
+    kind_of,
 )
 from heal.messages import load_messages as _load_canonical
 from heal.policy import Policy
@@ -268,7 +273,7 @@ def _system_location(repair: Repair, *, blocks: bool) -> Repair:
 
 def _split(native: Any) -> tuple[list[Any], Any, bool]:
     if isinstance(native, (str, bytes, bytearray)):
-        raise InputError(f"expected an Anthropic history, got {_kind(native)}")
+        raise InputError(f"expected an Anthropic history, got {kind_of(native)}")
     if isinstance(native, Mapping):
         if "messages" not in native:
             raise InputError("expected {'system'?, 'messages'} or a list of messages; no messages")
@@ -276,45 +281,11 @@ def _split(native: Any) -> tuple[list[Any], Any, bool]:
         if isinstance(messages, (str, bytes, bytearray, Mapping)) or not isinstance(
             messages, Iterable
         ):
-            raise InputError(f"messages must be a list, got {_kind(messages)}")
+            raise InputError(f"messages must be a list, got {kind_of(messages)}")
         return list(messages), native.get("system"), "system" in native
     if not isinstance(native, Iterable):
-        raise InputError(f"expected an Anthropic history, got {_kind(native)}")
+        raise InputError(f"expected an Anthropic history, got {kind_of(native)}")
     return list(native), None, False
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, (list, tuple)):
-        return "a list"
-    if isinstance(value, Mapping):
-        return "an object"
-    return f"a {type(value).__name__}"
-
-
-def _object(value: Any, path: str, what: str) -> dict[str, Any]:
-    """A native object as a plain dict; SDK models are dumped as the SDK would send them."""
-    if isinstance(value, Mapping):
-        return dict(value)
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json", exclude_none=True)
-    raise InputError(f"expected {what} object, got {_kind(value)}", path=path)
-
-
-def _string(obj: Mapping[str, Any], key: str, path: str, what: str) -> str:
-    if key not in obj:
-        raise InputError(f"{what} has no {key}", path=path)
-    value = obj[key]
-    if not isinstance(value, str):
-        raise InputError(f"{what} {key} must be a string, got {_kind(value)}", path=f"{path}.{key}")
-    return value
 
 
 def _rest(obj: Mapping[str, Any], *mapped: str) -> dict[str, Any]:
@@ -424,19 +395,19 @@ def _load_source(
     marks: dict[str, Any] = {}
     media: str | None = None
     if kind in ("base64", "text"):
-        data = _string(source, "data", path, f"{kind} source")
+        data = expect_string(source, "data", path, f"{kind} source")
         if "media_type" in source:
-            media = _string(source, "media_type", path, f"{kind} source")
+            media = expect_string(source, "media_type", path, f"{kind} source")
         rest = _rest(source, "type", "data", "media_type")
         if "media_type" not in source:
             marks["noMediaType"] = True
         if kind == "text":
             data = _text_to_base64(data)
     elif kind == "url":
-        data = _string(source, "url", path, "url source")
+        data = expect_string(source, "url", path, "url source")
         rest = _rest(source, "type", "url")
     elif kind == "file":
-        data = _string(source, "file_id", path, "file source")
+        data = expect_string(source, "file_id", path, "file source")
         rest = _rest(source, "type", "file_id")
     elif kind == "content" and document:
         data = ""
@@ -502,7 +473,7 @@ class _Loader:
         if self.has_system:
             self._system_param(self.system)
         for i, raw in enumerate(self.native):
-            self.messages.append(_object(raw, f"messages[{i}]", "a message"))
+            self.messages.append(expect_object(raw, f"messages[{i}]", "a message"))
         self._index_calls()
         results_only = False
         for i, msg in enumerate(self.messages):
@@ -550,7 +521,7 @@ class _Loader:
             return
         if not isinstance(system, list):
             raise InputError(
-                f"system must be a string or a list of text blocks, got {_kind(system)}",
+                f"system must be a string or a list of text blocks, got {kind_of(system)}",
                 path="system",
             )
         if not system:
@@ -563,13 +534,13 @@ class _Loader:
 
     @staticmethod
     def _system_block(raw: Any, path: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
-        block = _object(raw, path, "a text block")
+        block = expect_object(raw, path, "a text block")
         if block.get("type") != "text":
             raise InputError(
                 f"system blocks must be text blocks, got {block.get('type')!r}",
                 path=f"{path}.type" if "type" in block else path,
             )
-        text = _string(block, "text", path, "text block")
+        text = expect_string(block, "text", path, "text block")
         anthropic, rest = _common(block, "text")
         return text, anthropic, rest
 
@@ -616,7 +587,7 @@ class _Loader:
             raise InputError(f"content is null in a {role} message", path=f"{path}.content")
         if not isinstance(content, (str, list)):
             raise InputError(
-                f"content must be a string or a list of blocks, got {_kind(content)}",
+                f"content must be a string or a list of blocks, got {kind_of(content)}",
                 path=f"{path}.content",
             )
         if role == "system":
@@ -646,7 +617,7 @@ class _Loader:
         others: list[tuple[int, dict[str, Any]]] = []
         for j, raw in enumerate(content):
             bpath = f"{path}.content[{j}]"
-            block = _object(raw, bpath, "a content block")
+            block = expect_object(raw, bpath, "a content block")
             if block.get("type") == "tool_result":
                 results.append((j, self._tool_result(block, bpath, i)))
             else:
@@ -682,7 +653,7 @@ class _Loader:
         return False
 
     def _tool_result(self, block: dict[str, Any], path: str, i: int) -> dict[str, Any]:
-        tool_call_id = _string(block, "tool_use_id", path, "tool_result block")
+        tool_call_id = expect_string(block, "tool_use_id", path, "tool_result block")
         anthropic, rest = _common(block, "tool_use_id", "content", "is_error")
         marks: dict[str, Any] = {}
         error = block.get("is_error") is True
@@ -698,7 +669,8 @@ class _Loader:
         elif isinstance(content, list):
             items = [
                 _result_item(
-                    _object(raw, f"{path}.content[{k}]", "a content block"), f"{path}.content[{k}]"
+                    expect_object(raw, f"{path}.content[{k}]", "a content block"),
+                    f"{path}.content[{k}]",
                 )
                 for k, raw in enumerate(content)
             ]
@@ -707,7 +679,7 @@ class _Loader:
                 rest["is_error"] = block["is_error"]
         else:
             raise InputError(
-                f"tool_result content must be a string or a list of blocks, got {_kind(content)}",
+                f"tool_result content must be a string or a list of blocks, got {kind_of(content)}",
                 path=f"{path}.content",
             )
         marks["extra"] = rest or None
@@ -730,7 +702,9 @@ class _Loader:
         parts = []
         for j, raw in enumerate(content):
             bpath = f"{path}.content[{j}]"
-            parts.append(self._assistant_part(_object(raw, bpath, "a content block"), bpath, i))
+            parts.append(
+                self._assistant_part(expect_object(raw, bpath, "a content block"), bpath, i)
+            )
         message = {"role": "assistant", "content": parts, "providerOptions": options}
         self._emit(message, i, range(len(parts)))
 
@@ -739,24 +713,24 @@ class _Loader:
         if kind == "text":
             return _text_part(block, path)
         if kind == "compaction":  # the AI SDK's form: a text part typed "compaction"
-            text = _string(block, "content", path, "compaction block")
+            text = expect_string(block, "content", path, "compaction block")
             anthropic, rest = _common(block, "content")
             anthropic["type"] = "compaction"
             options = _options({"extra": rest or None}, anthropic)
             return _drop_none({"type": "text", "text": text, "providerOptions": options})
         if kind == "thinking":
-            text = _string(block, "thinking", path, "thinking block")
+            text = expect_string(block, "thinking", path, "thinking block")
             anthropic, rest = _common(block, "thinking", "signature")
             marks: dict[str, Any] = {}
             if "signature" in block:
-                anthropic["signature"] = _string(block, "signature", path, "thinking block")
+                anthropic["signature"] = expect_string(block, "signature", path, "thinking block")
             else:
                 marks["type"] = "thinking"  # unsigned: kept so heal can see and drop it
             marks["extra"] = rest or None
             options = _options(marks, anthropic)
             return _drop_none({"type": "reasoning", "text": text, "providerOptions": options})
         if kind == "redacted_thinking":
-            data = _string(block, "data", path, "redacted_thinking block")
+            data = expect_string(block, "data", path, "redacted_thinking block")
             anthropic, rest = _common(block, "data")
             anthropic["redactedData"] = data
             options = _options({"extra": rest or None}, anthropic)
@@ -782,7 +756,7 @@ class _Loader:
         )
 
     def _server_result(self, block: dict[str, Any], kind: str, path: str, i: int) -> dict[str, Any]:
-        tool_call_id = _string(block, "tool_use_id", path, f"{kind} block")
+        tool_call_id = expect_string(block, "tool_use_id", path, f"{kind} block")
         anthropic, rest = _common(block, "tool_use_id", "content")
         marks: dict[str, Any] = {"type": kind}
         content = block.get("content")
@@ -805,7 +779,7 @@ def _kinds(content: list[Any]) -> list[bool]:
 
 
 def _text_part(block: dict[str, Any], path: str) -> dict[str, Any]:
-    text = _string(block, "text", path, "text block")
+    text = expect_string(block, "text", path, "text block")
     anthropic, rest = _common(block, "text")
     if "citations" in rest and rest["citations"] is not None:
         anthropic["citations"] = rest.pop("citations")
@@ -818,14 +792,14 @@ def _user_part(block: dict[str, Any], path: str) -> dict[str, Any]:
     if kind == "text":
         return _text_part(block, path)
     if kind == "image":
-        source = _object(block.get("source"), f"{path}.source", "a source")
+        source = expect_object(block.get("source"), f"{path}.source", "a source")
         data, media, marks = _load_source(source, f"{path}.source", document=False)
         anthropic, rest = _common(block, "source")
         marks["extra"] = rest or None
         part = {"type": "image", "image": data, "mediaType": media}
         return _drop_none({**part, "providerOptions": _options(marks, anthropic)})
     if kind == "document":
-        source = _object(block.get("source"), f"{path}.source", "a source")
+        source = expect_object(block.get("source"), f"{path}.source", "a source")
         data, media, marks = _load_source(source, f"{path}.source", document=True)
         anthropic, rest = _common(block, "source", "title")
         for key in ("context", "citations"):
@@ -853,8 +827,8 @@ def _user_part(block: dict[str, Any], path: str) -> dict[str, Any]:
 
 
 def _tool_call(block: dict[str, Any], kind: str, path: str) -> dict[str, Any]:
-    tool_call_id = _string(block, "id", path, f"{kind} block")
-    name = _string(block, "name", path, f"{kind} block")
+    tool_call_id = expect_string(block, "id", path, f"{kind} block")
+    name = expect_string(block, "name", path, f"{kind} block")
     mapped = ["id", "name", "input"]
     if kind == "mcp_tool_use":
         mapped.append("server_name")
@@ -866,7 +840,7 @@ def _tool_call(block: dict[str, Any], kind: str, path: str) -> dict[str, Any]:
         part["providerExecuted"] = True
     if kind == "mcp_tool_use":
         anthropic["type"] = "mcp-tool-use"
-        anthropic["serverName"] = _string(block, "server_name", path, "mcp_tool_use block")
+        anthropic["serverName"] = expect_string(block, "server_name", path, "mcp_tool_use block")
     options = _options({"extra": rest or None}, anthropic)
     if options is not None:
         part["providerOptions"] = options

@@ -98,6 +98,7 @@ from heal.messages import (
     ToolResultOutput,
     ToolResultPart,
     UserMessage,
+    kind_of,
 )
 from heal.messages import load_messages as _load_canonical
 from heal.policy import Policy
@@ -315,7 +316,7 @@ def _split(native: Any) -> tuple[list[Any], Any, str]:
     else:
         contents, system, system_key = native, _ABSENT, "system_instruction"
     if isinstance(contents, (str, bytes, bytearray, Mapping)) or not isinstance(contents, Iterable):
-        raise InputError(f"expected a list of contents, got {_kind(contents)}", path="contents")
+        raise InputError(f"expected a list of contents, got {kind_of(contents)}", path="contents")
     return list(contents), system, system_key
 
 
@@ -358,7 +359,7 @@ def _as_dict(raw: Any, path: str, what: str) -> dict[str, Any]:
     if isinstance(raw, BaseModel):
         return dict(_plain(raw.model_dump(exclude_none=True)))
     if not isinstance(raw, Mapping):
-        raise InputError(f"expected {what} object, got {_kind(raw)}", path=path)
+        raise InputError(f"expected {what} object, got {kind_of(raw)}", path=path)
     return dict(raw)
 
 
@@ -427,7 +428,7 @@ class _Reader:
             mine["noParts"] = True
             parts = []
         elif not isinstance(parts, list):
-            raise InputError(f"parts must be a list, got {_kind(parts)}", path=f"{path}.parts")
+            raise InputError(f"parts must be a list, got {kind_of(parts)}", path=f"{path}.parts")
         fields = {k: v for k, v in content.items() if k not in ("role", "parts")}
         if fields:
             mine["fields"] = fields
@@ -493,7 +494,7 @@ class _Reader:
                 google["thoughtSignature"] = sig
             else:
                 raise InputError(
-                    f"thought_signature must be bytes or a base64 string, got {_kind(sig)}",
+                    f"thought_signature must be bytes or a base64 string, got {kind_of(sig)}",
                     path=f"{path}.{sig_key}",
                 )
         thought = part.get("thought", _ABSENT)
@@ -1069,13 +1070,13 @@ def _mapping(value: Any, path: str, what: str) -> dict[str, Any]:
     if isinstance(value, BaseModel):
         return dict(_plain(value.model_dump(exclude_none=True)))
     if not isinstance(value, Mapping):
-        raise InputError(f"{what} must be an object, got {_kind(value)}", path=path)
+        raise InputError(f"{what} must be an object, got {kind_of(value)}", path=path)
     return dict(value)
 
 
 def _str(value: Any, path: str) -> str:
     if not isinstance(value, str):
-        raise InputError(f"expected a string, got {_kind(value)}", path=path)
+        raise InputError(f"expected a string, got {kind_of(value)}", path=path)
     return value
 
 
@@ -1087,19 +1088,3 @@ def _make(cls: type[_M], path: str, **fields: Any) -> _M:
         first = exc.errors(include_url=False)[0]
         where = ".".join(str(x) for x in first["loc"])
         raise InputError(f"cannot be represented ({where}: {first['msg']})", path=path) from None
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, (list, tuple)):
-        return "a list"
-    if isinstance(value, Mapping):
-        return "an object"
-    return f"a {type(value).__name__}"

@@ -97,9 +97,13 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal, cast
 
-from pydantic import BaseModel
-
-from heal.adapters._common import Loaded, NativeHealResult, heal_native
+from heal.adapters._common import (
+    Loaded,
+    NativeHealResult,
+    expect_object,
+    expect_string,
+    heal_native,
+)
 from heal.errors import InputError
 from heal.messages import (
     AssistantMessage,
@@ -120,6 +124,7 @@ from heal.messages import (
     ToolCallPart,
     ToolMessage,
     UserMessage,
+    kind_of,
 )
 from heal.messages import load_messages as _load_canonical
 from heal.policy import Policy
@@ -223,47 +228,13 @@ def heal_openai_chat(
 
 def _as_list(native: Any) -> list[Any]:
     if isinstance(native, (str, bytes, bytearray)):
-        raise InputError("expected a list of Chat Completions messages, got " + _kind(native))
+        raise InputError("expected a list of Chat Completions messages, got " + kind_of(native))
     if isinstance(native, Mapping):
         hint = " (did you mean its 'messages' field?)" if "messages" in native else ""
         raise InputError("expected a list of messages, got a single object" + hint)
     if not isinstance(native, Iterable):
-        raise InputError(f"expected a list of Chat Completions messages, got {_kind(native)}")
+        raise InputError(f"expected a list of Chat Completions messages, got {kind_of(native)}")
     return native if isinstance(native, list) else list(native)
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, (list, tuple)):
-        return "a list"
-    if isinstance(value, Mapping):
-        return "an object"
-    return f"a {type(value).__name__}"
-
-
-def _object(value: Any, path: str, what: str) -> dict[str, Any]:
-    """A native object as a plain dict; SDK models are dumped as the SDK would send them."""
-    if isinstance(value, Mapping):
-        return dict(value)
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json", exclude_none=True)
-    raise InputError(f"expected {what} object, got {_kind(value)}", path=path)
-
-
-def _string(obj: Mapping[str, Any], key: str, path: str, what: str) -> str:
-    if key not in obj:
-        raise InputError(f"{what} has no {key}", path=path)
-    value = obj[key]
-    if not isinstance(value, str):
-        raise InputError(f"{what} {key} must be a string, got {_kind(value)}", path=f"{path}.{key}")
-    return value
 
 
 def _rest(obj: Mapping[str, Any], *mapped: str) -> dict[str, Any]:
@@ -343,7 +314,7 @@ class _Loader:
 
     def run(self) -> Loaded:
         for i, raw in enumerate(self.native):
-            self.messages.append(_object(raw, f"messages[{i}]", "a message"))
+            self.messages.append(expect_object(raw, f"messages[{i}]", "a message"))
         self._index_calls()
         for i, msg in enumerate(self.messages):
             self._message(i, msg)
@@ -406,7 +377,7 @@ class _Loader:
             raise InputError(f"content is null in a {role} message", path=f"{path}.content")
         if not isinstance(content, (str, list)):
             raise InputError(
-                f"content must be a string or a list of parts, got {_kind(content)}",
+                f"content must be a string or a list of parts, got {kind_of(content)}",
                 path=f"{path}.content",
             )
         return content
@@ -430,13 +401,13 @@ class _Loader:
             return
         for j, raw in enumerate(content):
             ppath = f"{path}.content[{j}]"
-            part = _object(raw, ppath, "a content part")
+            part = expect_object(raw, ppath, "a content part")
             if part.get("type") != "text":
                 raise InputError(
                     f"{role} message content parts must be text, got {part.get('type')!r}",
                     path=f"{ppath}.type" if "type" in part else ppath,
                 )
-            text = _string(part, "text", ppath, "text part")
+            text = expect_string(part, "text", ppath, "text part")
             rest = _rest(part, "type", "text", "prompt_cache_breakpoint")
             part_marks = {
                 **marks,
@@ -458,7 +429,7 @@ class _Loader:
             return
         parts = [
             _user_part(
-                _object(raw, f"{path}.content[{j}]", "a content part"), f"{path}.content[{j}]"
+                expect_object(raw, f"{path}.content[{j}]", "a content part"), f"{path}.content[{j}]"
             )
             for j, raw in enumerate(content)
         ]
@@ -493,14 +464,18 @@ class _Loader:
             if field == "reasoning_details":
                 if not isinstance(value, list):
                     raise InputError(
-                        f"reasoning_details must be a list, got {_kind(value)}", path=fpath
+                        f"reasoning_details must be a list, got {kind_of(value)}", path=fpath
                     )
                 for k, item in enumerate(value):
-                    add(_reasoning_detail(_object(item, f"{fpath}[{k}]", "a reasoning detail")))
+                    add(
+                        _reasoning_detail(
+                            expect_object(item, f"{fpath}[{k}]", "a reasoning detail")
+                        )
+                    )
                 primary = _joined_details(value)
                 continue
             if not isinstance(value, str):
-                raise InputError(f"{field} must be a string, got {_kind(value)}", path=fpath)
+                raise InputError(f"{field} must be a string, got {kind_of(value)}", path=fpath)
             if primary is not None and value == primary:
                 mirrors.append(field)
                 continue
@@ -526,10 +501,10 @@ class _Loader:
                 marks["content"] = "array"
                 for j, raw in enumerate(content):
                     ppath = f"{path}.content[{j}]"
-                    add(_assistant_part(_object(raw, ppath, "a content part"), ppath), j)
+                    add(_assistant_part(expect_object(raw, ppath, "a content part"), ppath), j)
             elif content is not None:
                 raise InputError(
-                    f"content must be a string, a list of parts or null, got {_kind(content)}",
+                    f"content must be a string, a list of parts or null, got {kind_of(content)}",
                     path=f"{path}.content",
                 )
 
@@ -549,7 +524,7 @@ class _Loader:
                 extra["refusal"] = None
             else:
                 raise InputError(
-                    f"refusal must be a string, got {_kind(refusal)}", path=f"{path}.refusal"
+                    f"refusal must be a string, got {kind_of(refusal)}", path=f"{path}.refusal"
                 )
 
         if "tool_calls" in msg:
@@ -558,12 +533,12 @@ class _Loader:
             if isinstance(calls, list) and calls:
                 for k, raw in enumerate(calls):
                     cpath = f"{path}.tool_calls[{k}]"
-                    add(_tool_call(_object(raw, cpath, "a tool call"), cpath))
+                    add(_tool_call(expect_object(raw, cpath, "a tool call"), cpath))
             elif calls is None or calls == []:
                 extra["tool_calls"] = calls
             else:
                 raise InputError(
-                    f"tool_calls must be a list, got {_kind(calls)}", path=f"{path}.tool_calls"
+                    f"tool_calls must be a list, got {kind_of(calls)}", path=f"{path}.tool_calls"
                 )
 
         if "function_call" in msg:
@@ -573,7 +548,7 @@ class _Loader:
                 extra["function_call"] = None
             else:
                 fpath = f"{path}.function_call"
-                add(_function_call(_object(call, fpath, "a function call"), fpath, i))
+                add(_function_call(expect_object(call, fpath, "a function call"), fpath, i))
 
         extra.update(_rest(msg, *mapped))
         marks["extra"] = extra or None
@@ -592,7 +567,7 @@ class _Loader:
         return before[-1] if before else calls[0][1]
 
     def _tool(self, i: int, msg: dict[str, Any], path: str) -> None:
-        tool_call_id = _string(msg, "tool_call_id", path, "tool message")
+        tool_call_id = expect_string(msg, "tool_call_id", path, "tool message")
         content = self._content(msg, "tool", path)
         name = self._tool_name(tool_call_id, i)
         marks: dict[str, Any] = {}
@@ -616,7 +591,7 @@ class _Loader:
         self._emit({"role": "tool", "content": [_drop_none(part)]}, i, (None,))
 
     def _function(self, i: int, msg: dict[str, Any], path: str) -> None:
-        name = _string(msg, "name", path, "function message")
+        name = expect_string(msg, "name", path, "function message")
         if "content" not in msg:
             raise InputError("function message has no content", path=path)
         content = msg["content"]
@@ -626,7 +601,7 @@ class _Loader:
             marks["content"] = None
         elif not isinstance(content, str):
             raise InputError(
-                f"function message content must be a string or null, got {_kind(content)}",
+                f"function message content must be a string or null, got {kind_of(content)}",
                 path=f"{path}.content",
             )
         marks["extra"] = _rest(msg, "role", "content", "name") or None
@@ -653,14 +628,14 @@ def _user_part(part: dict[str, Any], path: str) -> dict[str, Any]:
     openai = _breakpoint(part) or {}
     marks: dict[str, Any] = {}
     if kind == "text":
-        text = _string(part, "text", path, "text part")
+        text = expect_string(part, "text", path, "text part")
         marks["extra"] = _rest(part, "type", "text", "prompt_cache_breakpoint") or None
         return _drop_none(
             {"type": "text", "text": text, "providerOptions": _options(marks, openai)}
         )
     if kind == "image_url":
-        inner = _object(part.get("image_url"), f"{path}.image_url", "an image_url")
-        url = _string(inner, "url", f"{path}.image_url", "image_url")
+        inner = expect_object(part.get("image_url"), f"{path}.image_url", "an image_url")
+        url = expect_string(inner, "url", f"{path}.image_url", "image_url")
         if "detail" in inner:
             openai["imageDetail"] = inner["detail"]
         marks["raw"] = True if not _URL.match(url) else None
@@ -670,9 +645,9 @@ def _user_part(part: dict[str, Any], path: str) -> dict[str, Any]:
             {"type": "image", "image": url, "providerOptions": _options(marks, openai)}
         )
     if kind == "input_audio":
-        inner = _object(part.get("input_audio"), f"{path}.input_audio", "an input_audio")
-        data = _string(inner, "data", f"{path}.input_audio", "input_audio")
-        fmt = _string(inner, "format", f"{path}.input_audio", "input_audio")
+        inner = expect_object(part.get("input_audio"), f"{path}.input_audio", "an input_audio")
+        data = expect_string(inner, "data", f"{path}.input_audio", "input_audio")
+        fmt = expect_string(inner, "format", f"{path}.input_audio", "input_audio")
         media_type = _AUDIO_FORMATS.get(fmt, f"audio/{fmt}")
         if _audio_format(media_type) != fmt:
             marks["format"] = fmt
@@ -681,13 +656,13 @@ def _user_part(part: dict[str, Any], path: str) -> dict[str, Any]:
         audio = {"type": "file", "data": data, "mediaType": media_type}
         return _drop_none({**audio, "providerOptions": _options(marks, openai)})
     if kind == "file":
-        inner = _object(part.get("file"), f"{path}.file", "a file")
+        inner = expect_object(part.get("file"), f"{path}.file", "a file")
         fpath = f"{path}.file"
         if "file_data" in inner:
-            data = _string(inner, "file_data", fpath, "file")
+            data = expect_string(inner, "file_data", fpath, "file")
             rest = _rest(inner, "file_data", "filename")
         elif "file_id" in inner:
-            data = _string(inner, "file_id", fpath, "file")
+            data = expect_string(inner, "file_id", fpath, "file")
             rest = _rest(inner, "file_id", "filename")
             marks["fileId"] = True
         else:
@@ -722,10 +697,10 @@ def _assistant_part(part: dict[str, Any], path: str) -> dict[str, Any]:
     kind = part.get("type")
     marks: dict[str, Any]
     if kind == "text":
-        text = _string(part, "text", path, "text part")
+        text = expect_string(part, "text", path, "text part")
         marks = {"extra": _rest(part, "type", "text", "prompt_cache_breakpoint") or None}
     elif kind == "refusal":
-        text = _string(part, "refusal", path, "refusal part")
+        text = expect_string(part, "refusal", path, "refusal part")
         marks = {
             "type": "refusal",
             "extra": _rest(part, "type", "refusal", "prompt_cache_breakpoint") or None,
@@ -770,7 +745,7 @@ def _arguments(raw: Any, path: str) -> tuple[Any, dict[str, Any]]:
     """Canonical input and markers for native ``arguments`` text."""
     if not isinstance(raw, str):
         raise InputError(
-            f"arguments must be a JSON string, got {_kind(raw)} (serialize it with json.dumps)",
+            f"arguments must be a JSON string, got {kind_of(raw)} (serialize it with json.dumps)",
             path=path,
         )
     try:
@@ -790,16 +765,16 @@ def _tool_call(call: dict[str, Any], path: str) -> dict[str, Any]:
         raise InputError("tool call has no id", path=path)
     if not isinstance(call["id"], str):
         raise InputError(
-            f"tool call id must be a string, got {_kind(call['id'])}", path=f"{path}.id"
+            f"tool call id must be a string, got {kind_of(call['id'])}", path=f"{path}.id"
         )
     marks: dict[str, Any] = {}
     kind = call.get("type")
     if "type" not in call:
         marks["noType"] = True
     if kind == "custom":
-        body = _object(call.get("custom"), f"{path}.custom", "a custom tool call")
-        name = _string(body, "name", f"{path}.custom", "custom tool call")
-        text = _string(body, "input", f"{path}.custom", "custom tool call")
+        body = expect_object(call.get("custom"), f"{path}.custom", "a custom tool call")
+        name = expect_string(body, "name", f"{path}.custom", "custom tool call")
+        text = expect_string(body, "input", f"{path}.custom", "custom tool call")
         tool_input: Any = {"input": text}
         marks["type"] = "custom"
         marks["inner"] = _rest(body, "name", "input") or None
@@ -808,8 +783,8 @@ def _tool_call(call: dict[str, Any], path: str) -> dict[str, Any]:
         if "function" not in call:
             raise InputError("tool call has no function", path=path)
         fpath = f"{path}.function"
-        body = _object(call["function"], fpath, "a function")
-        name = _string(body, "name", fpath, "function")
+        body = expect_object(call["function"], fpath, "a function")
+        name = expect_string(body, "name", fpath, "function")
         if "arguments" not in body:
             raise InputError("function has no arguments", path=fpath)
         tool_input, arg_marks = _arguments(body["arguments"], f"{fpath}.arguments")
@@ -831,7 +806,7 @@ def _tool_call(call: dict[str, Any], path: str) -> dict[str, Any]:
 
 
 def _function_call(call: dict[str, Any], path: str, i: int) -> dict[str, Any]:
-    name = _string(call, "name", path, "function call")
+    name = expect_string(call, "name", path, "function call")
     if "arguments" not in call:
         raise InputError("function call has no arguments", path=path)
     tool_input, marks = _arguments(call["arguments"], f"{path}.arguments")
@@ -851,13 +826,13 @@ def _tool_output(content: str | list[Any], path: str) -> dict[str, Any]:
     items = []
     for j, raw in enumerate(content):
         ipath = f"{path}[{j}]"
-        item = _object(raw, ipath, "a content part")
+        item = expect_object(raw, ipath, "a content part")
         if item.get("type") != "text":
             raise InputError(
                 f"tool message content parts must be text, got {item.get('type')!r}",
                 path=f"{ipath}.type" if "type" in item else ipath,
             )
-        text = _string(item, "text", ipath, "text part")
+        text = expect_string(item, "text", ipath, "text part")
         rest = _rest(item, "type", "text", "prompt_cache_breakpoint")
         options = _options({"extra": rest or None}, _breakpoint(item))
         items.append(_drop_none({"type": "text", "text": text, "providerOptions": options}))

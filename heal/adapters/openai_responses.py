@@ -101,6 +101,7 @@ from heal.messages import (
     ToolResultOutput,
     ToolResultPart,
     UserMessage,
+    kind_of,
 )
 from heal.messages import (
     load_messages as _load_canonical,
@@ -1079,18 +1080,4 @@ def _make(cls: type[_M], path: str, **fields: Any) -> _M:
 
 
 def _kind(value: Any) -> str:
-    if value is _ABSENT:
-        return "nothing"
-    if value is None:
-        return "null"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, (list, tuple)):
-        return "a list"
-    if isinstance(value, Mapping):
-        return "an object"
-    return f"a {type(value).__name__}"
+    return "nothing" if value is _ABSENT else kind_of(value)
