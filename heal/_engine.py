@@ -118,8 +118,8 @@ def heal_messages(
             runs only rules whose changes belong in stored history, for writing it back.
     """
     loaded = load_messages(messages)
-    plan, profile = _plan_for(provider, policy, rules, scope)
-    healed, repairs = _run(loaded, plan, provider, profile, apply=True)
+    plan = _plan_for(provider, policy, rules, scope)
+    healed, repairs = _run(loaded, plan, provider, apply=True)
     if on_repair is not None:
         _notify(on_repair, repairs)
     if strict and any(r.action is not Action.KEEP for r in repairs):
@@ -137,8 +137,8 @@ def validate_messages(
 ) -> ValidationResult:
     """Check ``messages`` with the same rules as :func:`heal_messages`, changing nothing."""
     loaded = load_messages(messages)
-    plan, profile = _plan_for(provider, policy, rules, scope)
-    _, issues = _run(loaded, plan, provider, profile, apply=False)
+    plan = _plan_for(provider, policy, rules, scope)
+    _, issues = _run(loaded, plan, provider, apply=False)
     valid = all(issue.action is Action.KEEP for issue in issues)
     return ValidationResult(valid, issues)
 
@@ -153,7 +153,21 @@ def _notify(on_repair: Callable[[Repair], object], repairs: Iterable[Repair]) ->
 
 # --- planning --------------------------------------------------------------------------------
 
-_Plan = tuple[tuple[Rule, str], ...]
+_Step = tuple[Rule, str, bool, "frozenset[str] | None"]
+"""One rule of a plan: the rule, the choice to run it with, whether that choice is ``keep``
+(then it runs with its default choice, and nothing is applied), and its triggers."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    steps: tuple[_Step, ...]
+    guards: tuple[Rule, ...]
+    """The rules in the plan that protect messages from editing (see ``Context.protected``)."""
+    profile: ProviderProfile
+
+
+_DEFAULT_PLANS: dict[tuple[str | None, str, int], _Plan] = {}
+"""Plans for the common call (no policy, no extra rules), looked up without hashing a Policy."""
 
 
 def _plan_for(
@@ -161,15 +175,24 @@ def _plan_for(
     policy: Policy | Mapping[str, str] | None,
     rules: Sequence[Rule] | None,
     scope: str,
-) -> tuple[_Plan, ProviderProfile]:
+) -> _Plan:
+    version = default_registry.version
+    if policy is None and not rules:
+        plan = _DEFAULT_PLANS.get((provider, scope, version))
+        if plan is not None:
+            return plan
     if scope not in ("request", "history"):
         raise ConfigError(f"scope must be 'request' or 'history', got {scope!r}")
-    profile = get_profile(provider)
+    get_profile(provider)  # raises ConfigError for an unknown provider
     extra = tuple(rules or ())
     for rule in extra:
         _check_rule(rule)
-    plan = _cached_plan(provider, Policy.coerce(policy), extra, scope, default_registry.version)
-    return plan, profile
+    plan = _cached_plan(provider, Policy.coerce(policy), extra, scope, version)
+    if policy is None and not rules:
+        if len(_DEFAULT_PLANS) > 64:  # registry versions come and go; keep the cache small
+            _DEFAULT_PLANS.clear()
+        _DEFAULT_PLANS[(provider, scope, version)] = plan
+    return plan
 
 
 @lru_cache(maxsize=512)
@@ -192,7 +215,7 @@ def _cached_plan(
             raise ConfigError(
                 f"policy for {rule_id!r} is {choice!r}; valid choices: {', '.join(valid)}"
             )
-    plan: list[tuple[Rule, str]] = []
+    steps: list[_Step] = []
     for rule in known.values():
         if not rule.applies_to(provider):
             continue
@@ -203,8 +226,11 @@ def _cached_plan(
         enabled = rule.id in policy.enabled or rule.id in policy.choices or rule.default_enabled
         if rule.id in policy.disabled or not enabled:
             continue
-        plan.append((rule, policy.choices.get(rule.id, rule.choices[0])))
-    return tuple(plan)
+        choice = policy.choices.get(rule.id, rule.choices[0])
+        keep = choice == KEEP
+        steps.append((rule, rule.choices[0] if keep else choice, keep, rule.triggers))
+    guards = tuple(rule for rule, *_ in steps if type(rule).protects is not Rule.protects)
+    return _Plan(tuple(steps), guards, get_profile(provider))
 
 
 # --- running ---------------------------------------------------------------------------------
@@ -214,21 +240,23 @@ def _run(
     messages: list[ModelMessage],
     plan: _Plan,
     provider: Any,
-    profile: ProviderProfile,
     *,
     apply: bool,
 ) -> tuple[list[ModelMessage], tuple[Repair, ...]]:
     work = messages
     origin: _Origin | None = None
     repairs: list[Repair] = []
-    guards = _guards(plan)
+    profile, guards = plan.profile, plan.guards
     for _ in range(MAX_PASSES):
-        ctx = Context(work, HistoryIndex(work), provider, profile, guards)
+        index = HistoryIndex(work)
+        ctx = Context(work, index, provider, profile, guards)
         changed = False
         reports: list[Repair] = []
-        for rule, choice in plan:
-            keep = choice == KEEP
-            findings = list(rule.check(ctx, rule.choices[0] if keep else choice))
+        for rule, choice, keep, triggers in plan.steps:
+            # A rule whose triggers are all absent cannot find anything: skip the call.
+            if triggers is not None and triggers.isdisjoint(index.present):
+                continue
+            findings = list(rule.check(ctx, choice))
             if not findings:
                 continue
             if origin is None:
@@ -244,7 +272,8 @@ def _run(
                     edits.extend(finding.edits)
             if apply and edits:
                 work, origin = _apply(work, origin, edits)
-                ctx = Context(work, HistoryIndex(work), provider, profile, guards)
+                index = HistoryIndex(work)
+                ctx = Context(work, index, provider, profile, guards)
                 changed = True
         if not changed:
             repairs.extend(reports)
@@ -253,11 +282,6 @@ def _run(
         f"the history still changed after {MAX_PASSES} passes; last repairs: "
         + "; ".join(r.describe() for r in repairs[-5:])
     )
-
-
-@lru_cache(maxsize=512)
-def _guards(plan: _Plan) -> tuple[Rule, ...]:
-    return tuple(rule for rule, _ in plan if type(rule).protects is not Rule.protects)
 
 
 class _Origin:

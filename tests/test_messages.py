@@ -79,6 +79,42 @@ def test_python_constructed_models_dump_their_discriminators() -> None:
     }
 
 
+def test_loading_does_not_run_the_models_init() -> None:
+    # Pydantic runs a model's own __init__ for every object it validates unless the function is
+    # marked as a base init; heal's __init__ (which only marks discriminators as set) carries
+    # that mark, so loading validates each message and part once, in pydantic-core alone.
+    import heal.messages as models
+
+    classes = [
+        cls
+        for cls in vars(models).values()
+        if isinstance(cls, type) and issubclass(cls, models._Model) and cls is not models._Model
+    ]
+    assert len(classes) >= 18
+    assert [cls.__name__ for cls in classes if cls.__pydantic_custom_init__] == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[{"role": "user", "content": "a\\ud800b"}]',  # pydantic-core's parser refuses this
+        '\ufeff[{"role": "user", "content": "a"}]',
+    ],
+    ids=["lone-surrogate-escape", "byte-order-mark"],
+)
+def test_json_text_the_fast_parser_refuses_takes_the_exact_path(text: str) -> None:
+    try:
+        expected: Any = dump_messages(load_messages(json.loads(text)))
+    except ValueError as exc:
+        expected = type(exc)
+    try:
+        got: Any = dump_messages(load_messages(text))
+    except InputError as exc:
+        got = type(exc)
+        assert "not valid JSON" in str(exc)
+    assert got == (InputError if expected is json.JSONDecodeError else expected)
+
+
 @pytest.mark.parametrize(
     ("data", "path", "message"),
     [

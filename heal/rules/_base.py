@@ -37,6 +37,7 @@ __all__ = [
     "Rule",
     "SetMessage",
     "SetPart",
+    "TRIGGERS",
 ]
 
 
@@ -97,6 +98,12 @@ class AddMessage:
 
 
 Edit: TypeAlias = SetPart | DropPart | AddPart | SetMessage | DropMessage | AddMessage
+
+
+TRIGGERS = frozenset(
+    {"calls", "results", "texts", "reasoning", "requests", "responses", "strings", "empty", "files"}
+)
+"""The index lists a rule may name in :attr:`Rule.triggers`."""
 
 
 # --- findings --------------------------------------------------------------------------------
@@ -203,6 +210,11 @@ class Rule(ABC):
       provider error names them).
     * ``rejections``: the provider errors it prevents, verbatim, with sources.
     * ``example``: a before/after history, checked by the test suite.
+    * ``triggers``: optional speed hint, the :class:`~heal.rules._index.HistoryIndex` lists
+      (see :data:`TRIGGERS`) of which at least one must be non-empty for the rule to find
+      anything. The engine skips the rule when all of them are empty; ``None`` (the default)
+      runs it always. A wrong hint hides problems, so the test suite checks every built-in
+      rule's hint against generated histories.
     """
 
     id: ClassVar[str]
@@ -214,6 +226,7 @@ class Rule(ABC):
     default_enabled: ClassVar[bool] = True
     rejections: ClassVar[tuple[Rejection, ...]] = ()
     example: ClassVar[Example | None] = None
+    triggers: ClassVar[frozenset[str] | None] = None
 
     @abstractmethod
     def check(self, ctx: Context, choice: str) -> Iterable[Finding]:

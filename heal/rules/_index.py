@@ -112,6 +112,7 @@ class HistoryIndex:
         "empty",
         "files",
         "messages",
+        "present",
         "reasoning",
         "requests",
         "responses",
@@ -204,6 +205,22 @@ class HistoryIndex:
         """Indices of messages whose content is an empty list."""
         self._pairing: Pairing | None = None
         self._paired: bool | None = None
+        present = []
+        for name, items in (
+            ("calls", calls),
+            ("results", results),
+            ("texts", texts),
+            ("reasoning", reasoning),
+            ("requests", requests),
+            ("responses", responses),
+            ("strings", strings),
+            ("empty", empty),
+            ("files", files),
+        ):
+            if items:
+                present.append(name)
+        self.present = frozenset(present)
+        """The names of the lists above that are non-empty (what :attr:`Rule.triggers` names)."""
 
     def calls_in(self, message: int) -> list[tuple[int, ToolCallPart]]:
         """The tool calls of one message, as (part index, part), found by bisection."""

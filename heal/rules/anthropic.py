@@ -494,6 +494,7 @@ class AnthropicToolIdFormat(InvalidToolCallId):
     """
 
     id = "anthropic-tool-id-format"
+    triggers = frozenset({"calls", "requests", "results"})
     summary = "tool-call id sent to Anthropic has characters outside [a-zA-Z0-9_-] (request-time)"
     providers = frozenset({ANTHROPIC})
     scope = Scope.REQUEST
@@ -538,6 +539,7 @@ class AnthropicOrphanCaller(ProtectSigned):
     """
 
     id = "anthropic-orphan-caller-reference"
+    triggers = frozenset({"calls"})
     summary = "tool call's providerOptions.anthropic.caller names a server tool call not in history"
     providers = frozenset({ANTHROPIC})
     scope = Scope.REQUEST
@@ -679,6 +681,7 @@ class AnthropicForeignReasoning(ProtectSigned):
     """
 
     id = "anthropic-strip-foreign-reasoning-content"
+    triggers = frozenset({"reasoning"})
     summary = (
         "reasoning part from another provider (no providerOptions.anthropic) sent to Anthropic"
     )
@@ -761,6 +764,7 @@ class AnthropicUnsignedReasoning(ProtectSigned):
     """
 
     id = "anthropic-unsigned-reasoning"
+    triggers = frozenset({"reasoning"})
     summary = "reasoning part has no providerOptions.anthropic signature or redactedData"
     providers = frozenset({ANTHROPIC})
     scope = Scope.REQUEST
@@ -842,6 +846,7 @@ class AnthropicForeignServerTool(ForeignServerTool, ProtectSigned):
     """
 
     id = "anthropic-foreign-server-tool"
+    triggers = frozenset({"calls"})
     target = "Anthropic"
     summary = "provider-executed tool call that Anthropic did not run (id not srvtoolu_/mcptoolu_)"
     providers = frozenset({ANTHROPIC})
@@ -900,6 +905,7 @@ class AnthropicAssistantFile(AssistantFile, ProtectSigned):
     """
 
     id = "anthropic-assistant-file"
+    triggers = frozenset({"files"})
     summary = "file part in an assistant message (Anthropic takes files in user turns only)"
     providers = frozenset({ANTHROPIC})
     rejections = (
@@ -938,6 +944,7 @@ class AnthropicEmptyToolResult(EmptyToolResult, ProtectSigned):
     """
 
     id = "anthropic-empty-tool-result"
+    triggers = frozenset({"results"})
     summary = "tool result output is empty or whitespace only"
     providers = frozenset({ANTHROPIC})
     rejections = (
@@ -997,6 +1004,7 @@ class AnthropicReasoningOnlyMessage(ProtectSigned):
     """
 
     id = "anthropic-reasoning-only-message"
+    triggers = frozenset({"reasoning"})
     summary = "assistant message holds only reasoning parts"
     providers = frozenset({ANTHROPIC})
     scope = Scope.REQUEST
@@ -1055,6 +1063,7 @@ class AnthropicReasoningNotFirst(ProtectSigned):
     """
 
     id = "anthropic-reasoning-not-first"
+    triggers = frozenset({"reasoning"})
     summary = "assistant message holds reasoning but does not start with it"
     providers = frozenset({ANTHROPIC})
     choices = ("move",)
@@ -1142,6 +1151,7 @@ class AnthropicTextAfterToolCall(ProtectSigned):
     """
 
     id = "anthropic-text-after-tool-call"
+    triggers = frozenset({"calls"})
     summary = "assistant message has text after a (client) tool call"
     providers = frozenset({ANTHROPIC})
     choices = ("move",)
@@ -1289,6 +1299,7 @@ class AnthropicToolLoopThinking(ProtectSigned):
     """
 
     id = "anthropic-tool-loop-thinking"
+    triggers = frozenset({"reasoning"})
     summary = (
         "with thinking in use, the open tool loop's assistant message does not start with "
         "signed thinking (cannot be fixed by editing)"

@@ -235,6 +235,7 @@ class BedrockUnsignedReasoning(_BedrockRule):
     """
 
     id = "bedrock-unsigned-reasoning"
+    triggers = frozenset({"reasoning"})
     summary = "reasoning part has no providerOptions.bedrock signature or redacted content"
     scope = Scope.REQUEST
     choices = ("drop",)
@@ -308,6 +309,7 @@ class BedrockToolResultCount(ForeignServerTool, _BedrockRule):
     """
 
     id = "bedrock-tool-result-count"
+    triggers = frozenset({"calls"})
     target = "Bedrock"
     summary = "provider-executed tool call (another provider's server tool) sent to Bedrock"
     rejections = (
@@ -407,6 +409,7 @@ class BedrockDocumentWithoutText(_BedrockRule):
     """
 
     id = "bedrock-document-without-text"
+    triggers = frozenset({"files"})
     summary = "user message has a document but no text"
     scope = Scope.REQUEST
     choices = ("placeholder-text",)
@@ -482,6 +485,7 @@ class BedrockEmptyToolResult(EmptyToolResult, _BedrockRule):
     """
 
     id = "bedrock-empty-tool-result"
+    triggers = frozenset({"results"})
     summary = "tool result output is empty or whitespace only"
     rejections = (
         Rejection(

@@ -120,6 +120,7 @@ class CerebrasStripReasoningContent(_StripReasoning):
     """
 
     id = "cerebras-strip-reasoning-content"
+    triggers = frozenset({"reasoning"})
     summary = "reasoning parts sent to Cerebras, which rejects reasoning_content"
     providers = frozenset({"cerebras"})
     _why = "Cerebras rejects reasoning_content on assistant messages"
@@ -147,6 +148,7 @@ class GroqUnsupportedReasoning(_StripReasoning):
     """
 
     id = "groq-unsupported-reasoning"
+    triggers = frozenset({"reasoning"})
     summary = "reasoning parts sent to Groq, which rejects reasoning fields"
     providers = frozenset({"groq"})
     _why = "Groq rejects reasoning fields on assistant messages"
@@ -182,6 +184,7 @@ class XaiEncryptedReasoning(Rule):
     """
 
     id = "xai-encrypted-reasoning"
+    triggers = frozenset({"reasoning"})
     summary = "encrypted xAI reasoning replayed to xAI (run on its error)"
     providers = frozenset({"xai"})
     scope = Scope.REQUEST
@@ -271,6 +274,7 @@ class MissingReasoningContent(Rule):
     """
 
     id = "missing-reasoning-content"
+    triggers = frozenset({"calls"})
     summary = "assistant tool-call message without reasoning, sent to DeepSeek (thinking mode)"
     providers = frozenset({"deepseek"})
     scope = Scope.REQUEST

@@ -45,6 +45,7 @@ class LoneSurrogate(Rule):
     """Text holding a lone UTF-16 surrogate, which is not valid Unicode."""
 
     id = "lone-surrogate"
+    triggers = frozenset({"reasoning", "results", "strings", "texts"})
     summary = "text holds a lone UTF-16 surrogate (often a cut emoji), which is not valid Unicode"
     choice_docs = {
         "fix": "Replace each lone surrogate with U+FFFD (the replacement character). The "
@@ -116,6 +117,7 @@ class EmptyText(Rule):
     """A text part that is empty or only whitespace."""
 
     id = "empty-text"
+    triggers = frozenset({"texts"})
     summary = "text part is empty or whitespace only"
     choice_docs = {
         "fix": "Remove the part. Only whitespace is lost; the part is kept in the repair record.",
@@ -177,6 +179,7 @@ class EmptyMessage(Rule):
     """A user, assistant or tool message with no content."""
 
     id = "empty-message"
+    triggers = frozenset({"empty", "strings"})
     summary = "user, assistant or tool message has no content (or only whitespace text)"
     choice_docs = {
         "fix": "Remove the message. Nothing but whitespace is lost; the message is kept in the "

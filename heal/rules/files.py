@@ -19,6 +19,7 @@ class TextFileAttachment(Rule):
     """A plain-text file attached to a user message, for an API that takes no text files."""
 
     id = "text-file-attachment"
+    triggers = frozenset({"files"})
     summary = "user message attaches a text/* file, which this API does not accept as a file"
     providers = _TEXT_FILE_PROVIDERS
     scope = Scope.REQUEST
@@ -106,6 +107,7 @@ class MistralAssistantFile(Rule):
     """A file part in an assistant message, for Mistral."""
 
     id = "mistral-assistant-file"
+    triggers = frozenset({"files"})
     summary = "assistant message holds a file part, which Mistral's API does not accept"
     providers = frozenset({"mistral"})
     scope = Scope.REQUEST

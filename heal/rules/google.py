@@ -323,6 +323,7 @@ class GoogleForeignServerTool(ForeignServerTool, _GoogleRule):
     """
 
     id = "google-foreign-server-tool"
+    triggers = frozenset({"calls"})
     target = "Gemini"
     summary = "provider-executed tool call that cannot go back to Gemini as a server-tool part"
     rejections = (
@@ -379,6 +380,7 @@ class GoogleAssistantFileUrl(AssistantFile, _GoogleRule):
     """
 
     id = "google-assistant-file-url"
+    triggers = frozenset({"files"})
     summary = "file part given by URL in an assistant message"
     rejections = (
         Rejection(
@@ -545,6 +547,7 @@ class GoogleContentToolResult(_GoogleRule):
     """
 
     id = "google-content-tool-result"
+    triggers = frozenset({"results"})
     summary = "content tool result with no text item, or with several"
     choices = ("one-text",)
     choice_docs = {
@@ -703,6 +706,7 @@ class GoogleFunctionCallTurn(_GoogleRule):
     """
 
     id = "google-function-call-turn"
+    triggers = frozenset({"calls"})
     summary = (
         "assistant message with tool calls follows an assistant message, or starts the history"
     )
@@ -795,6 +799,7 @@ class GoogleMissingThoughtSignature(_GoogleRule):
     """
 
     id = "google-missing-thought-signature"
+    triggers = frozenset({"calls"})
     summary = "first tool call of a step in the current turn has no thought signature"
     choices = ("skip-validator",)
     choice_docs = {

@@ -98,6 +98,7 @@ class MistralToolCallId(Rule):
     """
 
     id = "mistral-tool-call-id"
+    triggers = frozenset({"calls", "requests", "results"})
     summary = "tool-call id is not exactly 9 letters and digits"
     providers = MISTRAL
     scope = Scope.REQUEST
@@ -248,6 +249,7 @@ class MistralReasoningInput(Rule):
     """
 
     id = "mistral-reasoning-input"
+    triggers = frozenset({"reasoning"})
     summary = "reasoning parts sent to a Mistral model without reasoning input (run on its error)"
     providers = MISTRAL
     scope = Scope.REQUEST

@@ -243,6 +243,7 @@ class OpenAIForeignReasoning(Rule):
     """
 
     id = "openai-foreign-reasoning"
+    triggers = frozenset({"reasoning"})
     summary = "reasoning that is not OpenAI's (no openai item id or encrypted content)"
     providers = RESPONSES
     scope = Scope.REQUEST
@@ -310,6 +311,7 @@ class UnverifiableEncryptedReasoning(Rule):
     """
 
     id = "unverifiable-encrypted-reasoning"
+    triggers = frozenset({"reasoning"})
     summary = "encrypted reasoning that the Responses API could not verify (run on its error)"
     providers = RESPONSES
     scope = Scope.REQUEST
@@ -483,6 +485,7 @@ class ReasoningWithoutFollowingItem(Rule):
     """
 
     id = "reasoning-without-following-item"
+    triggers = frozenset({"reasoning"})
     summary = "OpenAI reasoning item with no text or tool call after it in its turn"
     providers = RESPONSES
     choice_docs = {
@@ -608,6 +611,7 @@ class ProviderExecutedToolCall(Rule):
     """
 
     id = "provider-executed-tool-call"
+    triggers = frozenset({"calls"})
     summary = "provider-executed tool call (and its result) sent to a Chat Completions style API"
     providers = CHAT_COMPLETIONS_PROVIDERS
     scope = Scope.REQUEST

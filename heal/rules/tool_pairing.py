@@ -133,6 +133,7 @@ class OrphanToolResult(Rule):
     """A tool result whose call appears nowhere in the history."""
 
     id = "orphan-tool-result"
+    triggers = frozenset({"results"})
     summary = "tool result answers a call that is not in the history"
     choice_docs = {
         "fix": "Remove the result (it cannot be sent without its call). The removed part is "
@@ -187,6 +188,7 @@ class DuplicateToolResult(Rule):
     """Two or more results for one call, as when a retry recorded the result again."""
 
     id = "duplicate-tool-result"
+    triggers = frozenset({"results"})
     summary = "a tool call has more than one result"
     choice_docs = {
         "fix": "Keep the copy in the tool messages right after the call (else the first copy) "
@@ -246,6 +248,7 @@ class MisplacedToolResult(Rule):
     """A result whose call exists, but not in the assistant message right before it."""
 
     id = "misplaced-tool-result"
+    triggers = frozenset({"results"})
     summary = "tool result is not in the tool messages directly after its call"
     choice_docs = {
         "fix": "Move the result into the tool message right after its call, in call order; "
@@ -303,6 +306,7 @@ class OrphanToolApproval(Rule):
     """An approval request naming no call of its message, or a response answering no request."""
 
     id = "orphan-tool-approval"
+    triggers = frozenset({"requests", "responses"})
     summary = (
         "tool approval request names no tool call of its assistant message, or an approval "
         "response answers no request"
@@ -374,6 +378,7 @@ class MisplacedToolApproval(Rule):
     """An approval response that is not in the tool messages right after its request."""
 
     id = "misplaced-tool-approval"
+    triggers = frozenset({"responses"})
     summary = "tool approval response is not in the tool messages right after its request"
     choice_docs = {
         "fix": "Move it into the tool message right after the request's assistant message. "
@@ -469,6 +474,7 @@ class OrphanToolCall(Rule):
     """A tool call with no result anywhere after it."""
 
     id = "orphan-tool-call"
+    triggers = frozenset({"calls"})
     summary = "tool call has no result"
     choices = ("placeholder-result", "drop-call")
     choice_docs = {

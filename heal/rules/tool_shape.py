@@ -49,6 +49,7 @@ class InvalidToolInput(Rule):
     """A tool call whose input is not a JSON object."""
 
     id = "invalid-tool-input"
+    triggers = frozenset({"calls"})
     summary = "tool-call input is not a JSON object (a raw string, array, scalar, null or missing)"
     choices = ("coerce-object", "empty-object")
     choice_docs = {
@@ -169,6 +170,7 @@ class InvalidToolCallId(Rule):
     """A tool-call id with characters providers reject, or an empty one."""
 
     id = "invalid-tool-call-id"
+    triggers = frozenset({"calls", "requests", "results"})
     summary = "tool-call id is empty or has characters outside [a-zA-Z0-9_-]"
     choice_docs = {
         "fix": "Replace each forbidden character with '_' in the call, its results and its "
@@ -268,6 +270,7 @@ class DuplicateToolCallId(Rule):
     """Two tool calls share one id, as when a turn is replayed or a provider reuses ids."""
 
     id = "duplicate-tool-call-id"
+    triggers = frozenset({"calls"})
     summary = "two tool calls in the history share one id"
     choice_docs = {
         "fix": "Keep the first call's id; give each later call a new deterministic id "
@@ -445,6 +448,7 @@ class InvalidToolName(Rule):
     """A tool name with characters providers reject, or longer than 64 characters."""
 
     id = "invalid-tool-name"
+    triggers = frozenset({"calls", "results"})
     summary = (
         "tool name is empty, longer than 64 characters, or has characters outside [a-zA-Z0-9_-]"
     )
