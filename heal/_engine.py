@@ -119,7 +119,7 @@ def heal_messages(
     """
     loaded = load_messages(messages)
     plan = _plan_for(provider, policy, rules, scope)
-    healed, repairs = _run(loaded, plan, provider, apply=True)
+    healed, repairs = _run(loaded, plan, provider)
     if on_repair is not None:
         _notify(on_repair, repairs)
     if strict and any(r.action is not Action.KEEP for r in repairs):
@@ -135,10 +135,16 @@ def validate_messages(
     rules: Sequence[Rule] | None = None,
     scope: HealScope = "request",
 ) -> ValidationResult:
-    """Check ``messages`` with the same rules as :func:`heal_messages`, changing nothing."""
+    """Check ``messages`` with the same rules as :func:`heal_messages`, changing nothing.
+
+    The issues are exactly the repairs ``heal_messages`` would make (and the problems it would
+    keep or report), located in ``messages``: a problem two rules could fix is listed once, and
+    a change that only an earlier fix makes necessary (a message it leaves empty) is listed
+    too. ``valid`` is true when healing would change nothing.
+    """
     loaded = load_messages(messages)
     plan = _plan_for(provider, policy, rules, scope)
-    _, issues = _run(loaded, plan, provider, apply=False)
+    _, issues = _run(loaded, plan, provider)
     valid = all(issue.action is Action.KEEP for issue in issues)
     return ValidationResult(valid, issues)
 
@@ -240,8 +246,6 @@ def _run(
     messages: list[ModelMessage],
     plan: _Plan,
     provider: Any,
-    *,
-    apply: bool,
 ) -> tuple[list[ModelMessage], tuple[Repair, ...]]:
     work = messages
     origin: _Origin | None = None
@@ -265,12 +269,12 @@ def _run(
             for finding in findings:
                 action = Action.KEEP if keep else finding.action
                 record = origin.repair(rule, finding, action)
-                if not apply or action in (Action.KEEP, Action.REPORT):
+                if action in (Action.KEEP, Action.REPORT):
                     reports.append(record)
                 else:
                     repairs.append(record)
                     edits.extend(finding.edits)
-            if apply and edits:
+            if edits:
                 work, origin = _apply(work, origin, edits)
                 index = HistoryIndex(work)
                 ctx = Context(work, index, provider, profile, guards)

@@ -631,6 +631,11 @@ def _from_litellm(head: str, rest: str) -> ProviderId | None:
         # `openai/responses/<model>` is LiteLLM's route to the Responses API.
         if rest.startswith("responses/") or _RESPONSES_ONLY_MODEL.match(rest):
             return "openai-responses"
+        # LiteLLM also routes every OpenAI-compatible server (vLLM, a local model behind an
+        # api_base) through `openai/`: only OpenAI's own model names get OpenAI's limits.
+        # Azure deployments have free names but always speak OpenAI's API.
+        if head == "openai" and not _OPENAI_MODEL.match(rest):
+            return "openai-compatible"
         return "openai-chat"
     return None
 

@@ -72,6 +72,9 @@ def _p(
 
 
 _MISSING_RESULT = ("orphan-tool-call", "misplaced-tool-result")
+_COMPATIBLE: frozenset[str] = frozenset({"deepseek", "cerebras", "groq", "xai", "mistral"})
+"""OpenAI-format servers with their own provider id: an error one of them writes refines a
+call made with ``provider="openai-compatible"``."""
 _STRAY_RESULT = ("orphan-tool-result", "misplaced-tool-result")
 
 ERROR_PATTERNS: tuple[ErrorPattern, ...] = (
@@ -146,6 +149,14 @@ ERROR_PATTERNS: tuple[ErrorPattern, ...] = (
         "Anthropic",
         "CommandCodeAI/command-code#323; HKUDS/nanobot PR#4356",
         implies="anthropic",
+    ),
+    _p(
+        "anthropic-assistant-image",
+        # Claude's own text, also behind Bedrock's InvokeModel; not implied: both write it.
+        r"'image' blocks are not permitted within assistant turns",
+        ("anthropic-assistant-file",),
+        "Anthropic (and Claude on Bedrock)",
+        "epam/ai-dial-adapter-bedrock PR#306",
     ),
     _p(
         "anthropic-tool-name-pattern",
@@ -481,6 +492,14 @@ ERROR_PATTERNS: tuple[ErrorPattern, ...] = (
         "vercel/ai#7034",
         implies="bedrock",
     ),
+    _p(
+        "bedrock-document-without-text",
+        r"A text block must be included when using documents",
+        ("bedrock-document-without-text",),
+        "Bedrock",
+        "archestra-ai/archestra PR#4220",
+        implies="bedrock",
+    ),
     # --- Mistral ---
     _p(
         "mistral-tool-call-id",
@@ -553,6 +572,9 @@ ERROR_PATTERNS: tuple[ErrorPattern, ...] = (
         ("missing-reasoning-content",),
         "Kimi / Moonshot (thinking mode)",
         "axonhub PR#1755; open-webui/open-webui#23175",
+        # Kimi's thinking mode has DeepSeek's wire convention (reasoning_content on every
+        # assistant tool-call turn), so DeepSeek's rules are the ones that fit.
+        implies="deepseek",
     ),
     # --- Cerebras, Groq, xAI ---
     _p(
@@ -648,10 +670,13 @@ def heal_after_error(
     loaded = load_messages(messages)
     if not matched:
         return ReactiveResult(loaded, (), (), (), provider)
-    if provider is None:
-        implied = {pattern.implies for pattern in matched if pattern.implies is not None}
-        if len(implied) == 1:
-            provider = implied.pop()
+    implied = {pattern.implies for pattern in matched if pattern.implies is not None}
+    # "openai-compatible" is the generic answer for an unknown OpenAI-format server; an error
+    # only one server family writes (Kimi's, DeepSeek's) says which conventions it follows.
+    if len(implied) == 1 and (
+        provider is None or (provider == "openai-compatible" and implied <= _COMPATIBLE)
+    ):
+        provider = implied.pop()
     named = tuple(dict.fromkeys(rule for pattern in matched for rule in pattern.rules))
     known = {rule.id for rule in default_registry} | {rule.id for rule in rules or ()}
     base = Policy.coerce(policy)

@@ -259,7 +259,37 @@ def test_non_convergent_rule_raises_convergence_error() -> None:
     with pytest.raises(ConvergenceError, match="test-restless"):
         heal_messages(history, rules=[Restless()])
     assert history == [{"role": "user", "content": "hi"}]
-    # Validation applies nothing, so it finishes and reports the finding.
-    check = validate_messages(history, rules=[Restless()])
+    # Validation reports what healing would do, so the same rule bug surfaces there too.
+    with pytest.raises(ConvergenceError, match="test-restless"):
+        validate_messages(history, rules=[Restless()])
+    assert history == [{"role": "user", "content": "hi"}]
+
+
+def test_validation_lists_what_healing_would_do_once() -> None:
+    # Two Anthropic rules fix this id (the shared one and the Mastra-parity one); healing
+    # applies the first, so the second has nothing left to do, and validation says the same.
+    history = [
+        {"role": "user", "content": "hi"},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "tool-call", "toolCallId": "functions.f:0", "toolName": "f", "input": {}}
+            ],
+        },
+        {
+            "role": "tool",
+            "content": [
+                {
+                    "type": "tool-result",
+                    "toolCallId": "functions.f:0",
+                    "toolName": "f",
+                    "output": {"type": "text", "value": "ok"},
+                }
+            ],
+        },
+    ]
+    healed = heal_messages(history, provider="anthropic").repairs
+    check = validate_messages(history, provider="anthropic")
+    assert check.issues == healed
+    assert [issue.rule for issue in check.issues] == ["invalid-tool-call-id"] * 2
     assert not check.valid
-    assert [issue.rule for issue in check.issues] == ["test-restless"]

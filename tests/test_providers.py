@@ -123,6 +123,9 @@ STRING_CASES: list[tuple[str, ProviderId | None]] = [
     ("xai/grok-4", "xai"),
     ("cerebras/llama-3.3-70b", "cerebras"),
     ("openai/gpt-4o", "openai-chat"),
+    ("openai/o3-mini", "openai-chat"),
+    ("openai/Qwen/Qwen3-32B", "openai-compatible"),  # any OpenAI-compatible server
+    ("openai/gpt-oss-120b", "openai-compatible"),
     ("openai/responses/gpt-4.1", "openai-responses"),
     ("azure/my-gpt-4o-deployment", "openai-chat"),
     ("azure/responses/my-deployment", "openai-responses"),

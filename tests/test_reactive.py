@@ -208,6 +208,10 @@ SAMPLES: dict[str, tuple[str, ...]] = {
         "The content field in the Message object at messages.N is empty. Add a ContentBlock object to the content field and try again.",
     ),
     "bedrock-reasoning-in-user-message": ("User messages cannot contain reasoning content.",),
+    "bedrock-document-without-text": ("A text block must be included when using documents.",),
+    "anthropic-assistant-image": (
+        "messages.1.content: 'image' blocks are not permitted within assistant turns.",
+    ),
     "mistral-tool-call-id": (
         "Tool call id was call_PTLP8xhu3uwZk4l3nlnrrJha but must be a-z, A-Z, 0-9, with a length of 9.",
     ),
@@ -347,6 +351,8 @@ NEGATIVES: dict[str, tuple[str, ...]] = {
         "to the text field, and try again.",
     ),
     "bedrock-reasoning-in-user-message": ("User messages cannot contain images",),
+    "bedrock-document-without-text": ("A text block must be included when using tools.",),
+    "anthropic-assistant-image": ("'image' blocks are not permitted within user turns",),
     "mistral-tool-call-id": (
         "Function name was add_task but must be a-z, A-Z, 0-9, or contain underscores and "
         "dashes, with a maximum length of 64.",
@@ -734,3 +740,114 @@ def test_interop_reactive_repairs_pass_the_ai_sdk_wire_checks() -> None:
         assert result.provider == target
         assert judged["ok"], judged["error"]
         assert wire_problems(target, judged["body"]) == []
+
+
+def test_unverified_reasoning_takes_the_item_ids_that_needed_it() -> None:
+    # Without this, the next request fails with "Item 'msg_1' of type 'message' was provided
+    # without its required 'reasoning' item".
+    history = [
+        {"role": "user", "content": "hi"},
+        {
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "reasoning",
+                    "text": "",
+                    "providerOptions": {
+                        "openai": {"itemId": "rs_1", "reasoningEncryptedContent": "gAAAA"}
+                    },
+                },
+                {
+                    "type": "text",
+                    "text": "hello",
+                    "providerOptions": {"openai": {"itemId": "msg_1"}},
+                },
+            ],
+        },
+        {"role": "user", "content": "again"},
+    ]
+    error = "The encrypted content gAAA...Rg== could not be verified."
+    result = heal_after_error(history, error, provider="openai-responses")
+    assert [(r.rule, r.action.value) for r in result.repairs] == [
+        ("unverifiable-encrypted-reasoning", "remove"),
+        ("unverifiable-encrypted-reasoning", "replace"),
+    ]
+    assert dump_messages(result.messages)[1] == {
+        "role": "assistant",
+        "content": [{"type": "text", "text": "hello"}],
+    }
+    assert heal_after_error(result.messages, error, provider="openai-responses").repairs == ()
+
+
+PDF = {"type": "file", "data": "JVBERi0xLjQK", "mediaType": "application/pdf"}
+PNG = {"type": "file", "data": "iVBORw0KGgo=", "mediaType": "image/png"}
+
+
+@pytest.mark.parametrize(
+    ("history", "error", "provider", "rule"),
+    [
+        (
+            [{"role": "user", "content": [PDF]}],
+            "A text block must be included when using documents.",
+            None,
+            "bedrock-document-without-text",
+        ),
+        (
+            [
+                {"role": "user", "content": "draw"},
+                {"role": "assistant", "content": [PNG, {"type": "text", "text": "here"}]},
+                {"role": "user", "content": "thanks"},
+            ],
+            "messages.1.content: 'image' blocks are not permitted within assistant turns.",
+            "anthropic",
+            "anthropic-assistant-file",
+        ),
+    ],
+    ids=["bedrock-document", "anthropic-assistant-image"],
+)
+def test_errors_whose_rule_is_on_anyway_are_recognised_and_fixed(
+    history: list[dict[str, Any]], error: str, provider: Any, rule: str
+) -> None:
+    result = heal_after_error(history, error, provider=provider)
+    assert result.matched and rule in result.rules
+    assert rule in [r.rule for r in result.repairs]
+    assert result.retry
+    again = heal_after_error(result.messages, error, provider=result.provider)
+    assert again.repairs == ()
+
+
+KIMI_HISTORY = [
+    {"role": "user", "content": "weather?"},
+    {
+        "role": "assistant",
+        "content": [{"type": "tool-call", "toolCallId": "c1", "toolName": "w", "input": {}}],
+    },
+    {
+        "role": "tool",
+        "content": [
+            {
+                "type": "tool-result",
+                "toolCallId": "c1",
+                "toolName": "w",
+                "output": {"type": "text", "value": "sun"},
+            }
+        ],
+    },
+]
+
+
+@pytest.mark.parametrize("provider", [None, "openai-compatible", "deepseek"])
+def test_kimi_error_is_fixed_with_deepseeks_convention(provider: Any) -> None:
+    # infer_provider("moonshotai.chat") is "openai-compatible"; Kimi's error says which
+    # convention the server follows.
+    error = "reasoning_content is missing in assistant tool call message at index 1"
+    result = heal_after_error(KIMI_HISTORY, error, provider=provider)
+    assert result.provider == "deepseek"
+    assert [r.rule for r in result.repairs] == ["missing-reasoning-content"]
+
+
+def test_an_error_does_not_override_a_specific_provider() -> None:
+    error = "reasoning_content is missing in assistant tool call message at index 1"
+    result = heal_after_error(KIMI_HISTORY, error, provider="anthropic")
+    assert result.provider == "anthropic"
+    assert [r.rule for r in result.repairs] == []

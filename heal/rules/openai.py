@@ -361,9 +361,37 @@ class UnverifiableEncryptedReasoning(Rule):
     )
 
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
-        for m, p, part in ctx.index.reasoning:
-            if _encrypted(part):
-                yield _drop_reasoning(m, p, part, "with encrypted content that was not verified")
+        dropped = {(m, p) for m, p, part in ctx.index.reasoning if _encrypted(part)}
+        if not dropped:
+            return
+        # The text and tool calls that followed a removed reasoning item in its turn lose their
+        # item ids too: sent as references (or with their ids) they would still need the item
+        # ("Item 'msg_...' of type 'message' was provided without its required 'reasoning'
+        # item"). A reasoning item that stays, later in the turn, covers what follows it.
+        roles = ctx.index.roles
+        lost = False
+        for m, message in enumerate(ctx.messages):
+            content = message.content
+            if roles[m] != "assistant":
+                lost = False
+                continue
+            if isinstance(content, str):
+                continue
+            for p, part in enumerate(content):
+                if isinstance(part, ReasoningPart):
+                    if (m, p) in dropped:
+                        lost = True
+                        yield _drop_reasoning(
+                            m, p, part, "with encrypted content that was not verified"
+                        )
+                    elif is_reasoning_item(part):
+                        lost = False
+                elif (
+                    lost
+                    and isinstance(part, (TextPart, ToolCallPart))
+                    and item_id(part) is not None
+                ):
+                    yield _strip_finding(m, p, part, "followed a removed reasoning item")
 
 
 class DuplicateItemId(Rule):
