@@ -1,7 +1,7 @@
 """heal's benchmarks: messages per second, median of several runs, measured in one process.
 
-    python -m benchmarks.run            # the full set (about a minute)
-    python -m benchmarks.run --runs 3   # fewer repetitions
+    python -m benchmarks.run            # the full set, every provider (about three minutes)
+    python -m benchmarks.run --runs 3 --providers none,anthropic   # a quicker look
     python -m benchmarks.run --json out.json
 
 Figures are medians over ``--runs`` repetitions of each workload; the machines are shared and
@@ -35,11 +35,13 @@ def _median_seconds(work: Callable[[], object], runs: int) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
     parser.add_argument("--runs", type=int, default=7, help="repetitions per workload (median)")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     parser.add_argument(
-        "--providers", default="none,anthropic", help="comma list; 'all' for every provider"
+        "--providers", default="all", help="comma list ('none' for shared rules only), or 'all'"
     )
     args = parser.parse_args(argv)
     runs = args.runs
@@ -69,45 +71,69 @@ def main(argv: list[str] | None = None) -> int:
         rows.append((name, rate))
         print(f"{name:<58} {rate:>14,.0f} msg/s", flush=True)
 
-    print(f"corpus: 1,000 conversations x 50 messages (10% broken) = {n_corpus:,} messages; runs={runs}")
+    print(
+        f"corpus: 1,000 conversations x 50 messages (10% broken) = {n_corpus:,} messages; runs={runs}"
+    )
     for provider in providers:
         label = provider or "none"
         record(
             f"heal, loaded models, corpus, provider={label}",
             n_corpus,
-            _median_seconds(lambda p=provider: [heal_messages(h, provider=p) for h in loaded], runs),  # type: ignore[misc]
+            _median_seconds(
+                lambda p=provider: [heal_messages(h, provider=p) for h in loaded], runs
+            ),  # type: ignore[misc]
         )
         record(
             f"validate, loaded models, corpus, provider={label}",
             n_corpus,
-            _median_seconds(lambda p=provider: [validate_messages(h, provider=p) for h in loaded], runs),  # type: ignore[misc]
+            _median_seconds(
+                lambda p=provider: [validate_messages(h, provider=p) for h in loaded], runs
+            ),  # type: ignore[misc]
         )
         record(
             f"heal, loaded models, one 10,000-message history, provider={label}",
             len(big),
             _median_seconds(lambda p=provider: heal_messages(big, provider=p), runs),  # type: ignore[misc]
         )
-    record("load_messages from JSON text, corpus", n_corpus, _median_seconds(lambda: [load_messages(s) for s in corpus_json], runs))
-    record("dump_messages, corpus", n_corpus, _median_seconds(lambda: [dump_messages(h) for h in loaded], runs))
+    record(
+        "load_messages from JSON text, corpus",
+        n_corpus,
+        _median_seconds(lambda: [load_messages(s) for s in corpus_json], runs),
+    )
+    record(
+        "dump_messages, corpus",
+        n_corpus,
+        _median_seconds(lambda: [dump_messages(h) for h in loaded], runs),
+    )
 
     def end_to_end() -> None:
         for text in corpus_json:
             json.dumps(dump_messages(heal_messages(text).messages))
 
-    record("end to end: JSON text -> heal -> JSON text, corpus", n_corpus, _median_seconds(end_to_end, runs))
+    record(
+        "end to end: JSON text -> heal -> JSON text, corpus",
+        n_corpus,
+        _median_seconds(end_to_end, runs),
+    )
 
     small = load_messages(orphan_every_turn(8_000))
     large = load_messages(orphan_every_turn(80_000))
-    t_small = _median_seconds(lambda: heal_messages(small), max(3, runs // 2))
-    t_large = _median_seconds(lambda: heal_messages(large), max(3, runs // 2))
-    ratio = t_large / t_small
-    results["orphan_every_turn_8k_seconds"] = round(t_small, 4)
-    results["orphan_every_turn_80k_seconds"] = round(t_large, 4)
-    results["scaling_ratio_80k_over_8k"] = round(ratio, 2)
-    print(
-        f"scaling: orphan call in every turn, 80,000 vs 8,000 messages: "
-        f"{t_large:.3f} s / {t_small:.3f} s = {ratio:.2f} (linear is about 10)"
-    )
+    for provider in (None, "anthropic"):
+        label = provider or "none"
+        t_small = _median_seconds(
+            lambda p=provider: heal_messages(small, provider=p), max(3, runs // 2)
+        )  # type: ignore[misc]
+        t_large = _median_seconds(
+            lambda p=provider: heal_messages(large, provider=p), max(3, runs // 2)
+        )  # type: ignore[misc]
+        ratio = t_large / t_small
+        results[f"orphan_every_turn_8k_seconds_{label}"] = round(t_small, 4)
+        results[f"orphan_every_turn_80k_seconds_{label}"] = round(t_large, 4)
+        results[f"scaling_ratio_80k_over_8k_{label}"] = round(ratio, 2)
+        print(
+            f"scaling, provider={label}: orphan call in every turn, 80,000 vs 8,000 messages: "
+            f"{t_large:.3f} s / {t_small:.3f} s = {ratio:.2f} (linear is about 10)"
+        )
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(results, f, indent=2)

@@ -293,3 +293,36 @@ def test_validation_lists_what_healing_would_do_once() -> None:
     assert check.issues == healed
     assert [issue.rule for issue in check.issues] == ["invalid-tool-call-id"] * 2
     assert not check.valid
+
+
+@pytest.mark.parametrize("provider", [None, *PROVIDERS])
+def test_a_clean_history_costs_one_index_whatever_the_registry(
+    provider: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "Thirty rules must not cost thirty full scans": every rule of every provider pack reads
+    # the one index; a history that needs nothing is scanned once. One that needs a repair is
+    # scanned again after each rule that changed it, and once more to confirm it is stable.
+    from benchmarks.corpus import corpus
+
+    import heal._engine as engine
+
+    builds = 0
+    real = engine.HistoryIndex
+
+    def counting(messages: Any) -> Any:
+        nonlocal builds
+        builds += 1
+        return real(messages)
+
+    monkeypatch.setattr(engine, "HistoryIndex", counting)
+    history = heal_messages(corpus(conversations=1, length=50, broken=0.0)[0], provider=provider)
+    builds = 0
+    assert heal_messages(history.messages, provider=provider).repairs == ()
+    assert builds == 1
+    builds = 0
+    assert validate_messages(history.messages, provider=provider).valid
+    assert builds == 1
+    if provider is None:
+        builds = 0
+        assert heal_messages(ORPHAN_CALL).changed
+        assert builds == 3  # the first scan, again after the placeholder, the confirming pass
