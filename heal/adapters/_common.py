@@ -73,6 +73,12 @@ class NativeHealResult(Generic[T]):
         return any(r.changed for r in self.repairs)
 
 
+AfterHeal = Callable[
+    [list[ModelMessage], tuple[Repair, ...]], tuple[list[ModelMessage], tuple[Repair, ...]]
+]
+"""An adapter's last step between healing and writing back (see :func:`heal_native`)."""
+
+
 def heal_native(
     loaded: Loaded,
     dump: Callable[[list[ModelMessage]], T],
@@ -84,11 +90,14 @@ def heal_native(
     strict: bool = False,
     scope: HealScope = "request",
     original: Any = None,
+    after: AfterHeal | None = None,
 ) -> NativeHealResult[T]:
     """Heal loaded native messages and dump them back, with repairs at native locations.
 
     When nothing changed and ``original`` is given, it is returned as is (a valid history comes
-    back identical, not merely equal).
+    back identical, not merely equal). ``after``, for an adapter whose format needs a last
+    step before writing back, gets the healed messages and the engine's repairs, and returns
+    the messages to dump and any repairs of its own (already at native locations).
     """
     result = heal_messages(
         loaded.messages,
@@ -99,7 +108,11 @@ def heal_native(
         strict=False,
         scope=scope,
     )
-    repairs = tuple(native_repair(r, loaded) for r in result.repairs)
+    healed: list[ModelMessage] = result.messages
+    extra: tuple[Repair, ...] = ()
+    if after is not None:
+        healed, extra = after(healed, result.repairs)
+    repairs = (*(native_repair(r, loaded) for r in result.repairs), *extra)
     if on_repair is not None:
         from heal._engine import _notify
 
@@ -108,9 +121,9 @@ def heal_native(
         from heal.errors import HealingError
 
         raise HealingError(repairs)
-    if not result.changed and original is not None:
+    if not result.changed and not extra and original is not None:
         return NativeHealResult(original, repairs)
-    return NativeHealResult(dump(result.messages), repairs)
+    return NativeHealResult(dump(healed), repairs)
 
 
 def native_repair(repair: Repair, loaded: Loaded) -> Repair:

@@ -72,7 +72,8 @@ also ``artifact`` and ``status``), ``block`` (a content block minus the values t
 ``sync`` (which block fields followed the tool call), ``content`` (``"str"`` for a string content)
 and a few shape markers. Content blocks no AI SDK part can hold in an AI message (provider items
 such as OpenAI ``web_search_call``) ride along verbatim under ``hidden`` at their place, when the
-message has other content; heal does not check them.
+message has other content; heal does not check them. When healing removes all that other content,
+they are removed with it (a repair each, under the rule that removed the last of it).
 
 Not representable (raise :class:`~heal.errors.InputError`): message chunks (``AIMessageChunk``:
 merge them with ``message_chunk_to_message`` first), ``ChatMessage``, ``FunctionMessage``,
@@ -120,7 +121,7 @@ from heal.messages import dump_messages as _dump_canonical
 from heal.messages import load_messages as _load_canonical
 from heal.policy import Policy
 from heal.providers import ProviderId
-from heal.repairs import Repair
+from heal.repairs import Action, Repair, Scope
 from heal.rules import Rule
 
 __all__ = [
@@ -233,8 +234,9 @@ def heal_langchain(
     the other options are those of :func:`heal.heal_messages`.
     """
     native = _native_list(messages)
+    loaded = _Loader(native).run()
     return heal_native(
-        _Loader(native).run(),
+        loaded,
         dump_messages,
         provider=infer_provider(native) if provider == "auto" else provider,
         policy=policy,
@@ -243,7 +245,84 @@ def heal_langchain(
         strict=strict,
         scope=scope,
         original=messages if isinstance(messages, list) else None,
+        # The passthrough blocks a healed AI message can no longer carry are taken out (and
+        # reported) before writing back: see _strand_hidden.
+        after=lambda healed, repairs: _strand_hidden(healed, loaded, repairs),
     )
+
+
+def _strand_hidden(
+    healed: list[ModelMessage], loaded: Loaded, repairs: Sequence[Repair]
+) -> tuple[list[ModelMessage], tuple[Repair, ...]]:
+    """Remove, with a repair each, the ``hidden`` blocks of AI messages healing left empty.
+
+    Blocks with no AI SDK equivalent ride along under ``hidden`` beside an AI message's other
+    content, and loading refuses an AI message made only of them: heal would see an empty
+    assistant message, and ``empty-message`` would delete it for having "no content" though it
+    holds something (an OpenAI Responses ``web_search_call`` turn is valid to send). So when
+    healing removes all the content they rode along with and still keeps the message (every
+    message empty, ``empty-message`` off), they go too: the rules judged the message empty, and
+    writing the blocks back alone would give a history heal cannot read again. The repair takes
+    the rule and scope of the last part removal in that message.
+    """
+    out = list(healed)
+    found: list[Repair] = []
+    used: set[int] = set()
+    for h, msg in enumerate(healed):
+        meta = _meta({"providerOptions": msg.provider_options})
+        hidden = meta.get("hidden")
+        if msg.role != "assistant" or msg.content or not hidden:
+            continue
+        j = _hidden_origin(msg, hidden, loaded, used)
+        if j is not None:
+            used.add(j)
+        emptied = [
+            r
+            for r in repairs
+            if j is not None and r.message_index == j and r.part_index is not None and r.changed
+        ]
+        rule = emptied[-1].rule if emptied else "empty-message"
+        scope = emptied[-1].scope if emptied else Scope.HISTORY
+        for k, block in hidden:
+            found.append(
+                Repair(
+                    rule=rule,
+                    action=Action.REMOVE,
+                    message_index=None if j is None else loaded.origins[j],
+                    part_index=k,
+                    reason=(
+                        f"{block.get('type')!r} block (no AI SDK equivalent) rode along with "
+                        "content that was all removed; removed with it"
+                    ),
+                    removed=block,
+                    scope=scope,
+                )
+            )
+        options = dict(msg.provider_options or {})
+        heal = dict(options["heal"])
+        rest = {key: v for key, v in meta.items() if key != "hidden"}
+        if rest:
+            heal[_NS] = rest
+        else:
+            del heal[_NS]
+        if heal:
+            options["heal"] = heal
+        else:
+            del options["heal"]
+        out[h] = msg.model_copy(update={"provider_options": options or None})
+    return out, tuple(found)
+
+
+def _hidden_origin(msg: ModelMessage, hidden: Any, loaded: Loaded, used: set[int]) -> int | None:
+    """The index in ``loaded.messages`` of the AI message a healed one with ``hidden`` came from:
+    the one it shares its options with, else the first unused one with the same blocks."""
+    candidates = [
+        j
+        for j, m in enumerate(loaded.messages)
+        if j not in used and _meta({"providerOptions": m.provider_options}).get("hidden") == hidden
+    ]
+    same = [j for j in candidates if loaded.messages[j].provider_options is msg.provider_options]
+    return next(iter(same or candidates), None)
 
 
 # --- helpers ---------------------------------------------------------------------------------

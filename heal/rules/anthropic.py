@@ -241,7 +241,13 @@ def merge_run(ctx: Context, run: Sequence[int], why: str) -> Iterator[Finding]:
             j,
             None,
             f"{message.role} message follows another {message.role} message ({why}); "
-            "its parts were moved into the one before",
+            "its parts were moved into the one before"
+            + (
+                "; its message-level provider options could not join the other's and are kept "
+                "in this record"
+                if j in lost
+                else ""
+            ),
             edits=tuple(edits),
             removed=lost.get(j),
             anchor=target_index,

@@ -20,7 +20,7 @@ from langchain_core.messages import (
 )
 
 import heal
-from heal import Action, InputError, heal_messages, validate_messages
+from heal import Action, InputError, Scope, heal_messages, validate_messages
 from heal.adapters.langchain import (
     UNKNOWN_TOOL_NAME,
     dump_messages,
@@ -388,6 +388,61 @@ def test_orphan_call_gets_a_placeholder_tool_message() -> None:
     placeholder = healed[2]
     assert isinstance(placeholder, ToolMessage)
     assert (placeholder.tool_call_id, placeholder.name, placeholder.status) == ("c1", "f", "error")
+
+
+_WEB_SEARCH_CALL = {"type": "web_search_call", "id": "ws_1", "status": "completed"}
+
+
+def _server_search_then_hidden() -> list[Any]:
+    return [
+        {"type": "server_tool_use", "id": "srv_1", "name": "web_search", "input": {"q": "x"}},
+        {"type": "web_search_tool_result", "tool_use_id": "srv_1", "content": [{"u": 1}]},
+        dict(_WEB_SEARCH_CALL),
+    ]
+
+
+@pytest.mark.parametrize("provider", [None, *PROVIDERS])
+def test_passthrough_blocks_left_alone_by_healing_are_removed_with_a_repair(
+    provider: str | None,
+) -> None:
+    # Found by the property test: removing a foreign server tool pair left an AI message of a
+    # passthrough block alone, which heal refused to read back.
+    native: list[BaseMessage] = [AIMessage(content=_server_search_then_hidden())]
+    result = heal_langchain(native, provider=provider)  # type: ignore[arg-type]
+    sdk_validate(result.messages)
+    again = heal_langchain(result.messages, provider=provider)  # type: ignore[arg-type]
+    assert not again.changed and again.messages is result.messages
+    kept = result.messages[0].content
+    removed = {(r.part_index, json.dumps(r.removed)) for r in result.repairs if r.changed}
+    for k, block in enumerate(native[0].content):
+        assert block in kept or any(at == k for at, _ in removed), (k, block)
+    if _WEB_SEARCH_CALL not in kept:
+        assert kept == []
+        assert (2, json.dumps(_WEB_SEARCH_CALL)) in removed
+
+
+def test_passthrough_blocks_go_with_an_emptied_message_the_policy_keeps() -> None:
+    native: list[BaseMessage] = [
+        HumanMessage("hi"),
+        AIMessage(content=_server_search_then_hidden(), id="a1"),
+        HumanMessage("next"),
+    ]
+    result = heal_langchain(native, provider="anthropic", policy={"empty-message": "keep"})
+    assert [type(m) for m in result.messages] == [HumanMessage, AIMessage, HumanMessage]
+    assert result.messages[1] == AIMessage(content=[], id="a1")
+    stranded = result.repairs[-1]
+    assert (stranded.rule, stranded.action, stranded.message_index, stranded.part_index) == (
+        "anthropic-foreign-server-tool",
+        Action.REMOVE,
+        1,
+        2,
+    )
+    assert stranded.removed == _WEB_SEARCH_CALL and stranded.scope is Scope.REQUEST
+    again = heal_langchain(result.messages, provider="anthropic", policy={"empty-message": "keep"})
+    assert not again.changed and again.messages is result.messages
+    # Reading such a message on its own is still refused: heal would take it for an empty one.
+    with pytest.raises(InputError, match="only content blocks"):
+        load_messages([AIMessage(content=[_WEB_SEARCH_CALL])])
 
 
 def test_provider_is_inferred_only_when_every_ai_message_agrees() -> None:
