@@ -14,7 +14,6 @@ Exit codes follow ruff: 0 when every history is valid, 1 when issues were found,
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -24,25 +23,14 @@ from typing import Any, TextIO
 
 from heal import __version__
 from heal._engine import validate_messages
+from heal._formats import FORMATS, history_field, loader, native_input
 from heal.adapters._common import Loaded, native_repair
 from heal.errors import ConfigError, HealError
-from heal.messages import ModelMessage
-from heal.messages import load_messages as load_ai_sdk
 from heal.providers import PROVIDERS
 from heal.repairs import Repair
 from heal.rules import default_registry
 
 __all__ = ["main"]
-
-FORMATS: dict[str, str] = {
-    "ai-sdk": "heal.messages",
-    "openai-chat": "heal.adapters.openai_chat",
-    "anthropic": "heal.adapters.anthropic",
-    "openai-responses": "heal.adapters.openai_responses",
-    "gemini": "heal.adapters.gemini",
-    "pydantic-ai": "heal.adapters.pydantic_ai",
-}
-"""Input formats and the module whose ``load_messages`` reads each."""
 
 EXIT_OK, EXIT_ISSUES, EXIT_ERROR = 0, 1, 2
 
@@ -64,41 +52,17 @@ class Checked:
         return self.path if self.line is None else f"{self.path}:{self.line}"
 
 
-def _loader(fmt: str) -> Callable[[Any], Loaded]:
-    """A function reading one native history into canonical messages plus its source map."""
-    if fmt == "ai-sdk":
-        return lambda data: _identity_map(load_ai_sdk(data))
-    try:
-        module = importlib.import_module(FORMATS[fmt])
-    except ImportError as exc:
-        raise ConfigError(f"format {fmt!r} needs an optional dependency: {exc}") from None
-    loader: Callable[[Any], Loaded] = module.load
-    return loader
-
-
-def _identity_map(messages: list[ModelMessage]) -> Loaded:
-    return Loaded(messages, list(range(len(messages))))
-
-
-def _histories(path: Path, key: str | None) -> Iterator[tuple[int | None, Any]]:
-    """Yield (line, history) pairs from a JSON or JSON Lines file."""
+def _records(path: Path) -> list[tuple[int | None, str]]:
+    """(line, JSON text) of each history in a JSON or JSON Lines file."""
     text = path.read_text(encoding="utf-8")
     if path.suffix == ".jsonl":
-        for n, line in enumerate(text.splitlines(), start=1):
-            if line.strip():
-                yield n, _pick(json.loads(line), key)
-        return
-    yield None, _pick(json.loads(text), key)
+        return [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    return [(None, text)]
 
 
-def _pick(data: Any, key: str | None) -> Any:
-    if key is not None:
-        if not isinstance(data, dict) or key not in data:
-            raise ValueError(f"no {key!r} field in this record")
-        return data[key]
-    if isinstance(data, dict) and "messages" in data and not isinstance(data.get("role"), str):
-        return data["messages"]
-    return data
+def _pick(data: Any, key: str | None, fmt: str) -> Any:
+    field = history_field(data, key, fmt)
+    return data if field is None else data[field]
 
 
 def _files(paths: Sequence[str]) -> Iterator[Path]:
@@ -115,26 +79,54 @@ def _files(paths: Sequence[str]) -> Iterator[Path]:
 def check_paths(
     paths: Sequence[str], *, provider: str | None, fmt: str, key: str | None
 ) -> list[Checked]:
-    """Validate every history in ``paths``; errors are reported per history, never raised."""
-    load = _loader(fmt)
+    """Validate every history in ``paths``; errors are reported per history (per line of a JSON
+    Lines file), never raised."""
+    load = loader(fmt)
     out: list[Checked] = []
     for path in _files(paths):
         shown = str(path)
         try:
-            histories = list(_histories(path, key))
+            records = _records(path)
         except (OSError, ValueError) as exc:
             out.append(Checked(shown, None, error=f"cannot read: {exc}", valid=False))
             continue
-        for line, history in histories:
-            try:
-                loaded = load(history)
-                result = validate_messages(loaded.messages, provider=provider)  # type: ignore[arg-type]
-            except HealError as exc:
-                out.append(Checked(shown, line, error=str(exc), valid=False))
-                continue
-            issues = tuple(native_repair(issue, loaded) for issue in result.issues)
-            out.append(Checked(shown, line, issues, valid=result.valid))
+        for line, text in records:
+            out.append(_check_one(shown, line, text, load, provider=provider, fmt=fmt, key=key))
     return out
+
+
+def _check_one(
+    shown: str,
+    line: int | None,
+    text: str,
+    load: Callable[[Any], Loaded],
+    *,
+    provider: str | None,
+    fmt: str,
+    key: str | None,
+) -> Checked:
+    try:
+        history = native_input(fmt, _pick(json.loads(text), key, fmt))
+    except ValueError as exc:
+        return Checked(shown, line, error=f"cannot read: {exc}", valid=False)
+    try:
+        loaded = load(history)
+        result = validate_messages(loaded.messages, provider=provider)  # type: ignore[arg-type]
+    except HealError as exc:
+        return Checked(shown, line, error=str(exc), valid=False)
+    issues = tuple(_native_issue(issue, loaded, history, fmt) for issue in result.issues)
+    return Checked(shown, line, issues, valid=result.valid)
+
+
+def _native_issue(issue: Repair, loaded: Loaded, history: Any, fmt: str) -> Repair:
+    """The issue at its native location, as the format's ``heal_<format>`` reports it."""
+    repair = native_repair(issue, loaded)
+    if fmt == "anthropic":  # the system parameter: no message index (negative in ``loaded``)
+        from heal.adapters.anthropic import _system_location
+
+        blocks = isinstance(history, dict) and isinstance(history.get("system"), list)
+        return _system_location(repair, blocks=blocks)
+    return repair
 
 
 def _write_text(results: Sequence[Checked], stream: TextIO) -> None:
@@ -150,8 +142,9 @@ def _write_text(results: Sequence[Checked], stream: TextIO) -> None:
         for issue in checked.issues:
             issues += issue.changed or issue.action.value == "report"
             stream.write(f"  {issue.describe()}\n")
-    histories = len(results)
-    invalid = sum(1 for r in results if not r.valid)
+    # A file or line that cannot be read or loaded is an error, not a checked history.
+    histories = sum(1 for r in results if r.error is None)
+    invalid = sum(1 for r in results if r.error is None and not r.valid)
     stream.write(
         f"{histories} histor{'y' if histories == 1 else 'ies'} checked: "
         f"{invalid} invalid, {issues} issue(s), {errors} error(s)\n"
@@ -227,6 +220,8 @@ def _cmd_rules(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 def _cmd_migrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from heal.migrate import migrate, open_store
 
+    # The bar goes to this command's stderr: by default only when that is a terminal.
+    show_progress = stderr.isatty() if args.progress is None else args.progress
     try:
         store = open_store(
             args.source,
@@ -250,7 +245,7 @@ def _cmd_migrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> in
                 batch_size=args.batch_size,
                 workers=args.workers,
                 report=report,
-                progress=stderr if args.progress else None,
+                progress=stderr if show_progress else None,
                 dry_run=args.dry_run,
             )
         finally:
@@ -301,7 +296,9 @@ def build_parser() -> argparse.ArgumentParser:
     mig.add_argument(
         "--backup", action="store_true", help="keep original rows (table or .bak file)"
     )
-    mig.add_argument("--report", help="write every repair as JSON Lines to this file")
+    mig.add_argument(
+        "--report", help="write every repair and every failed row as JSON Lines to this file"
+    )
     mig.add_argument("--batch-size", type=int, default=500, help="rows per transaction")
     mig.add_argument("--workers", type=int, default=1, help="processes healing rows")
     mig.add_argument(

@@ -14,7 +14,8 @@ Safety, in the order things happen:
 * ``backup`` writes each original value to a backup table (``<table>_heal_backup``) in the same
   transaction as its update, or copies a file to ``<file>.bak`` before replacing it;
 * JSON Lines files are rewritten to a temporary file and renamed over the original at the end;
-* a row that fails to load is reported with its id and error and left untouched;
+* a row that fails to load is reported with its id and error (in the summary and the report)
+  and left untouched;
 * healing is idempotent, so a re-run finishes an interrupted job and changes nothing already
   healed.
 """
@@ -25,7 +26,6 @@ import json
 import os
 import shutil
 import sqlite3
-import sys
 import tempfile
 import time
 from collections import Counter
@@ -36,6 +36,8 @@ from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 from heal._engine import heal_messages
+from heal._formats import FORMATS, history_field, native_input
+from heal.adapters._common import NativeHealResult
 from heal.errors import ConfigError, HealError
 
 __all__ = [
@@ -76,23 +78,29 @@ def heal_row(
 ) -> RowOutcome:
     """Heal one stored history. Pure: the same input always gives the same outcome.
 
-    ``stored`` is JSON text: a history, or an object holding it at ``key``. Only the history is
-    replaced; the rest of the object is kept as it was.
+    ``stored`` is JSON text: a history, a request object holding one (``{"model", "messages",
+    ...}``, read as ``heal-messages check`` reads it), or an object holding either at ``key``.
+    The format's ``heal_<format>`` heals it, so only the history (and, for an Anthropic or
+    Gemini request, its system instruction) is replaced: every other key is kept as it was, and
+    a pydantic-ai history stays ``ModelMessagesTypeAdapter`` JSON.
     """
     try:
+        heal = _healer(fmt)
         document = json.loads(stored)
-        history = document[key] if key is not None else document
-        if key is not None and not isinstance(document, dict):
-            raise ValueError(f"expected an object with a {key!r} field")
-        load, dump = _codec(fmt)
-        result = heal_messages(load(history), provider=provider, scope=scope)  # type: ignore[arg-type]
+        field = history_field(document, key, fmt)
+        history = document if field is None else document[field]
+        result = heal(native_input(fmt, history), provider=provider, scope=scope)
     except (HealError, ValueError, KeyError, TypeError) as exc:
         return RowOutcome(row_id, None, error=f"{type(exc).__name__}: {exc}")
     repairs = tuple(r.model_dump(mode="json") for r in result.repairs)
     if not result.changed:
         return RowOutcome(row_id, None, repairs)
-    healed = dump(result.messages)
-    document = {**document, key: healed} if key is not None else healed
+    healed = result.messages
+    if fmt == "pydantic-ai" and not isinstance(history, str):
+        if field is None:  # the row is pydantic-ai's own JSON: store what it writes
+            return RowOutcome(row_id, healed, repairs)
+        healed = json.loads(healed)
+    document = {**document, field: healed} if field is not None else healed
     return RowOutcome(row_id, json.dumps(document, ensure_ascii=False), repairs)
 
 
@@ -108,19 +116,29 @@ def heal_jsonl_line(line: str, **options: Any) -> str:
     return outcome.healed if outcome.healed is not None else line
 
 
-def _codec(fmt: str) -> tuple[Callable[[Any], Any], Callable[[Any], Any]]:
+def _healer(fmt: str) -> Callable[..., NativeHealResult[Any]]:
+    """The format's ``heal_<format>``: heals a native history and returns it in the shape given
+    (a request keeps its other keys), with repairs at native locations."""
     if fmt == "ai-sdk":
-        from heal.messages import dump_messages, load_messages
-
-        return load_messages, dump_messages
-    from heal.cli import FORMATS
-
+        return _heal_ai_sdk
     if fmt not in FORMATS:
         raise ConfigError(f"unknown format {fmt!r}; expected one of {', '.join(sorted(FORMATS))}")
     import importlib
 
-    module = importlib.import_module(FORMATS[fmt])
-    return module.load_messages, module.dump_messages
+    try:
+        module = importlib.import_module(FORMATS[fmt])
+    except ImportError as exc:
+        raise ConfigError(f"format {fmt!r} needs an optional dependency: {exc}") from None
+    healer: Callable[..., NativeHealResult[Any]] = getattr(module, f"heal_{fmt.replace('-', '_')}")
+    return healer
+
+
+def _heal_ai_sdk(history: Any, *, provider: str | None, scope: str) -> NativeHealResult[Any]:
+    from heal.messages import dump_messages, load_messages
+
+    result = heal_messages(load_messages(history), provider=provider, scope=scope)  # type: ignore[arg-type]
+    healed = dump_messages(result.messages) if result.changed else history
+    return NativeHealResult(healed, result.repairs)
 
 
 def _heal_batch(
@@ -430,6 +448,8 @@ class MigrationSummary:
     failures: list[tuple[Any, str]] = field(default_factory=list)
     seconds: float = 0.0
     dry_run: bool = False
+    report: str | None = None
+    """Where every repair and every failed row was written (``--report``), if anywhere."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -459,7 +479,12 @@ class MigrationSummary:
         for row_id, error in self.failures[:20]:
             lines.append(f"failed row {row_id}: {error}")
         if len(self.failures) > 20:
-            lines.append(f"... and {len(self.failures) - 20} more failed rows")
+            where = (
+                f"every failed row is listed in {self.report}"
+                if self.report is not None
+                else "--report FILE lists every one"
+            )
+            lines.append(f"... and {len(self.failures) - 20} more failed rows ({where})")
         return "\n".join(lines)
 
 
@@ -509,7 +534,12 @@ def migrate(
     progress: TextIO | None = None,
     dry_run: bool = False,
 ) -> MigrationSummary:
-    """Heal every row of ``store``; see the module docstring for the safety guarantees."""
+    """Heal every row of ``store``; see the module docstring for the safety guarantees.
+
+    ``report`` gets one JSON line per repair (``{"row_id", **repair}``) and per failed row
+    (``{"kind": "failure", "row_id", "error"}``). ``progress`` is a stream to draw a progress bar
+    on (the command line passes its stderr when that is a terminal), or None for no bar.
+    """
     if batch_size < 1 or workers < 1:
         raise ConfigError("batch size and workers must be at least 1")
     options = {
@@ -518,17 +548,25 @@ def migrate(
         "fmt": fmt,
         "scope": "request" if all_rules else "history",
     }
-    summary = MigrationSummary(dry_run=dry_run)
-    # A progress bar only on a terminal, unless a stream is given explicitly.
-    bar = Progress(
-        store.count(),
-        f"healing {store.name}",
-        progress or sys.stderr,
-        enabled=True if progress is not None else None,
+    name = getattr(report, "name", None)
+    summary = MigrationSummary(
+        dry_run=dry_run,
+        report=(name if isinstance(name, str) else "the report") if report is not None else None,
+    )
+    bar = (
+        Progress(
+            store.count(),
+            f"{'checking' if dry_run else 'healing'} {store.name}",
+            progress,
+            enabled=True,
+        )
+        if progress is not None
+        else None
     )
     started = time.perf_counter()
     pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
     try:
+        _healer(fmt)  # an unknown format, or one missing its dependency, fails before any row
         batches = store.batches(batch_size)
         if pool is None:
             outcomes_iter: Iterator[tuple[list[Row], list[RowOutcome]]] = (
@@ -544,6 +582,10 @@ def migrate(
                 if outcome.error is not None:
                     summary.failed += 1
                     summary.failures.append((outcome.row_id, outcome.error))
+                    if report is not None:
+                        failure = {"kind": "failure", "row_id": outcome.row_id}
+                        report.write(json.dumps({**failure, "error": outcome.error}, default=str))
+                        report.write("\n")
                     continue
                 if outcome.healed is None:
                     summary.unchanged += 1
@@ -553,17 +595,20 @@ def migrate(
                 for repair in outcome.repairs:
                     summary.repairs_by_rule[repair["rule"]] += 1
                     if report is not None:
-                        report.write(json.dumps({"row_id": outcome.row_id, **repair}) + "\n")
+                        line = json.dumps({"row_id": outcome.row_id, **repair}, default=str)
+                        report.write(line + "\n")
             skipped = store.write(updates)
             summary.skipped += len(skipped)
             summary.healed -= len(skipped)
-            bar.update(summary.scanned)
+            if bar is not None:
+                bar.update(summary.scanned)
         store.finish()
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
         store.close()
-    bar.update(summary.scanned, final=True)
+    if bar is not None:
+        bar.update(summary.scanned, final=True)
     summary.seconds = time.perf_counter() - started
     return summary
 

@@ -48,10 +48,10 @@ def assert_valid_history(
     ``messages`` would be repaired for ``provider``. ``format`` names the native format
     (``openai-chat``, ``anthropic``, ...; see ``heal-messages check --help``); issue locations
     are in that format."""
+    from heal._formats import loader  # the same loading as `heal-messages check`
     from heal.adapters._common import native_repair
-    from heal.cli import _loader  # the same loading as `heal-messages check`
 
-    loaded = _loader(format)(messages)
+    loaded = loader(format)(messages)
     result = validate_messages(loaded.messages, provider=provider, policy=policy)  # type: ignore[arg-type]
     if not result.valid:
         issues = tuple(native_repair(issue, loaded) for issue in result.issues)

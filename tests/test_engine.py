@@ -302,9 +302,8 @@ def test_a_clean_history_costs_one_index_whatever_the_registry(
     # "Thirty rules must not cost thirty full scans": every rule of every provider pack reads
     # the one index; a history that needs nothing is scanned once. One that needs a repair is
     # scanned again after each rule that changed it, and once more to confirm it is stable.
-    from benchmarks.corpus import corpus
-
     import heal._engine as engine
+    from benchmarks.corpus import corpus
 
     builds = 0
     real = engine.HistoryIndex

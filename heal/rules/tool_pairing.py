@@ -23,6 +23,7 @@ from pydantic import JsonValue
 from heal.messages import (
     ErrorTextOutput,
     ExecutionDeniedOutput,
+    ModelMessage,
     ToolApprovalResponse,
     ToolCallPart,
     ToolMessage,
@@ -33,6 +34,7 @@ from heal.rules._base import (
     AddMessage,
     AddPart,
     Context,
+    DropMessage,
     DropPart,
     Edit,
     Example,
@@ -283,19 +285,41 @@ class MisplacedToolResult(Rule):
             if any(pairing.in_block(i, m) for m, _, _ in results):
                 continue
             moves.setdefault(i, []).append(results[0])
-        for i in sorted(moves):
-            items = moves[i]
-            delivered = _deliver(ctx, i, [r[2] for r in items])
-            for n, (m, p, result) in enumerate(items):
+        delivered = {i: _deliver(ctx, i, [r[2] for r in moves[i]]) for i in sorted(moves)}
+        # A tool message whose every part moves out goes with its last part when it holds
+        # nothing else (no provider options, no unknown fields), rather than being left empty
+        # for empty-message to remove: the record then says what happened, a move, and not a
+        # removal. Not when this batch also fills it; and one with more to it is left to
+        # empty-message, whose record keeps it whole.
+        receiving = {
+            e.message for edits in delivered.values() for e in edits if isinstance(e, AddPart)
+        }
+        leaving: dict[int, list[int]] = {}
+        for items in moves.values():
+            for m, p, _ in items:
+                leaving.setdefault(m, []).append(p)
+        last_out = {
+            m: max(parts)
+            for m, parts in leaving.items()
+            if len(parts) == len(ctx.messages[m].content)
+            and m not in receiving
+            and _bare(ctx.messages[m])
+        }
+        for i, edits_in in delivered.items():
+            for n, (m, p, result) in enumerate(moves[i]):
                 edits: tuple[Edit, ...] = (DropPart(m, p),)
                 if n == 0:
-                    edits += tuple(delivered)
+                    edits += tuple(edits_in)
+                emptied = last_out.get(m) == p
+                if emptied:
+                    edits += (DropMessage(m),)
                 yield Finding(
                     Action.MOVE,
                     m,
                     p,
                     f"result for tool call {result.tool_call_id!r} was not right after its call; "
-                    "moved there",
+                    "moved there"
+                    + (" (the tool message it was in held nothing else)" if emptied else ""),
                     edits=edits,
                     tool_call_id=result.tool_call_id,
                     anchor=i,
@@ -567,6 +591,11 @@ class OrphanToolCall(Rule):
                     added=part,
                     anchor=i,
                 )
+
+
+def _bare(message: ModelMessage) -> bool:
+    """Whether a message holds nothing but its role and content."""
+    return message.provider_options is None and not message.__pydantic_extra__
 
 
 def _placeholder(call: ToolCallPart, response: ToolApprovalResponse | None) -> ToolResultPart:

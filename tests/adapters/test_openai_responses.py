@@ -266,7 +266,7 @@ def test_misplaced_output_is_moved_after_its_call() -> None:
         _output("call_1"),
     ]
     out, repairs = _heal(native)
-    assert repairs == [("misplaced-tool-result", 3, None), ("empty-message", 3, None)]
+    assert repairs == [("misplaced-tool-result", 3, None)]  # moved, not removed
     assert out == [native[0], native[1], native[3], native[2]]
 
 
