@@ -774,10 +774,14 @@ class AnthropicUnsignedReasoning(ProtectSigned):
     summary = "reasoning part has no providerOptions.anthropic signature or redactedData"
     providers = frozenset({ANTHROPIC})
     scope = Scope.REQUEST
-    choices = ("drop",)
+    choices = ("drop", "empty-signature")
     choice_docs = {
         "drop": "Remove the reasoning part from this request; never turn it into text "
         "(Anthropic refuses replayed reasoning as text). The part is kept in the repair record.",
+        "empty-signature": "For Anthropic-compatible servers that do not sign thinking but "
+        "require it back (DeepSeek's /anthropic endpoint, Kimi): keep the part and send it with "
+        'signature "" (provider-rules.md §7, §14 R1). Loses nothing; empty thinking is still '
+        "removed (a thinking block must contain thinking). Anthropic itself rejects it.",
     }
     rejections = (
         Rejection(
@@ -818,6 +822,25 @@ class AnthropicUnsignedReasoning(ProtectSigned):
                 continue
             if foreign_namespaces(part, (ANTHROPIC,)):
                 continue  # anthropic-strip-foreign-reasoning-content's finding
+            if choice == "empty-signature" and part.text:
+                values = (part.provider_options or {}).get(ANTHROPIC) or {}
+                if values.get("signature") == "":
+                    continue  # already marked for a server that does not sign
+                marked = with_options(
+                    part,
+                    {**(part.provider_options or {}), ANTHROPIC: {**values, "signature": ""}},
+                )
+                yield Finding(
+                    Action.REPLACE,
+                    m,
+                    p,
+                    'reasoning part has no signature; sent with signature "" for a server '
+                    "that does not sign thinking",
+                    edits=(SetPart(m, p, marked),),
+                    removed={"providerOptions": part.provider_options},
+                    added={"providerOptions": marked.provider_options},
+                )
+                continue
             what = "empty reasoning part" if not part.text else "reasoning part"
             where = _stray_signature(part)
             yield Finding(

@@ -56,3 +56,32 @@ def test_scenarios_heal_and_pass_the_real_provider() -> None:
     assert len(cases) >= 9
     # Only the lost-signature shape of 13.3 cannot be fixed by editing (§1(e)).
     assert all(name.startswith("13.3") for name in reported), reported
+
+
+def test_unsigned_thinking_goes_out_with_an_empty_signature_when_asked() -> None:
+    # DeepSeek's /anthropic endpoint does not sign thinking but requires it back (§7): the
+    # empty-signature choice must reach the wire as a thinking block, not be dropped by the SDK.
+    history = [
+        {"role": "user", "content": "think"},
+        {
+            "role": "assistant",
+            "content": [{"type": "reasoning", "text": "hmm"}, {"type": "text", "text": "ok"}],
+        },
+        {"role": "user", "content": "and?"},
+    ]
+    policy = {"anthropic-unsigned-reasoning": "empty-signature"}
+    healed = heal_messages(history, provider="anthropic", policy=policy)
+    [result] = judge(
+        [{"id": "x", "target": "anthropic", "messages": dump_messages(healed.messages)}]
+    )
+    assert result["ok"], result["error"]
+    assert result["body"]["messages"][1]["content"][0] == {
+        "type": "thinking",
+        "thinking": "hmm",
+        "signature": "",
+    }
+    dropped = heal_messages(history, provider="anthropic")
+    [result] = judge(
+        [{"id": "y", "target": "anthropic", "messages": dump_messages(dropped.messages)}]
+    )
+    assert result["body"]["messages"][1]["content"] == [{"type": "text", "text": "ok"}]
