@@ -2,7 +2,9 @@
 
 A case file is ``{"rule": id, "cases": [...]}``. Each case is either
 ``{"name", "ok": history}`` (no finding, returned unchanged) or
-``{"name", "input", "healed", "repairs"}``, with optional ``provider`` and ``policy``.
+``{"name", "input", "healed", "repairs"}``, with optional ``provider``, ``policy``, ``enable``
+(rules that are off by default) and ``server`` (the case is for another server speaking the
+provider's wire format, so the provider's own wire rules do not judge it).
 
 For every failing case the runner checks the declared output and repairs, then the guarantees:
 the output re-validates clean, the input was not mutated, a second heal changes nothing, and

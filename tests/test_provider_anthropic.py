@@ -130,8 +130,12 @@ def judge_pack(
         healed = healed_or_ok(case)
         if not healed:
             continue
-        deliberate = "keep" in (case.get("policy") or {}).values() or any(
-            r["action"] == "report" for r in case.get("repairs", ())
+        # "server": the case is for another server speaking this wire format (DeepSeek's
+        # /anthropic endpoint), whose rules differ from the provider's own.
+        deliberate = (
+            "keep" in (case.get("policy") or {}).values()
+            or any(r["action"] == "report" for r in case.get("repairs", ()))
+            or "server" in case
         )
         targets = ["schema"] if deliberate else ["schema", "core", JUDGE_TARGET[case["provider"]]]
         for target in targets:
