@@ -110,6 +110,25 @@ def test_valid_history_comes_back_identical() -> None:
     assert result.repairs == ()
 
 
+@PROPERTY
+@given(histories())
+def test_histories_heal_finds_valid_come_back_identical(native: list[BaseMessage]) -> None:
+    # The valid history is the drawn one when heal changes nothing in it, else the one healing
+    # gives. Healing it again returns that very object with no repairs, except findings no edit
+    # can fix (Action.REPORT), which make a history invalid and come back with it unchanged.
+    for provider in (None, "anthropic"):
+        first = heal_langchain(native, provider=provider)
+        if not first.changed:
+            assert first.messages is native
+        valid = first.messages
+        result = heal_langchain(valid, provider=provider)
+        described = [r.describe() for r in result.repairs]
+        assert result.messages is valid, described
+        assert all(r.action is Action.REPORT for r in result.repairs), described
+        if not result.repairs:
+            assert validate_messages(load_messages(valid), provider=provider).valid
+
+
 # --- mapping ---------------------------------------------------------------------------------
 
 

@@ -124,6 +124,29 @@ def test_valid_history_comes_back_identical() -> None:
     assert heal_pydantic_ai(text).messages is text
 
 
+@PROPERTY
+@given(histories())
+def test_histories_heal_finds_valid_come_back_identical(native: list[pa.ModelMessage]) -> None:
+    # The valid history is the drawn one when heal changes nothing in it, else the one healing
+    # gives. Healing it again returns that very object (as objects and as JSON) with no repairs,
+    # except findings no edit can fix (Action.REPORT), which make a history invalid and come
+    # back with it unchanged.
+    for provider in (None, "anthropic"):
+        first = heal_pydantic_ai(native, provider=provider)
+        if not first.changed:
+            assert first.messages is native
+        valid = first.messages
+        result = heal_pydantic_ai(valid, provider=provider)
+        assert result.messages is valid, _changing(result.repairs)
+        assert all(r.action is Action.REPORT for r in result.repairs), _changing(result.repairs)
+        if not result.repairs:
+            assert validate_messages(load_messages(valid), provider=provider).valid
+        data = TA.dump_json(valid)
+        from_json = heal_pydantic_ai(data, provider=provider)
+        assert from_json.messages is data
+        assert from_json.repairs == result.repairs
+
+
 def test_timestamps_keep_their_offset_and_naive_ones_stay_naive() -> None:
     naive = datetime(2024, 5, 6, 7, 8, 9, 123456)
     native: list[pa.ModelMessage] = [
