@@ -11,12 +11,12 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from heal.adapters._common import Loaded
+from heal._engine import heal_messages
+from heal.adapters._common import NativeHealResult
 from heal.errors import ConfigError
-from heal.messages import ModelMessage
-from heal.messages import load_messages as load_ai_sdk
+from heal.messages import dump_messages, load_messages
 
-__all__ = ["FORMATS", "REQUEST_FIELDS", "history_field", "loader", "native_input"]
+__all__ = ["FORMATS", "REQUEST_FIELDS", "healer", "history_field", "native_input"]
 
 FORMATS: dict[str, str] = {
     "ai-sdk": "heal.messages",
@@ -26,23 +26,29 @@ FORMATS: dict[str, str] = {
     "gemini": "heal.adapters.gemini",
     "pydantic-ai": "heal.adapters.pydantic_ai",
 }
-"""Input formats and the module whose ``load_messages`` reads each."""
+"""Input formats and the module whose ``heal_<format>`` heals each."""
 
 
-def loader(fmt: str) -> Callable[[Any], Loaded]:
-    """A function reading one native history into canonical messages plus its source map."""
+def healer(fmt: str) -> Callable[..., NativeHealResult[Any]]:
+    """The format's ``heal_<format>``: heals a native history and returns it in the shape given
+    (a request keeps its other keys), with repairs at native locations. ``heal-messages check``
+    reads its repairs (the issues), ``migrate`` also its messages."""
     if fmt == "ai-sdk":
-        return lambda data: _identity_map(load_ai_sdk(data))
+        return _heal_ai_sdk
+    if fmt not in FORMATS:
+        raise ConfigError(f"unknown format {fmt!r}; expected one of {', '.join(sorted(FORMATS))}")
     try:
         module = importlib.import_module(FORMATS[fmt])
     except ImportError as exc:
         raise ConfigError(f"format {fmt!r} needs an optional dependency: {exc}") from None
-    loader: Callable[[Any], Loaded] = module.load
-    return loader
+    heal: Callable[..., NativeHealResult[Any]] = getattr(module, f"heal_{fmt.replace('-', '_')}")
+    return heal
 
 
-def _identity_map(messages: list[ModelMessage]) -> Loaded:
-    return Loaded(messages, list(range(len(messages))))
+def _heal_ai_sdk(history: Any, **options: Any) -> NativeHealResult[Any]:
+    result = heal_messages(load_messages(history), **options)
+    healed = dump_messages(result.messages) if result.changed else history
+    return NativeHealResult(healed, result.repairs)
 
 
 REQUEST_FIELDS: dict[str, str] = {

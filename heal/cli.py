@@ -22,12 +22,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from heal import __version__
-from heal._engine import validate_messages
-from heal._formats import FORMATS, history_field, loader, native_input
-from heal.adapters._common import Loaded, native_repair
+from heal._formats import FORMATS, healer, history_field, native_input
+from heal.adapters._common import NativeHealResult
 from heal.errors import ConfigError, HealError
 from heal.providers import PROVIDERS
-from heal.repairs import Repair
+from heal.repairs import Action, Repair
 from heal.rules import default_registry
 
 __all__ = ["main"]
@@ -81,7 +80,7 @@ def check_paths(
 ) -> list[Checked]:
     """Validate every history in ``paths``; errors are reported per history (per line of a JSON
     Lines file), never raised."""
-    load = loader(fmt)
+    heal = healer(fmt)
     out: list[Checked] = []
     for path in _files(paths):
         shown = str(path)
@@ -91,7 +90,7 @@ def check_paths(
             out.append(Checked(shown, None, error=f"cannot read: {exc}", valid=False))
             continue
         for line, text in records:
-            out.append(_check_one(shown, line, text, load, provider=provider, fmt=fmt, key=key))
+            out.append(_check_one(shown, line, text, heal, provider=provider, fmt=fmt, key=key))
     return out
 
 
@@ -99,7 +98,7 @@ def _check_one(
     shown: str,
     line: int | None,
     text: str,
-    load: Callable[[Any], Loaded],
+    heal: Callable[..., NativeHealResult[Any]],
     *,
     provider: str | None,
     fmt: str,
@@ -110,23 +109,13 @@ def _check_one(
     except ValueError as exc:
         return Checked(shown, line, error=f"cannot read: {exc}", valid=False)
     try:
-        loaded = load(history)
-        result = validate_messages(loaded.messages, provider=provider)  # type: ignore[arg-type]
+        # The issues are the repairs healing would make (what validate_messages reports), at
+        # their native locations as the format's heal_<format> gives them.
+        result = heal(history, provider=provider)
     except HealError as exc:
         return Checked(shown, line, error=str(exc), valid=False)
-    issues = tuple(_native_issue(issue, loaded, history, fmt) for issue in result.issues)
-    return Checked(shown, line, issues, valid=result.valid)
-
-
-def _native_issue(issue: Repair, loaded: Loaded, history: Any, fmt: str) -> Repair:
-    """The issue at its native location, as the format's ``heal_<format>`` reports it."""
-    repair = native_repair(issue, loaded)
-    if fmt == "anthropic":  # the system parameter: no message index (negative in ``loaded``)
-        from heal.adapters.anthropic import _system_location
-
-        blocks = isinstance(history, dict) and isinstance(history.get("system"), list)
-        return _system_location(repair, blocks=blocks)
-    return repair
+    valid = all(issue.action is Action.KEEP for issue in result.repairs)
+    return Checked(shown, line, result.repairs, valid=valid)
 
 
 def _write_text(results: Sequence[Checked], stream: TextIO) -> None:

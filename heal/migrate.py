@@ -29,15 +29,13 @@ import sqlite3
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
-from heal._engine import heal_messages
-from heal._formats import FORMATS, history_field, native_input
-from heal.adapters._common import NativeHealResult
+from heal._formats import healer, history_field, native_input
 from heal.errors import ConfigError, HealError
 
 __all__ = [
@@ -85,7 +83,7 @@ def heal_row(
     a pydantic-ai history stays ``ModelMessagesTypeAdapter`` JSON.
     """
     try:
-        heal = _healer(fmt)
+        heal = healer(fmt)
         document = json.loads(stored)
         field = history_field(document, key, fmt)
         history = document if field is None else document[field]
@@ -114,31 +112,6 @@ def heal_jsonl_line(line: str, **options: Any) -> str:
     """
     outcome = heal_row(None, line, **options)
     return outcome.healed if outcome.healed is not None else line
-
-
-def _healer(fmt: str) -> Callable[..., NativeHealResult[Any]]:
-    """The format's ``heal_<format>``: heals a native history and returns it in the shape given
-    (a request keeps its other keys), with repairs at native locations."""
-    if fmt == "ai-sdk":
-        return _heal_ai_sdk
-    if fmt not in FORMATS:
-        raise ConfigError(f"unknown format {fmt!r}; expected one of {', '.join(sorted(FORMATS))}")
-    import importlib
-
-    try:
-        module = importlib.import_module(FORMATS[fmt])
-    except ImportError as exc:
-        raise ConfigError(f"format {fmt!r} needs an optional dependency: {exc}") from None
-    healer: Callable[..., NativeHealResult[Any]] = getattr(module, f"heal_{fmt.replace('-', '_')}")
-    return healer
-
-
-def _heal_ai_sdk(history: Any, *, provider: str | None, scope: str) -> NativeHealResult[Any]:
-    from heal.messages import dump_messages, load_messages
-
-    result = heal_messages(load_messages(history), provider=provider, scope=scope)  # type: ignore[arg-type]
-    healed = dump_messages(result.messages) if result.changed else history
-    return NativeHealResult(healed, result.repairs)
 
 
 def _heal_batch(
@@ -566,7 +539,7 @@ def migrate(
     started = time.perf_counter()
     pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
     try:
-        _healer(fmt)  # an unknown format, or one missing its dependency, fails before any row
+        healer(fmt)  # an unknown format, or one missing its dependency, fails before any row
         batches = store.batches(batch_size)
         if pool is None:
             outcomes_iter: Iterator[tuple[list[Row], list[RowOutcome]]] = (

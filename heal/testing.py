@@ -15,9 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from heal._engine import validate_messages
 from heal.policy import Policy
-from heal.repairs import Repair
+from heal.repairs import Action, Repair
 
 __all__ = ["HistoryAssertionError", "assert_valid_history"]
 
@@ -48,11 +47,8 @@ def assert_valid_history(
     ``messages`` would be repaired for ``provider``. ``format`` names the native format
     (``openai-chat``, ``anthropic``, ...; see ``heal-messages check --help``); issue locations
     are in that format."""
-    from heal._formats import loader  # the same loading as `heal-messages check`
-    from heal.adapters._common import native_repair
+    from heal._formats import healer  # the same reading as `heal-messages check`
 
-    loaded = loader(format)(messages)
-    result = validate_messages(loaded.messages, provider=provider, policy=policy)  # type: ignore[arg-type]
-    if not result.valid:
-        issues = tuple(native_repair(issue, loaded) for issue in result.issues)
+    issues = healer(format)(messages, provider=provider, policy=policy).repairs
+    if any(issue.action is not Action.KEEP for issue in issues):
         raise HistoryAssertionError(issues, provider=provider, label=label)
