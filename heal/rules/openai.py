@@ -44,6 +44,7 @@ from pydantic import BaseModel, JsonValue
 
 from heal.messages import (
     ModelMessage,
+    Part,
     ReasoningPart,
     TextPart,
     ToolApprovalRequest,
@@ -140,6 +141,20 @@ def without_item_id(part: _P) -> tuple[_P, dict[str, JsonValue]]:
         else:
             kept[namespace] = values
     return with_options(part, kept or None), {"providerOptions": removed}
+
+
+def _turn_parts(ctx: Context) -> Iterator[tuple[int, int, Part | None]]:
+    """Each part of the assistant messages, in history order, as (message index, part index,
+    part); any other message ends the turn, marked by ``(its index, -1, None)``. A turn's
+    reasoning items cover the items after them, across the assistant messages of the turn."""
+    roles = ctx.index.roles
+    for m, message in enumerate(ctx.messages):
+        content = message.content
+        if roles[m] != "assistant":
+            yield m, -1, None
+        elif not isinstance(content, str):
+            for p, part in enumerate(content):
+                yield m, p, part
 
 
 def _strip_finding(m: int, p: int, part: TextPart | ToolCallPart, why: str) -> Finding:
@@ -368,30 +383,20 @@ class UnverifiableEncryptedReasoning(Rule):
         # item ids too: sent as references (or with their ids) they would still need the item
         # ("Item 'msg_...' of type 'message' was provided without its required 'reasoning'
         # item"). A reasoning item that stays, later in the turn, covers what follows it.
-        roles = ctx.index.roles
         lost = False
-        for m, message in enumerate(ctx.messages):
-            content = message.content
-            if roles[m] != "assistant":
+        for m, p, part in _turn_parts(ctx):
+            if part is None:
                 lost = False
-                continue
-            if isinstance(content, str):
-                continue
-            for p, part in enumerate(content):
-                if isinstance(part, ReasoningPart):
-                    if (m, p) in dropped:
-                        lost = True
-                        yield _drop_reasoning(
-                            m, p, part, "with encrypted content that was not verified"
-                        )
-                    elif is_reasoning_item(part):
-                        lost = False
-                elif (
-                    lost
-                    and isinstance(part, (TextPart, ToolCallPart))
-                    and item_id(part) is not None
-                ):
-                    yield _strip_finding(m, p, part, "followed a removed reasoning item")
+            elif isinstance(part, ReasoningPart):
+                if (m, p) in dropped:
+                    lost = True
+                    yield _drop_reasoning(
+                        m, p, part, "with encrypted content that was not verified"
+                    )
+                elif is_reasoning_item(part):
+                    lost = False
+            elif lost and isinstance(part, (TextPart, ToolCallPart)) and item_id(part) is not None:
+                yield _strip_finding(m, p, part, "followed a removed reasoning item")
 
 
 class DuplicateItemId(Rule):
@@ -600,24 +605,18 @@ class OpenAIOrphanItemId(Rule):
     )
 
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
-        roles = ctx.index.roles
         reasoned = False  # an OpenAI reasoning item came earlier in this turn
-        for m, message in enumerate(ctx.messages):
-            content = message.content
-            if roles[m] != "assistant":
+        for m, p, part in _turn_parts(ctx):
+            if part is None:
                 reasoned = False
-                continue
-            if isinstance(content, str):
-                continue
-            for p, part in enumerate(content):
-                if isinstance(part, ReasoningPart):
-                    reasoned = reasoned or is_reasoning_item(part)
-                elif (
-                    isinstance(part, (TextPart, ToolCallPart))
-                    and not reasoned
-                    and item_id(part) is not None
-                ):
-                    yield _strip_finding(m, p, part, "has no reasoning item before it")
+            elif isinstance(part, ReasoningPart):
+                reasoned = reasoned or is_reasoning_item(part)
+            elif (
+                isinstance(part, (TextPart, ToolCallPart))
+                and not reasoned
+                and item_id(part) is not None
+            ):
+                yield _strip_finding(m, p, part, "has no reasoning item before it")
 
 
 # --- Chat Completions ------------------------------------------------------------------------
