@@ -265,6 +265,8 @@ def _strand_hidden(
     writing the blocks back alone would give a history heal cannot read again. The repair takes
     the rule and scope of the last part removal in that message.
     """
+    if not any(r.changed for r in repairs):
+        return healed, ()  # nothing was removed, so nothing was stranded
     out = list(healed)
     found: list[Repair] = []
     used: set[int] = set()
