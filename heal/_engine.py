@@ -16,6 +16,7 @@ check per rule.
 
 from __future__ import annotations
 
+import gc
 import logging
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -25,12 +26,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from heal._construct import construct_trusted
 from heal.errors import ConfigError, ConvergenceError, HealingError
 from heal.messages import ModelMessage, load_messages
 from heal.policy import KEEP, Policy
 from heal.providers import ProviderId, ProviderProfile, get_profile
 from heal.repairs import Action, Repair, Scope
-from heal.rules import Rule, _check_rule, default_registry
+from heal.rules import BUILTIN_RULES, Rule, _check_rule, default_registry
 from heal.rules._base import (
     AddMessage,
     AddPart,
@@ -119,7 +121,7 @@ def heal_messages(
     """
     loaded = load_messages(messages)
     plan = _plan_for(provider, policy, rules, scope)
-    healed, repairs = _run(loaded, plan, provider)
+    healed, repairs = _run_collector_paused(loaded, plan, provider)
     if on_repair is not None:
         _notify(on_repair, repairs)
     if strict and any(r.action is not Action.KEEP for r in repairs):
@@ -144,7 +146,7 @@ def validate_messages(
     """
     loaded = load_messages(messages)
     plan = _plan_for(provider, policy, rules, scope)
-    _, issues = _run(loaded, plan, provider)
+    _, issues = _run_collector_paused(loaded, plan, provider)
     valid = all(issue.action is Action.KEEP for issue in issues)
     return ValidationResult(valid, issues)
 
@@ -242,50 +244,101 @@ def _cached_plan(
 # --- running ---------------------------------------------------------------------------------
 
 
+PAUSE_GC_FROM = 2_000
+"""Histories at least this long are healed with Python's cyclic garbage collector paused.
+
+Healing allocates a few objects per repair, and all of them are acyclic: reference counting
+frees every one that is not kept, so the cyclic collector has nothing of heal's to find. But it
+is triggered by allocation counts, and each full collection rescans every live object in the
+process, so a long history with thousands of problems made heal superlinear (80,000 messages
+with a broken turn each: a third of the time went to full collections, and more the larger the
+rest of the process). Below this size the collector rarely runs during a call and is left
+alone. The pause is process-wide for the duration of the call: the collector is re-enabled on
+return (or on an exception) only if it was enabled on entry, so a caller who disabled it keeps
+it disabled.
+"""
+
+
+def _run_collector_paused(
+    messages: list[ModelMessage], plan: _Plan, provider: Any
+) -> tuple[list[ModelMessage], tuple[Repair, ...]]:
+    if len(messages) < PAUSE_GC_FROM or not gc.isenabled():
+        return _run(messages, plan, provider)
+    gc.disable()
+    try:
+        return _run(messages, plan, provider)
+    finally:
+        gc.enable()
+
+
 def _run(
     messages: list[ModelMessage],
     plan: _Plan,
     provider: Any,
 ) -> tuple[list[ModelMessage], tuple[Repair, ...]]:
+    """Run the plan's rules in order, over and over, until every rule has checked the current
+    history without changing it.
+
+    This is the pass loop (all rules in order; repeat while a pass changed something) without its
+    redundant work: a rule that already checked exactly the current history is not asked again.
+    After the last change of a pass, the rules after the one that made it have checked the final
+    history, so the next pass stops before them; and the index built after an edit serves every
+    rule until the next edit. Results, repairs and their order are the pass loop's exactly.
+    """
+    steps = plan.steps
+    n_steps = len(steps)
     work = messages
     origin: _Origin | None = None
     repairs: list[Repair] = []
+    # The reports (kept or unfixable findings) of each rule's latest check; once every rule has
+    # checked the final history, these are its reports, in rule order.
+    reports: list[list[Repair] | None] = [None] * n_steps
     profile, guards = plan.profile, plan.guards
-    for _ in range(MAX_PASSES):
-        index = HistoryIndex(work)
-        ctx = Context(work, index, provider, profile, guards)
-        changed = False
-        reports: list[Repair] = []
-        for rule, choice, keep, triggers in plan.steps:
-            # A rule whose triggers are all absent cannot find anything: skip the call.
-            if triggers is not None and triggers.isdisjoint(index.present):
-                continue
+    index = HistoryIndex(work)
+    ctx = Context(work, index, provider, profile, guards)
+    unchanged_for = 0  # how many rules in a row have checked the current history
+    budget = MAX_PASSES * n_steps
+    k = 0
+    while unchanged_for < n_steps:
+        if budget == 0:
+            raise ConvergenceError(
+                f"the history still changed after {MAX_PASSES} passes; last repairs: "
+                + "; ".join(r.describe() for r in repairs[-5:])
+            )
+        budget -= 1
+        rule, choice, keep, triggers = steps[k]
+        unchanged_for += 1
+        # A rule whose triggers are all absent cannot find anything: skip the call.
+        if triggers is None or not triggers.isdisjoint(index.present):
             findings = list(rule.check(ctx, choice))
-            if not findings:
-                continue
-            if origin is None:
-                origin = _Origin(work)
-            edits: list[Edit] = []
-            for finding in findings:
-                action = Action.KEEP if keep else finding.action
-                record = origin.repair(rule, finding, action)
-                if action in (Action.KEEP, Action.REPORT):
-                    reports.append(record)
-                else:
-                    repairs.append(record)
-                    edits.extend(finding.edits)
-            if edits:
-                work, origin = _apply(work, origin, edits)
-                index = HistoryIndex(work)
-                ctx = Context(work, index, provider, profile, guards)
-                changed = True
-        if not changed:
-            repairs.extend(reports)
-            return (messages if work is messages else work), tuple(repairs)
-    raise ConvergenceError(
-        f"the history still changed after {MAX_PASSES} passes; last repairs: "
-        + "; ".join(r.describe() for r in repairs[-5:])
-    )
+            if findings:
+                if origin is None:
+                    origin = _Origin(work)
+                found: list[Repair] = []
+                edits: list[Edit] = []
+                for finding in findings:
+                    action = Action.KEEP if keep else finding.action
+                    record = origin.repair(rule, finding, action)
+                    if action in (Action.KEEP, Action.REPORT):
+                        found.append(record)
+                    else:
+                        repairs.append(record)
+                        edits.extend(finding.edits)
+                reports[k] = found
+                if edits:
+                    work, origin = _apply(work, origin, edits)
+                    index = HistoryIndex(work)
+                    ctx = Context(work, index, provider, profile, guards)
+                    unchanged_for = 0
+            else:
+                reports[k] = None
+        else:
+            reports[k] = None
+        k = k + 1 if k + 1 < n_steps else 0
+    for kept in reports:
+        if kept:
+            repairs.extend(kept)
+    return (messages if work is messages else work), tuple(repairs)
 
 
 class _Origin:
@@ -335,18 +388,28 @@ class _Origin:
                     message_index, part_index = loc
         if f.anchor is not None:
             anchor = self.anchors[f.anchor]
-        return Repair(
-            rule=rule.id,
-            action=action,
-            message_index=message_index,
-            part_index=part_index,
-            anchor_index=anchor,
-            tool_call_id=f.tool_call_id,
-            reason=f.reason,
-            removed=_to_json(f.removed),
-            added=_to_json(f.added),
-            scope=rule.scope,
-        )
+        values = {
+            "rule": rule.id,
+            "action": action,
+            "message_index": message_index,
+            "part_index": part_index,
+            "anchor_index": anchor,
+            "tool_call_id": f.tool_call_id,
+            "reason": f.reason,
+            "removed": _to_json(f.removed),
+            "added": _to_json(f.added),
+            "scope": rule.scope,
+        }
+        if id(rule) in _BUILTIN_RULES:
+            # A built-in rule's findings hold valid values (str, int, JSON from _to_json), and a
+            # history with thousands of problems makes thousands of records: skip validating
+            # them again. A user rule's findings are validated like any input.
+            return construct_trusted(Repair, set(_REPAIR_FIELDS), values)
+        return Repair(**values)
+
+
+_BUILTIN_RULES = frozenset(map(id, BUILTIN_RULES))
+_REPAIR_FIELDS = frozenset(Repair.model_fields)
 
 
 def _to_json(value: Any) -> Any:
@@ -426,7 +489,16 @@ def _apply(
             )
 
     emit_added(-1)
-    for i, msg in enumerate(messages):
+    # Only the messages an edit names need work; the spans between them are copied whole.
+    done = 0
+    for i in sorted(touched | drop_msgs | {m for m in add_msgs if m >= 0}):
+        if done < i:
+            out.extend(messages[done:i])
+            new.msgs.extend(origin.msgs[done:i])
+            new.anchors.extend(origin.anchors[done:i])
+            new.parts.extend(origin.parts[done:i])
+        done = i + 1
+        msg = messages[i]
         if i in drop_msgs:
             emit_added(i)
             continue
@@ -472,4 +544,8 @@ def _apply(
         new.anchors.append(origin.anchors[i])
         new.parts.append(part_locs)
         emit_added(i)
+    out.extend(messages[done:])
+    new.msgs.extend(origin.msgs[done:])
+    new.anchors.extend(origin.anchors[done:])
+    new.parts.extend(origin.parts[done:])
     return out, new

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from heal import Action, Policy, dump_messages, heal_messages, validate_messages
+from heal import Action, Policy, Repair, dump_messages, heal_messages, validate_messages
 
 CASES_DIR = Path(__file__).parent / "cases"
 _REPAIR_KEYS = ("rule", "action", "message_index", "part_index")
@@ -67,6 +67,9 @@ def test_case(rule: str, case: dict[str, Any]) -> None:
     got = [{k: r.model_dump(mode="json")[k] for k in _REPAIR_KEYS} for r in result.repairs]
     want = [{k: r[k] for k in _REPAIR_KEYS} for r in case["repairs"]]
     assert got == want, "\n".join(r.describe() for r in result.repairs)
+    # Built-in rules' records are built without validation: each must be a valid Repair.
+    for repair in result.repairs:
+        assert Repair.model_validate(repair.model_dump()) == repair, repair.describe()
     # Optional details a case may pin down: tool call id, anchor, removed content.
     for got_repair, want_repair in zip(result.repairs, case["repairs"], strict=False):
         dumped = got_repair.model_dump(mode="json")

@@ -20,6 +20,7 @@ from collections.abc import Iterator, Sequence
 
 from pydantic import JsonValue
 
+from heal._construct import construct_trusted
 from heal.messages import (
     ErrorTextOutput,
     ExecutionDeniedOutput,
@@ -27,6 +28,7 @@ from heal.messages import (
     ToolApprovalResponse,
     ToolCallPart,
     ToolMessage,
+    ToolPart,
     ToolResultPart,
 )
 from heal.repairs import Action
@@ -114,7 +116,7 @@ def _deliver(ctx: Context, call_message: int, parts: Sequence[ToolResultPart]) -
     ordered = sorted(parts, key=lambda part: rank.get(part.tool_call_id, len(rank)))
     target = call_message + 1
     if ctx.index.pairing.block_end[call_message] == target:
-        return [AddMessage(call_message, ToolMessage(content=tuple(ordered)))]
+        return [AddMessage(call_message, _tool_message(ordered))]
     existing = ctx.messages[target].content
     edits: list[Edit] = []
     for part in ordered:
@@ -476,7 +478,7 @@ class MisplacedToolApproval(Rule):
         for i in sorted(moves):
             parts = [r for _, _, r in moves[i]]
             if pairing.block_end[i] == i + 1:
-                delivered: list[Edit] = [AddMessage(i, ToolMessage(content=tuple(parts)))]
+                delivered: list[Edit] = [AddMessage(i, _tool_message(parts))]
             else:
                 delivered = [AddPart(i + 1, 0, part) for part in parts]
             for n, (m, p, response) in enumerate(moves[i]):
@@ -608,17 +610,24 @@ def _placeholder(call: ToolCallPart, response: ToolApprovalResponse | None) -> T
         )
     else:
         output = _PLACEHOLDER_OUTPUT
-    # Built without re-validation, sharing the immutable output and marker: a long history with
-    # thousands of orphans then allocates far fewer objects (and the garbage collector, which
-    # scans every live container, has less to do).
-    return ToolResultPart.model_construct(
+    # Built without re-validation (its values come from a validated call), sharing the
+    # immutable output and marker: a long history with thousands of orphans then allocates far
+    # fewer objects (and the garbage collector, which scans every live container, has less to do).
+    return construct_trusted(
+        ToolResultPart,
         {"type", "tool_call_id", "tool_name", "output", "provider_options"},
-        type="tool-result",
-        tool_call_id=call.tool_call_id,
-        tool_name=call.tool_name,
-        output=output,
-        provider_options=SYNTHESIZED,
+        {
+            "tool_call_id": call.tool_call_id,
+            "tool_name": call.tool_name,
+            "output": output,
+            "provider_options": SYNTHESIZED,
+        },
     )
+
+
+def _tool_message(parts: Sequence[ToolPart]) -> ToolMessage:
+    """A new tool message holding ``parts`` (valid parts: no need to validate them again)."""
+    return construct_trusted(ToolMessage, {"role", "content"}, {"content": tuple(parts)})
 
 
 _PLACEHOLDER_OUTPUT = ErrorTextOutput(value=PLACEHOLDER_TEXT)
