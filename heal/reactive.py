@@ -296,6 +296,15 @@ ERROR_PATTERNS: tuple[ErrorPattern, ...] = (
         "agno-agi/agno#5382; vercel/ai#8132; Portkey-AI/gateway#1062",
         implies="openai-chat",
     ),
+    _p(
+        "openai-assistant-image",
+        # The assistant role only: the same text for role 'tool' is an image in a tool result.
+        r"Image URLs are only allowed for messages with role 'user', but this message with "
+        r"role 'assistant'",
+        ("openai-assistant-file",),
+        "OpenAI Chat",
+        "openai/openai-node#1030; onyx-dot-app/onyx PR#1964; OpenHands/OpenHands#7700",
+    ),
     # --- OpenAI Responses ---
     _p(
         "openai-call-id-too-long",

@@ -63,8 +63,13 @@ def test_latest_bedrock_signed_message_is_protected() -> None:
         {"role": "user", "content": "b"},
     ]
     result = heal_messages(history, provider="bedrock")
-    assert result.repairs == ()
-    assert dump_messages(result.messages) == history
+    # Only the unsigned reasoning goes (it cannot be sent as a signed block); the blank text
+    # between the signed blocks stays.
+    assert [(r.rule, r.message_index, r.part_index) for r in result.repairs] == [
+        ("bedrock-unsigned-reasoning", 1, 2)
+    ]
+    kept = [part for part in latest["content"] if part != {"type": "reasoning", "text": "unsigned"}]
+    assert dump_messages(result.messages) == [history[0], {**latest, "content": kept}, history[2]]
 
 
 def test_unsigned_reasoning_drop_is_request_only() -> None:

@@ -120,6 +120,66 @@ def test_openai_rules_are_registered_with_their_providers_and_scopes() -> None:
     assert declared["provider-executed-tool-call"].scope is Scope.REQUEST
     off = {rule.id for rule in openai_pack.RULES if not rule.default_enabled}
     assert off == {"openai-orphan-item-id", "unverifiable-encrypted-reasoning"}
+    for rule_id in (
+        "encrypted-reasoning-without-item-id",
+        "openai-foreign-server-tool",
+        "openai-assistant-file",
+    ):
+        assert declared[rule_id].scope is Scope.REQUEST
+    assert declared["encrypted-reasoning-without-item-id"].providers == responses
+    assert declared["openai-foreign-server-tool"].providers == responses
+    # Mistral has mistral-assistant-file, with its own adapter's error.
+    assert (
+        declared["openai-assistant-file"].providers
+        == (CHAT_COMPLETIONS_PROVIDERS - {"mistral"}) | responses
+    )
+
+
+def test_unsendable_parts_stay_in_stored_history() -> None:
+    """What the request-only OpenAI rules take out is not written back to storage."""
+    history: list[dict[str, Any]] = [
+        {"role": "user", "content": "hi"},
+        {
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "reasoning",
+                    "text": "",
+                    "providerOptions": {"openai": {"reasoningEncryptedContent": "enc"}},
+                },
+                {
+                    "type": "tool-call",
+                    "toolCallId": "srvtoolu_1",
+                    "toolName": "web_search",
+                    "input": {},
+                    "providerExecuted": True,
+                },
+                {
+                    "type": "tool-result",
+                    "toolCallId": "srvtoolu_1",
+                    "toolName": "web_search",
+                    "output": {"type": "json", "value": []},
+                },
+                {"type": "text", "text": "none"},
+                {"type": "file", "data": "iVBORw0KGgo=", "mediaType": "image/png"},
+            ],
+        },
+        {"role": "user", "content": "ok"},
+    ]
+    request = heal_messages(history, provider="openai-responses")
+    assert [r.rule for r in request.repairs] == [
+        "encrypted-reasoning-without-item-id",
+        "openai-foreign-server-tool",
+        "openai-foreign-server-tool",
+        "openai-assistant-file",
+    ]
+    assert dump_messages(request.messages)[1] == {
+        "role": "assistant",
+        "content": [{"type": "text", "text": "none"}],
+    }
+    stored = heal_messages(history, provider="openai-responses", scope="history")
+    assert stored.repairs == ()
+    assert dump_messages(stored.messages) == history
 
 
 # --- scenario 13.7 ---------------------------------------------------------------------------

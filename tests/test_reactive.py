@@ -132,6 +132,9 @@ SAMPLES: dict[str, tuple[str, ...]] = {
     "openai-tool-call-id-too-long": (
         "Invalid 'messages[10].tool_calls[0].id': string too long. Expected a string with maximum length 40, but got a string with length 53 instead.",
     ),
+    "openai-assistant-image": (
+        "Invalid 'messages[2]'. Image URLs are only allowed for messages with role 'user', but this message with role 'assistant' contains an image URL.",
+    ),
     "openai-call-id-too-long": (
         "Invalid 'input[95].call_id': string too long. Expected a string with maximum length 64",
     ),
@@ -296,6 +299,10 @@ NEGATIVES: dict[str, tuple[str, ...]] = {
     "openai-tool-call-id-too-long": (
         "Invalid 'tools[6].function.description': string too long. Expected a string with "
         "maximum length 1024, but got a string with length 2780 instead.",
+    ),
+    "openai-assistant-image": (
+        "Invalid 'messages[2]'. Image URLs are only allowed for messages with role 'user', but "
+        "this message with role 'tool' contains an image URL.",
     ),
     "openai-call-id-too-long": (
         "Invalid 'messages[10].tool_calls[0].id': string too long. Expected a string with "
@@ -802,8 +809,19 @@ PNG = {"type": "file", "data": "iVBORw0KGgo=", "mediaType": "image/png"}
             "anthropic",
             "anthropic-assistant-file",
         ),
+        (
+            [
+                {"role": "user", "content": "draw"},
+                {"role": "assistant", "content": [PNG, {"type": "text", "text": "here"}]},
+                {"role": "user", "content": "thanks"},
+            ],
+            "Invalid 'messages[2]'. Image URLs are only allowed for messages with role 'user', "
+            "but this message with role 'assistant' contains an image URL.",
+            "openai-chat",
+            "openai-assistant-file",
+        ),
     ],
-    ids=["bedrock-document", "anthropic-assistant-image"],
+    ids=["bedrock-document", "anthropic-assistant-image", "openai-assistant-image"],
 )
 def test_errors_whose_rule_is_on_anyway_are_recognised_and_fixed(
     history: list[dict[str, Any]], error: str, provider: Any, rule: str

@@ -47,7 +47,8 @@ Mapping (native → canonical)
   ``citations`` ↔ ``providerOptions.anthropic``; a ``text`` source's text is base64-encoded,
   as the AI SDK expects). ``search_result`` and ``container_upload`` blocks have no canonical
   part: they load as a file part with no data, the block kept whole under
-  ``heal.anthropic.block``.
+  ``heal.anthropic.block``. On dump, inline data written as a data URL (as other formats
+  load it) goes out as its payload, its media type filling a missing one, as the AI SDK does.
 * ``cache_control`` on any block ↔ its part's ``providerOptions.anthropic.cacheControl``;
   ``caller`` ↔ ``providerOptions.anthropic.caller`` (``tool_id`` ↔ ``toolId``).
 
@@ -75,6 +76,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal, cast, overload
+from urllib.parse import unquote_to_bytes
 
 from heal.adapters._common import (
     Loaded,
@@ -146,6 +148,7 @@ _SERVER_RESULTS = {
 }
 _OPAQUE_USER_BLOCKS = ("search_result", "container_upload")
 _HTTP = re.compile(r"https?://", re.IGNORECASE)
+_DATA_URL = re.compile(r"data:([^,]*?)(;base64)?,(.*)", re.DOTALL)
 
 
 # --- public API ------------------------------------------------------------------------------
@@ -373,6 +376,19 @@ def _b64(data: str | bytes) -> str:
     return data if isinstance(data, str) else base64.b64encode(data).decode("ascii")
 
 
+def _split_data_url(data: str | bytes) -> tuple[str | bytes, str | None]:
+    """Inline data written as a data URL (another spelling of inline data, which the AI SDK
+    splits before any provider sees it): its payload (base64, or the bytes of a percent-encoded
+    one) and its media type. Any other data comes back as it is, with None."""
+    found = _DATA_URL.fullmatch(data) if isinstance(data, str) else None
+    if found is None:
+        return data, None
+    media = found.group(1) or None
+    if found.group(2):
+        return found.group(3), media
+    return unquote_to_bytes(found.group(3)), media
+
+
 # --- sources: image and document blocks ------------------------------------------------------
 
 
@@ -443,13 +459,14 @@ def _dump_source(
     elif kind == "text":
         if not meta.get("noMediaType"):
             source["media_type"] = media_type or "text/plain"
-        text = _base64_to_text(data)
+        text = _base64_to_text(_split_data_url(data)[0])
         if text is None:
             raise InputError("a text/plain document's data is not base64 UTF-8 text")
         source["data"] = text
     elif kind == "base64":
+        data, url_media = _split_data_url(data)
         if not meta.get("noMediaType"):
-            mime = media_type or "image/jpeg"
+            mime = media_type or url_media or "image/jpeg"
             source["media_type"] = "image/jpeg" if mime == "image/*" else mime
         source["data"] = _b64(data)
     return _put_extra(source, meta, "source")

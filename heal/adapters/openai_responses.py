@@ -19,8 +19,10 @@ How items map (the AI SDK's conventions where it has one):
 native item                    canonical
 =============================  ==================================================================
 user message                   ``UserMessage`` (string content stays a string; ``input_text`` →
-                               text part, ``input_image`` → image part, ``input_file`` → file
-                               part)
+                               text part, ``input_image`` → image part, its ``detail`` →
+                               ``openai.imageDetail``, ``input_file`` → file part); an image
+                               from elsewhere without ``imageDetail`` is written with
+                               ``detail: "auto"`` (the API default, required by the SDK types)
 system / developer message     ``SystemMessage`` (a one-element ``[input_text]`` content too)
 assistant message              text parts of an assistant message (``output_text`` and
                                ``refusal`` alike); ``id`` → ``providerOptions.openai.itemId``
@@ -62,9 +64,17 @@ the new item follows.
 Not represented (``InputError``): images and files inside assistant messages, system messages
 whose content list is not exactly one ``input_text``, content element types the API does not
 define. Canonical parts from other providers that have no Responses form (another provider's
-reasoning without an OpenAI item id or encrypted content, approval requests, files in assistant
-messages) raise ``InputError`` from :func:`dump_messages`; heal such histories with
-``provider="openai-responses"`` first.
+reasoning without an OpenAI item id or encrypted content, another provider's server-tool calls,
+approval requests, files in assistant messages) raise ``InputError`` from :func:`dump_messages`;
+heal such histories with ``provider="openai-responses"`` first.
+
+A tool output holding content with no output element (another provider's: an Anthropic search
+result) is written as the output's JSON text, as :mod:`heal.adapters.openai_chat` writes it.
+
+OpenAI's own server-tool calls from elsewhere (a provider-executed call with an OpenAI item id,
+or, as the AI SDK keeps them, whose toolCallId is the item's id: ``ws_...``, ``ci_...``) are
+written as an ``item_reference`` to that item; the item holds the call's result, so a result
+part of such a call in an assistant message adds nothing.
 """
 
 from __future__ import annotations
@@ -110,6 +120,7 @@ from heal.policy import Policy
 from heal.providers import ProviderId
 from heal.repairs import Repair
 from heal.rules import Rule
+from heal.rules.openai import OPENAI_SERVER_ITEM
 
 __all__ = [
     "NAMESPACE",
@@ -190,6 +201,7 @@ def dump_messages(messages: Iterable[ModelMessage]) -> list[Item]:
     """
     history = _load_canonical(list(messages))
     out: list[Item] = []
+    replayed: set[str] = set()  # tool call ids of server-tool calls written as items
     for i, message in enumerate(history):
         path = f"messages[{i}]"
         if isinstance(message, SystemMessage):
@@ -197,7 +209,7 @@ def dump_messages(messages: Iterable[ModelMessage]) -> list[Item]:
         elif isinstance(message, UserMessage):
             out.append(_dump_user(message, path))
         elif isinstance(message, AssistantMessage):
-            out.extend(_dump_assistant(message, path))
+            out.extend(_dump_assistant(message, path, replayed))
         else:
             out.extend(_dump_tool(message, path))
     return out
@@ -400,6 +412,8 @@ def _read_user_part(raw: Any, path: str) -> TextPart | ImagePart | FilePart:
         if isinstance(el.get("detail"), str):
             openai["imageDetail"] = el["detail"]
             consumed.add("detail")
+        elif "detail" not in el:
+            mine["noDetail"] = True  # written back without one (see _dump_user_part)
         _keep_rest(mine, el, consumed)
         return _make(ImagePart, path, image=value, provider_options=_options(openai, mine))
     if kind == "input_file":
@@ -770,6 +784,12 @@ def _dump_user_part(part: TextPart | ImagePart | FilePart, path: str) -> Item:
             el["image_url"] = _as_url(part.image, part.media_type or "image/jpeg")
         if "imageDetail" in openai:
             el["detail"] = openai["imageDetail"]
+        elif not mine.get("noDetail"):
+            # The SDK's ResponseInputImageParam requires ``detail``; "auto" is the API's default,
+            # so an image from another format (or the AI SDK, which leaves it out without
+            # ``imageDetail``) means the same with it. An input_image read from Responses input
+            # without one is marked ``noDetail`` and goes back as it came (dump(load(x)) == x).
+            el["detail"] = "auto"
     else:
         el = {"type": "input_file"}
         source = mine.get("source")
@@ -796,7 +816,7 @@ def _as_url(data: str | bytes, media_type: str) -> str:
     return f"data:{media_type};base64,{data}"
 
 
-def _dump_assistant(message: AssistantMessage, path: str) -> list[Item]:
+def _dump_assistant(message: AssistantMessage, path: str, replayed: set[str]) -> list[Item]:
     if isinstance(message.content, str):
         return [{"role": "assistant", "content": message.content}]
     out: list[Item] = []
@@ -868,16 +888,28 @@ def _dump_assistant(message: AssistantMessage, path: str) -> list[Item]:
             open_kind = None
             if isinstance(mine.get("item"), dict):
                 out.append(dict(mine["item"]))
+                replayed.add(part.tool_call_id)
             elif part.provider_executed:
-                if not isinstance(item_id, str):
+                if isinstance(item_id, str):
+                    reference = item_id
+                elif OPENAI_SERVER_ITEM.fullmatch(part.tool_call_id):
+                    # How the AI SDK keeps OpenAI's own server-tool call: the item id is the
+                    # toolCallId (it sends the result as the reference; one reference is enough).
+                    reference = part.tool_call_id
+                else:
                     raise InputError(
                         "a provider-executed tool call without an OpenAI item id cannot be "
                         "represented as a Responses input item",
                         path=ppath,
                     )
-                out.append({"type": "item_reference", "id": item_id})
+                out.append({"type": "item_reference", "id": reference})
+                replayed.add(part.tool_call_id)
             else:
                 out.append(_dump_function_call(part, mine, openai))
+        elif isinstance(part, ToolResultPart) and part.tool_call_id in replayed:
+            # A server tool's item holds its result: the call's item (or the reference to it)
+            # already stands for both, and Responses input has no separate item for it.
+            continue
         else:
             raise InputError(
                 f"a {part.type} part in an assistant message cannot be represented as a "
@@ -962,7 +994,18 @@ def _dump_output(output: ToolResultOutput, path: str) -> str | list[Item]:
         return _compact(output.value)
     if isinstance(output, ExecutionDeniedOutput):
         return output.reason if output.reason is not None else "Tool call execution denied."
+    if any(el.get("type") not in _OUTPUT_ELEMENT_KINDS for el in output.value):
+        # Content with no output element (another provider's, such as an Anthropic search
+        # result: a "custom" item) goes as the output's JSON text, as heal.adapters.openai_chat
+        # writes such outputs (the AI SDK would drop the item). Responses input never has it.
+        return _compact(list(output.value))
     return [_dump_output_element(el, f"{path}.value[{k}]") for k, el in enumerate(output.value)]
+
+
+_OUTPUT_ELEMENT_KINDS = frozenset(
+    {"text", "image-url", "image-file-id", "image-data", "file-data", "file-url", "file-id"}
+)
+"""Content output items that have a function_call_output element (see _dump_output_element)."""
 
 
 def _dump_output_element(el: Mapping[str, Any], path: str) -> Item:

@@ -14,7 +14,10 @@ Order matters, and each step has a reason:
    which depends on them.
 5. Provider packs (Anthropic, Bedrock, Google, OpenAI, Mistral, and the OpenAI-compatible
    servers), each only for its providers: they may drop reasoning or reorder parts, which can
-   leave text or messages empty.
+   leave text or messages empty. Then the file rules (:mod:`heal.rules.files`), for the
+   providers each names: a file given by an OpenAI file id before the media type (an id has
+   no bytes to judge), the media type before decoding a text file, decoding before a text
+   file becomes a text part. They may leave a message or a tool output empty too.
 6. ``lone-surrogate``, ``empty-text``, ``empty-message``: content last, because the tool and
    provider rules can empty a message, and removing an empty message must be the final word.
 

@@ -101,7 +101,18 @@ Edit: TypeAlias = SetPart | DropPart | AddPart | SetMessage | DropMessage | AddM
 
 
 TRIGGERS = frozenset(
-    {"calls", "results", "texts", "reasoning", "requests", "responses", "strings", "empty", "files"}
+    {
+        "calls",
+        "results",
+        "texts",
+        "reasoning",
+        "requests",
+        "responses",
+        "strings",
+        "empty",
+        "files",
+        "images",
+    }
 )
 """The index lists a rule may name in :attr:`Rule.triggers`."""
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from heal.messages import (
     FilePart,
+    ImagePart,
     ModelMessage,
     ReasoningPart,
     TextPart,
@@ -34,8 +35,9 @@ ReasoningRef = tuple[int, int, ReasoningPart]
 RequestRef = tuple[int, int, ToolApprovalRequest]
 ResponseRef = tuple[int, int, ToolApprovalResponse]
 FileRef = tuple[int, int, FilePart]
+ImageRef = tuple[int, int, ImagePart]
 
-_TEXT, _CALL, _RESULT, _REASONING, _REQUEST, _RESPONSE, _FILE, _OTHER = range(8)
+_TEXT, _CALL, _RESULT, _REASONING, _REQUEST, _RESPONSE, _FILE, _IMAGE, _OTHER = range(9)
 _KINDS: dict[type, int] = {
     TextPart: _TEXT,
     ToolCallPart: _CALL,
@@ -44,6 +46,7 @@ _KINDS: dict[type, int] = {
     ToolApprovalRequest: _REQUEST,
     ToolApprovalResponse: _RESPONSE,
     FilePart: _FILE,
+    ImagePart: _IMAGE,
 }
 
 
@@ -111,6 +114,7 @@ class HistoryIndex:
         "calls",
         "empty",
         "files",
+        "images",
         "messages",
         "present",
         "reasoning",
@@ -136,6 +140,7 @@ class HistoryIndex:
         strings: list[int] = []
         empty: list[int] = []
         files: list[FileRef] = []
+        images: list[ImageRef] = []
         add_call, add_result, add_text = calls.append, results.append, texts.append
         text_cls, call_cls, result_cls = TextPart, ToolCallPart, ToolResultPart
         i = -1
@@ -176,6 +181,8 @@ class HistoryIndex:
                         responses.append(ref)  # type: ignore[arg-type]
                     elif kind == _FILE:
                         files.append(ref)  # type: ignore[arg-type]
+                    elif kind == _IMAGE:
+                        images.append(ref)  # type: ignore[arg-type]
                     elif kind == _TEXT:  # subclasses of the common parts
                         add_text(ref)  # type: ignore[arg-type]
                     elif kind == _CALL:
@@ -201,6 +208,8 @@ class HistoryIndex:
         """Messages whose string content is empty, whitespace only, or not pure ASCII."""
         self.files = files
         """Every file part."""
+        self.images = images
+        """Every image part."""
         self.empty = empty
         """Indices of messages whose content is an empty list."""
         self._pairing: Pairing | None = None
@@ -216,6 +225,7 @@ class HistoryIndex:
             ("strings", strings),
             ("empty", empty),
             ("files", files),
+            ("images", images),
         ):
             if items:
                 present.append(name)

@@ -19,7 +19,9 @@ byte-identical. So the rules run in this order, each on the output of the one be
    the roles.
 
 Every rule here protects the latest assistant message holding signed thinking (see
-:func:`latest_signed`): no rule, shared ones included, edits its content.
+:func:`latest_signed`): no rule, shared ones included, edits its content, except to remove
+reasoning that cannot go back as an Anthropic block at all (unsigned, or another provider's):
+it is not one of the signed blocks Anthropic wants back unmodified.
 
 The helpers for signatures, provenance and merging live here and are shared with the Bedrock
 and Google packs.
@@ -676,6 +678,14 @@ def _caller_of(ctx: Context, tool_call_id: str) -> str | None:
     return None
 
 
+_BESIDE_SIGNED = (
+    " (it sits in the latest message with signed thinking, whose signed blocks go out "
+    "unchanged: this part is not one of them and cannot be sent as one)"
+)
+"""Added to the reason when reasoning Anthropic cannot take is removed from the latest message
+with signed thinking (which no rule edits otherwise)."""
+
+
 class AnthropicForeignReasoning(ProtectSigned):
     """A reasoning part that another provider produced, replayed to Anthropic.
 
@@ -684,6 +694,13 @@ class AnthropicForeignReasoning(ProtectSigned):
     no signature Anthropic can verify, and a foreign signature is rejected outright. The part is
     removed, never turned into text: Anthropic refuses reasoning replayed as assistant text
     (``stop_reason: refusal``, ``reasoning_extraction``; can1357/oh-my-pi#7241).
+
+    It is removed from the latest message with signed thinking too, which no other rule edits:
+    Anthropic wants that message's ``thinking`` and ``redacted_thinking`` blocks back unmodified
+    (provider-rules.md §1(e)), and this part is not one of them. It cannot go back as a thinking
+    block at all (it has no Anthropic signature), so the AI SDK anthropic adapter leaves it out
+    of every request anyway (warning "unsupported reasoning metadata"); heal does the same with
+    a record, and the signed blocks around it go out byte-identical.
     """
 
     id = "anthropic-strip-foreign-reasoning-content"
@@ -744,14 +761,14 @@ class AnthropicForeignReasoning(ProtectSigned):
         protected = ctx.protected
         for m, p, part in ctx.index.reasoning:
             foreign = foreign_namespaces(part, (ANTHROPIC,))
-            if not foreign or m in protected:
+            if not foreign:
                 continue
             yield Finding(
                 Action.REMOVE,
                 m,
                 p,
                 f"reasoning from another provider ({', '.join(foreign)}) cannot be verified by "
-                "Anthropic; removed from the request",
+                "Anthropic; removed from the request" + (_BESIDE_SIGNED if m in protected else ""),
                 edits=(DropPart(m, p),),
                 removed=part,
             )
@@ -767,6 +784,14 @@ class AnthropicUnsignedReasoning(ProtectSigned):
     also covers empty unsigned thinking; signed thinking with empty text is valid (Opus 4.7+
     omits thinking text) and is kept. Typical causes: vercel/ai#11602 (multi-step responses
     lost their signatures), ``extractReasoningMiddleware``, metadata dropped in storage.
+
+    The latest message with signed thinking is no exception, although no other rule edits it:
+    Anthropic wants its ``thinking`` and ``redacted_thinking`` blocks back unmodified
+    (provider-rules.md §1(e)), and an unsigned part cannot go back as such a block at all (the
+    signature is required). The AI SDK anthropic adapter leaves it out of every request (warning
+    "unsupported reasoning metadata"); heal does the same with a record, so the signed blocks go
+    out byte-identical. If the part was Anthropic's own thinking that lost its signature,
+    Anthropic may still see that message as modified; only the stored signature can fix that.
     """
 
     id = "anthropic-unsigned-reasoning"
@@ -818,7 +843,7 @@ class AnthropicUnsignedReasoning(ProtectSigned):
             return
         protected = ctx.protected
         for m, p, part in ctx.index.reasoning:
-            if self.is_signed(part) or m in protected:
+            if self.is_signed(part):
                 continue
             if foreign_namespaces(part, (ANTHROPIC,)):
                 continue  # anthropic-strip-foreign-reasoning-content's finding
@@ -847,7 +872,8 @@ class AnthropicUnsignedReasoning(ProtectSigned):
                 Action.REMOVE,
                 m,
                 p,
-                f"{what} has no Anthropic signature{where}; removed from the request",
+                f"{what} has no Anthropic signature{where}; removed from the request"
+                + (_BESIDE_SIGNED if m in protected else ""),
                 edits=(DropPart(m, p),),
                 removed=part,
             )

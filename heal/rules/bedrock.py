@@ -232,6 +232,9 @@ class BedrockUnsignedReasoning(_BedrockRule):
     content, taken from ``providerOptions.bedrock``. Reasoning from other providers (even
     Anthropic-signed Claude thinking: the signature belongs to another platform) and reasoning
     that lost its signature are rejected. (AI SDK bedrock since PR#17602 omits it silently.)
+    Such a part is removed from the latest message with Bedrock-signed thinking too, which no
+    other rule edits: it is not one of the signed blocks that must go back unmodified, and it
+    cannot be sent as one.
     """
 
     id = "bedrock-unsigned-reasoning"
@@ -280,7 +283,7 @@ class BedrockUnsignedReasoning(_BedrockRule):
             return
         protected = ctx.protected
         for m, p, part in ctx.index.reasoning:
-            if self.is_signed(part) or m in protected:
+            if self.is_signed(part):
                 continue
             foreign = foreign_namespaces(part, (BEDROCK,))
             why = (
@@ -288,11 +291,16 @@ class BedrockUnsignedReasoning(_BedrockRule):
                 if foreign
                 else "reasoning part without a Bedrock signature"
             )
+            where = (
+                " (the latest message with signed thinking keeps its signed blocks unchanged)"
+                if m in protected
+                else ""
+            )
             yield Finding(
                 Action.REMOVE,
                 m,
                 p,
-                f"{why} cannot be replayed to Bedrock; removed from the request",
+                f"{why} cannot be replayed to Bedrock; removed from the request{where}",
                 edits=(DropPart(m, p),),
                 removed=part,
             )

@@ -28,7 +28,7 @@ from heal.rules._base import (
     SetPart,
 )
 
-__all__ = ["EmptyMessage", "EmptyText", "LoneSurrogate"]
+__all__ = ["EmptyMessage", "EmptyText", "LoneSurrogate", "every_message_blank"]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -39,6 +39,29 @@ def _has_surrogate(text: str) -> bool:
 
 def _mend(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text)
+
+
+def _blank(text: str) -> bool:
+    return not text or text.isspace()
+
+
+def every_message_blank(ctx: Context) -> bool:
+    """Whether no user, assistant or tool message holds anything but whitespace text (string
+    content, or only text parts): healing would leave nothing to send. Stops at the first
+    message with content, so it costs little on ordinary histories."""
+    roles = ctx.index.roles
+    found = False
+    for m, message in enumerate(ctx.messages):
+        if roles[m] == "system":
+            continue
+        found = True
+        content = message.content
+        if isinstance(content, str):
+            if not _blank(content):
+                return False
+        elif not all(isinstance(part, TextPart) and _blank(part.text) for part in content):
+            return False
+    return found
 
 
 class LoneSurrogate(Rule):
@@ -114,13 +137,21 @@ class LoneSurrogate(Rule):
 
 
 class EmptyText(Rule):
-    """A text part that is empty or only whitespace."""
+    """A text part that is empty or only whitespace.
+
+    A message whose content is an empty or whitespace string is ``empty-message``'s, as is a
+    history in which no message holds anything else: then no text part is removed either (a
+    blank string and a blank text part are the same content, and formats such as Gemini's write
+    one as the other), and ``empty-message`` reports the history instead.
+    """
 
     id = "empty-text"
     triggers = frozenset({"texts"})
     summary = "text part is empty or whitespace only"
     choice_docs = {
-        "fix": "Remove the part. Only whitespace is lost; the part is kept in the repair record.",
+        "fix": "Remove the part. Only whitespace is lost; the part is kept in the repair record. "
+        "When every message is empty or blank text, nothing is removed (``empty-message`` "
+        "reports the history).",
     }
     rejections = (
         Rejection(
@@ -158,6 +189,7 @@ class EmptyText(Rule):
 
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
         protected = ctx.protected if ctx.index.texts else frozenset()
+        findings: list[Finding] = []
         for m, p, part in ctx.index.texts:
             text = part.text
             # A message the provider forbids editing keeps its blank text: Anthropic sends the
@@ -165,26 +197,33 @@ class EmptyText(Rule):
             # signed blocks included (provider-rules.md §1(e), §1(g)).
             if (text and not text.isspace()) or m in protected:
                 continue
-            yield Finding(
-                Action.REMOVE,
-                m,
-                p,
-                "text part is empty" if not text else "text part is whitespace only",
-                edits=(DropPart(m, p),),
-                removed=part,
+            findings.append(
+                Finding(
+                    Action.REMOVE,
+                    m,
+                    p,
+                    "text part is empty" if not text else "text part is whitespace only",
+                    edits=(DropPart(m, p),),
+                    removed=part,
+                )
             )
+        # Nothing to send either way: empty-message reports the history, which stays as it is
+        # (removing the parts would only change its form, and not the same way for content "").
+        if findings and not every_message_blank(ctx):
+            yield from findings
 
 
 class EmptyMessage(Rule):
     """A user, assistant or tool message with no content."""
 
     id = "empty-message"
-    triggers = frozenset({"empty", "strings"})
+    triggers = frozenset({"empty", "strings", "texts"})
     summary = "user, assistant or tool message has no content (or only whitespace text)"
     choice_docs = {
         "fix": "Remove the message. Nothing but whitespace is lost; the message is kept in the "
-        "repair record. When every message is empty, nothing is removed and the history is "
-        "reported instead: a history healed down to nothing cannot be sent either.",
+        "repair record. When every message is empty (no content, or only blank text as a "
+        "string or as parts), nothing is removed and the history is reported instead: a "
+        "history healed down to nothing cannot be sent either.",
     }
     rejections = (
         Rejection(
@@ -233,7 +272,8 @@ class EmptyMessage(Rule):
             and (not messages[i].content or str(messages[i].content).isspace())
         ]
         remove = sorted({*index.empty, *blank})
-        if remove and len(remove) == sum(1 for role in index.roles if role != "system"):
+        blank_parts = any(_blank(part.text) for _, _, part in index.texts)
+        if (remove or blank_parts) and every_message_blank(ctx):
             # Healing must not turn a history into nothing to send (Google: "contents is not
             # specified"; the AI SDK: "messages must not be empty"): say so instead.
             yield Finding(

@@ -1,18 +1,521 @@
-"""Rules on file parts some provider APIs cannot take."""
+"""Rules on file parts some provider APIs cannot take (or cannot fetch, or cannot read)."""
 
 from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Iterator
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any, Literal, TypeAlias
+from urllib.parse import unquote_to_bytes
 
-from heal.messages import TextPart
+from heal.messages import ContentOutput, FilePart, ImagePart, TextPart
+from heal.providers import PROVIDERS
 from heal.repairs import Action, Scope
 from heal.rules._base import Context, DropPart, Example, Finding, Rejection, Rule, SetPart
 
-__all__ = ["RULES", "MistralAssistantFile", "TextFileAttachment"]
+__all__ = [
+    "RULES",
+    "AnthropicUnsupportedMediaType",
+    "MistralAssistantFile",
+    "OpenAIFileId",
+    "TextFileAttachment",
+    "UndecodableTextFile",
+    "is_openai_file_id",
+]
 
 _TEXT_FILE_PROVIDERS = frozenset({"openai-chat", "openai-responses", "mistral"})
+
+
+_OPENAI_PROVIDERS = frozenset({"openai-chat", "openai-responses"})
+
+OPENAI_FILE_ID_PREFIX = "file-"
+"""How OpenAI file ids start: the AI SDK openai provider sends data with this prefix as a
+``file_id`` (its default ``fileIdPrefixes``). Never base64 data: '-' is not in its alphabet."""
+
+_FILE_ID_ITEMS = frozenset({"file-id", "image-file-id"})
+"""Tool output content items that name a stored file by id (the AI SDK's ``ToolResultOutput``)."""
+
+ANTHROPIC_IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
+"""The image media types Anthropic takes."""
+
+ANTHROPIC_DOCUMENT_TYPES = frozenset({"application/pdf", "text/plain"})
+"""The document media types Anthropic takes (a PDF as base64 data, plain text as a string)."""
+
+_JPEG_ALIAS = "image/jpg"
+"""A common, non-standard name for image/jpeg that Anthropic rejects."""
+
+_DATA_URL = re.compile(r"data:([^,]*?)(;base64)?,(.*)", re.DOTALL)
+
+MediaRef: TypeAlias = tuple[int, int, FilePart | ImagePart]
+
+
+def _media_parts(ctx: Context) -> list[MediaRef]:
+    """Every file part, and every image part in a user message, in history order."""
+    index = ctx.index
+    found: list[MediaRef] = [*index.files]
+    if not index.images:
+        return found
+    roles = index.roles
+    found.extend(ref for ref in index.images if roles[ref[0]] == "user")
+    found.sort(key=lambda ref: (ref[0], ref[1]))
+    return found
+
+
+def _marks(part: FilePart | ImagePart, adapter: str) -> dict[str, Any]:
+    """The markers an adapter left on the part under ``providerOptions.heal``."""
+    heal = (part.provider_options or {}).get("heal")
+    marks = heal.get(adapter) if isinstance(heal, dict) else None
+    return marks if isinstance(marks, dict) else {}
+
+
+def is_openai_file_id(part: FilePart | ImagePart) -> bool:
+    """Whether the part's data names a file stored at OpenAI instead of holding it: a string
+    starting with ``file-``, or one the OpenAI adapters read from a ``file_id`` field (Azure
+    OpenAI's ids start otherwise)."""
+    data = part.data if isinstance(part, FilePart) else part.image
+    if not isinstance(data, str):
+        return False
+    return (
+        data.startswith(OPENAI_FILE_ID_PREFIX)
+        or _marks(part, "openai_chat").get("fileId") is True
+        or _marks(part, "openai_responses").get("source") == "file_id"
+    )
+
+
+def _openai_file_item(item: Mapping[str, Any], provider: str | None) -> bool:
+    """Whether a tool output content item names a file stored at OpenAI: a ``file-id`` or
+    ``image-file-id`` item whose id is a string (the OpenAI form), or a per-provider record
+    with an ``openai`` entry and none for the target."""
+    if item.get("type") not in _FILE_ID_ITEMS:
+        return False
+    file_id = item.get("fileId")
+    if isinstance(file_id, str):
+        return True
+    return isinstance(file_id, dict) and "openai" in file_id and provider not in file_id
+
+
+def _dumped(output: ContentOutput) -> Any:
+    return output.model_dump(mode="json", exclude_unset=True)
+
+
+class OpenAIFileId(Rule):
+    """A file given by an OpenAI file id, in a request to a provider that cannot fetch it.
+
+    OpenAI (and Azure OpenAI) lets a message name an uploaded file by id instead of carrying
+    it: ``{"type": "file", "file": {"file_id": "file-abc"}}`` in Chat Completions,
+    ``input_file`` / ``input_image`` with ``file_id`` in Responses, ``file-id`` /
+    ``image-file-id`` items in a tool output. heal's OpenAI adapters load the id as the part's
+    data, as the AI SDK does (its openai provider sends data starting with ``file-`` as a
+    ``file_id``). Only OpenAI can fetch that file. Every other provider takes the id for the
+    file's bytes: the AI SDK anthropic, google, bedrock and mistral adapters send ``file-abc``
+    as base64 image or document data (observed with the interop judge), and write a
+    ``file-id`` tool output item as JSON text or refuse it (bedrock).
+
+    OpenAI-compatible servers (``openai-compatible``, DeepSeek, Groq, xAI, Cerebras) and
+    Mistral speak the format but cannot read OpenAI's file storage, so the rule applies to them
+    too. ``openai-chat`` and ``openai-responses`` keep the id: they also stand for Azure
+    OpenAI, whose own ids heal cannot tell from OpenAI's, and a wrong id fails there with a
+    clear "not found" instead of being read as data. For a proxy that forwards file ids to
+    OpenAI, set the rule to ``keep``.
+    """
+
+    id = "openai-file-id"
+    triggers = frozenset({"files", "images", "results"})
+    summary = "file given by an OpenAI file id ('file-...'), which only OpenAI can fetch"
+    providers = frozenset(PROVIDERS) - _OPENAI_PROVIDERS
+    scope = Scope.REQUEST
+    choices = ("drop",)
+    choice_docs = {
+        "drop": "Leave the file (or the tool output item) out of this request; the stored "
+        "history keeps it for OpenAI. The model does not see the file, which it could not "
+        "have read anyway; the removed part or output is kept in the repair record. A message "
+        "left empty is then removed (empty-message); a tool output left empty gets the "
+        "target's placeholder where it needs one (anthropic-empty-tool-result, ...). In the "
+        "latest message with signed thinking, which no rule edits, it is reported instead.",
+    }
+    rejections = (
+        Rejection(
+            "google",
+            "Invalid value at 'contents[2].parts[0].inline_data.data' (TYPE_BYTES), Base64 "
+            'decoding failed for "/api/attachments/file?id=66301475-0027-4d57-98eb-27ef54d0c0d5"',
+            "bobrware/bobrchat#135 (another non-base64 string sent as inline data, as a file "
+            "id is by the AI SDK google adapter; not in provider-rules.md)",
+        ),
+        Rejection(
+            "bedrock (AI SDK @ai-sdk/amazon-bedrock 4.0.186)",
+            "AI_UnsupportedFunctionalityError: 'unsupported tool content part type: "
+            "image-file-id' functionality not supported.",
+            "observed with the interop judge (tests/interop/judge.py); for anthropic, google "
+            "and mistral the AI SDK sends the id as base64 data, and no error text for that is "
+            "known",
+        ),
+    )
+    example = Example(
+        before=[
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "Summarize the report."},
+                    {
+                        "type": "file",
+                        "data": "file-6F2ksmvXxt4VdoqmHRw6kL",
+                        "mediaType": "application/pdf",
+                    },
+                ],
+            },
+        ],
+        after=[
+            {"role": "user", "content": [{"type": "text", "text": "Summarize the report."}]},
+        ],
+        provider="google",
+    )
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        target = ctx.provider
+        for m, p, part in _media_parts(ctx):
+            if not is_openai_file_id(part):
+                continue
+            ref = part.data if isinstance(part, FilePart) else part.image
+            what = f"{part.type} part names OpenAI file {ref!r}, which {target} cannot fetch"
+            if m in ctx.protected:
+                yield Finding(Action.REPORT, m, p, what + _PROTECTED)
+                continue
+            yield Finding(
+                Action.REMOVE,
+                m,
+                p,
+                f"{what}; left out of the request",
+                edits=(DropPart(m, p),),
+                removed=part,
+            )
+        for m, p, result in ctx.index.results:
+            output = result.output
+            if not isinstance(output, ContentOutput):
+                continue
+            kept = tuple(item for item in output.value if not _openai_file_item(item, target))
+            if len(kept) == len(output.value):
+                continue
+            what = (
+                f"tool output names {len(output.value) - len(kept)} file(s) stored at OpenAI, "
+                f"which {target} cannot fetch"
+            )
+            if m in ctx.protected:
+                yield Finding(
+                    Action.REPORT, m, p, what + _PROTECTED, tool_call_id=result.tool_call_id
+                )
+                continue
+            fixed = output.model_copy(update={"value": kept})
+            yield Finding(
+                Action.REPLACE,
+                m,
+                p,
+                f"{what}; those items were left out of the request",
+                edits=(SetPart(m, p, result.model_copy(update={"output": fixed})),),
+                tool_call_id=result.tool_call_id,
+                removed={"output": _dumped(output)},
+                added={"output": _dumped(fixed)},
+            )
+
+
+_PROTECTED = (
+    ", but it sits in the latest message with signed thinking, which heal does not edit (its "
+    "signed blocks must go back unchanged); take the file out of that message yourself"
+)
+
+
+Verdict: TypeAlias = Literal["ok", "relabel", "drop"]
+
+
+def _anthropic_verdict(media: str | None, *, image: bool, wildcard: bool) -> Verdict:
+    """``ok``, ``relabel`` (image/jpg) or ``drop`` for a media type sent to Anthropic as an image
+    block (``image``) or a document; ``wildcard``: whether ``image/*`` (or none) is sent as
+    JPEG, as for parts (the AI SDK and heal's adapter both do) but not tool output items."""
+    if not image:
+        return "ok" if media in ANTHROPIC_DOCUMENT_TYPES else "drop"
+    if media in ANTHROPIC_IMAGE_TYPES or (wildcard and media in (None, "image/*")):
+        return "ok"
+    return "relabel" if media == _JPEG_ALIAS else "drop"
+
+
+def _item_verdict(item: Mapping[str, Any]) -> Verdict:
+    kind, media = item.get("type"), item.get("mediaType")
+    if kind not in ("image-data", "file-data", "media") or not isinstance(media, str):
+        return "ok"
+    if kind == "image-data" or (kind == "media" and media.startswith("image/")):
+        return _anthropic_verdict(media, image=True, wildcard=False)
+    # The AI SDK anthropic adapter takes only PDF file data in a tool result (it drops the
+    # rest with a warning); heal's adapter writes it as a base64 document.
+    return "ok" if media == "application/pdf" else "drop"
+
+
+class AnthropicUnsupportedMediaType(Rule):
+    """A file or image Anthropic cannot take: a media type other than JPEG, PNG, GIF and WebP
+    images, PDF and plain text.
+
+    Anthropic's Messages API takes ``image`` blocks of ``image/jpeg``, ``image/png``,
+    ``image/gif`` and ``image/webp``, and ``document`` blocks of ``application/pdf`` (base64 or
+    URL) and ``text/plain`` (a string); in a tool result, a document must be a PDF. Anything
+    else (audio, video, ``application/octet-stream``, office documents, ``text/csv``,
+    ``image/tiff``) is rejected: the AI SDK anthropic adapter throws before sending (and drops
+    such files in tool results with a warning), the Anthropic SDK types reject the block, and
+    the API answers 400. A file labelled ``image/jpg``, a common misnomer, is a JPEG: it is
+    relabelled, not removed. provider-rules.md has no entry on media types: the error texts
+    below come from the interop judge and the issues named.
+
+    Files in assistant messages are ``anthropic-assistant-file``'s; opaque Anthropic blocks
+    (search results, container uploads) are left alone.
+    """
+
+    id = "anthropic-unsupported-media-type"
+    triggers = frozenset({"files", "images", "results"})
+    summary = "file or image of a media type Anthropic does not take (audio, video, ...)"
+    providers = frozenset({"anthropic"})
+    scope = Scope.REQUEST
+    choices = ("drop",)
+    choice_docs = {
+        "drop": "Leave the file (or the tool output item) out of this request; the stored "
+        "history keeps it for providers that take it. The model does not see the file; the "
+        "removed part or output is kept in the repair record, and a message left empty is then "
+        "removed. An image labelled image/jpg is relabelled image/jpeg instead (loses nothing).",
+    }
+    rejections = (
+        Rejection(
+            "anthropic (AI SDK @ai-sdk/anthropic 3.0.138)",
+            "AI_UnsupportedFunctionalityError: 'media type: audio/wav' functionality not "
+            "supported.",
+            "observed with the interop judge (tests/interop/judge.py); the same for video/mp4, "
+            "application/octet-stream and text/csv",
+        ),
+        Rejection(
+            "anthropic",
+            "messages.0.content.1.document.source.base64.media_type: Input should be "
+            "'application/pdf'",
+            "danny-avila/LibreChat#14485 (a .docx); langchain-ai/langchainjs PR#11156",
+        ),
+        Rejection(
+            "anthropic",
+            "messages.36.content.2.image.source.base64.media_type: Input should be "
+            "'image/jpeg', 'image/png', 'image/gif' or 'image/webp'",
+            "anthropics/claude-code#8184; NousResearch/hermes-agent#55432 (image/jpg)",
+        ),
+    )
+    example = Example(
+        before=[
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "What is said here?"},
+                    {"type": "file", "data": "UklGRg==", "mediaType": "audio/wav"},
+                ],
+            },
+        ],
+        after=[
+            {"role": "user", "content": [{"type": "text", "text": "What is said here?"}]},
+        ],
+        provider="anthropic",
+    )
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        roles = ctx.index.roles
+        for m, p, part in _media_parts(ctx):
+            if roles[m] != "user" or isinstance(_marks(part, "anthropic").get("block"), dict):
+                continue
+            media = part.media_type
+            if isinstance(part, ImagePart):
+                verdict = _anthropic_verdict(media, image=True, wildcard=True)
+            else:
+                image = part.media_type.startswith("image/")
+                image = image and _marks(part, "anthropic").get("kind") != "document"
+                verdict = _anthropic_verdict(media, image=image, wildcard=True)
+            if verdict == "relabel":
+                yield Finding(
+                    Action.REPLACE,
+                    m,
+                    p,
+                    f"{part.type} part labelled {_JPEG_ALIAS}, which Anthropic rejects; "
+                    "relabelled image/jpeg",
+                    edits=(SetPart(m, p, part.model_copy(update={"media_type": "image/jpeg"})),),
+                    removed={"mediaType": media},
+                    added={"mediaType": "image/jpeg"},
+                )
+            elif verdict == "drop":
+                yield Finding(
+                    Action.REMOVE,
+                    m,
+                    p,
+                    f"{part.type} part of media type {media}, which Anthropic does not take; "
+                    "left out of the request",
+                    edits=(DropPart(m, p),),
+                    removed=part,
+                )
+        for m, p, result in ctx.index.results:
+            output = result.output
+            if roles[m] != "tool" or not isinstance(output, ContentOutput):
+                continue
+            verdicts = [_item_verdict(item) for item in output.value]
+            if all(v == "ok" for v in verdicts):
+                continue
+            kept = tuple(
+                {**item, "mediaType": "image/jpeg"} if v == "relabel" else item
+                for item, v in zip(output.value, verdicts, strict=True)
+                if v != "drop"
+            )
+            fixed = output.model_copy(update={"value": kept})
+            dropped = sorted(
+                {
+                    str(item.get("mediaType"))
+                    for item, v in zip(output.value, verdicts, strict=True)
+                    if v == "drop"
+                }
+            )
+            what = []
+            if dropped:
+                what.append(
+                    f"{', '.join(dropped)} content, which Anthropic does not take in a tool "
+                    "result, left out of the request"
+                )
+            if "relabel" in verdicts:
+                what.append(f"{_JPEG_ALIAS} images relabelled image/jpeg")
+            yield Finding(
+                Action.REPLACE,
+                m,
+                p,
+                f"tool output: {'; '.join(what)}",
+                edits=(SetPart(m, p, result.model_copy(update={"output": fixed})),),
+                tool_call_id=result.tool_call_id,
+                removed={"output": _dumped(output)},
+                added={"output": _dumped(fixed)},
+            )
+
+
+def _inline_bytes(data: str | bytes) -> bytes | None:
+    """The bytes of inline file data (bytes, base64, or a data URL); None for a URL, or for a
+    string that is none of these."""
+    if isinstance(data, bytes):
+        return data
+    found = _DATA_URL.fullmatch(data)
+    try:
+        if found is None:
+            if data.startswith(("http://", "https://")):
+                return None
+            return base64.b64decode(data, validate=True)
+        if found.group(2):
+            return base64.b64decode(found.group(3), validate=True)
+        return unquote_to_bytes(found.group(3))
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _like(data: str | bytes, raw: bytes) -> str | bytes:
+    """``raw`` in the form ``data`` had: bytes, base64, or a base64 data URL."""
+    if isinstance(data, bytes):
+        return raw
+    encoded = base64.b64encode(raw).decode("ascii")
+    found = _DATA_URL.fullmatch(data)
+    return encoded if found is None else f"data:{found.group(1)};base64,{encoded}"
+
+
+class UndecodableTextFile(Rule):
+    """A text file whose bytes are not UTF-8, for an API that needs its text.
+
+    Anthropic takes a ``text/plain`` document as a JSON string, and OpenAI and Mistral take no
+    text files, so ``text-file-attachment`` sends the text as a text part: either way the bytes
+    must be decoded. Bytes that are not UTF-8 (a Latin-1 or UTF-16 file, binary data labelled
+    ``text/plain``) cannot be, and heal's adapters never guess: the Anthropic dump refuses such
+    a document, and ``text-file-attachment`` could only report it. The AI SDK decodes with
+    U+FFFD in place of each invalid sequence, silently; this rule does the same, with a record.
+    No provider error text is known (the AI SDK never sends the raw bytes, and JSON cannot
+    carry them), and provider-rules.md has none.
+    """
+
+    id = "undecodable-text-file"
+    triggers = frozenset({"files"})
+    summary = "text file attached to a user message whose bytes are not UTF-8"
+    providers = frozenset({"anthropic"}) | _TEXT_FILE_PROVIDERS
+    scope = Scope.REQUEST
+    choices = ("replace", "drop")
+    choice_docs = {
+        "replace": "Decode the bytes as UTF-8 with U+FFFD in place of each invalid sequence (what "
+        "the AI SDK sends), for this request; characters of another encoding are lost. The "
+        "original part is kept in the repair record.",
+        "drop": "Leave the file out of this request. The part is kept in the repair record.",
+    }
+    rejections = (
+        Rejection(
+            "anthropic (heal.adapters.anthropic)",
+            "a text/plain document's data is not base64 UTF-8 text",
+            "heal's Anthropic adapter (dump_messages), which translates and never heals: the "
+            "Messages API takes a text document as a string",
+        ),
+        Rejection(
+            "openai-chat, openai-responses, mistral (heal)",
+            "text/plain file given by URL or undecodable data; this API takes no text files: "
+            "inline its text as a text part",
+            "heal's text-file-attachment report, which this rule runs before",
+        ),
+    )
+    example = Example(
+        before=[
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "Fix the typo."},
+                    {"type": "file", "data": "Y2Fm6Q==", "mediaType": "text/plain"},
+                ],
+            },
+        ],
+        after=[
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "Fix the typo."},
+                    {"type": "file", "data": "Y2Fm77+9", "mediaType": "text/plain"},
+                ],
+            },
+        ],
+        provider="anthropic",
+    )
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        roles = ctx.index.roles
+        anthropic = ctx.provider == "anthropic"
+        for m, p, part in ctx.index.files:
+            media = part.media_type
+            if roles[m] != "user" or not (
+                media == "text/plain" if anthropic else media.startswith("text/")
+            ):
+                continue
+            raw = _inline_bytes(part.data)
+            if raw is None:
+                continue
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                why = f"{media} file's bytes are not UTF-8 ({exc.reason} at byte {exc.start})"
+            else:
+                continue
+            if choice == "drop":
+                yield Finding(
+                    Action.REMOVE,
+                    m,
+                    p,
+                    f"{why}; left out of the request",
+                    edits=(DropPart(m, p),),
+                    removed=part,
+                )
+                continue
+            text = raw.decode("utf-8", "replace")
+            fixed = part.model_copy(update={"data": _like(part.data, text.encode("utf-8"))})
+            yield Finding(
+                Action.REPLACE,
+                m,
+                p,
+                f"{why}; decoded with U+FFFD in place of the invalid bytes",
+                edits=(SetPart(m, p, fixed),),
+                removed=part,
+                added=fixed,
+            )
 
 
 class TextFileAttachment(Rule):
@@ -154,5 +657,13 @@ class MistralAssistantFile(Rule):
                 )
 
 
-RULES: tuple[Rule, ...] = (TextFileAttachment(), MistralAssistantFile())
-"""This module's rules, in the order they run."""
+RULES: tuple[Rule, ...] = (
+    OpenAIFileId(),
+    AnthropicUnsupportedMediaType(),
+    UndecodableTextFile(),
+    TextFileAttachment(),
+    MistralAssistantFile(),
+)
+"""This module's rules, in the order they run: a file id first (it is a reference, with no
+media type or bytes to judge), then what the target takes no file of, then text that must be
+decoded, before text files become text parts."""

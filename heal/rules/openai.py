@@ -9,27 +9,42 @@ tool-call parts with an ``itemId`` are sent as references to stored ``message`` 
 ties items together: a reasoning item must be followed by the item it produced, an item replayed
 by id needs its reasoning item, and no item may appear twice. Rules, in the order they run:
 
-1. ``openai-foreign-reasoning``: reasoning the Responses API cannot take is removed (request
-   only); it is not an item, yet the AI SDK counts it as "preceding reasoning" for the text after
-   it, which then goes out as a reference that needs its real reasoning item.
+First what the Responses API cannot take at all, removed from the request only (the stored
+history keeps it for the provider that wrote it):
+
+1. ``openai-foreign-reasoning``: reasoning that is not an OpenAI item; it is not an item, yet the
+   AI SDK counts it as "preceding reasoning" for the text after it, which then goes out as a
+   reference that needs its real reasoning item.
 2. ``unverifiable-encrypted-reasoning`` (off by default; named by its error): encrypted reasoning
-   the API could not verify is removed.
-3. ``duplicate-item-id``: an item that a LATER message repeats is removed (reasoning) or sent
+   the API could not verify is removed; the parts after it in its turn lose their item ids.
+3. ``encrypted-reasoning-without-item-id``: encrypted reasoning that lost its item id, which a
+   ``reasoning`` input item requires, with the same follow-up (after the rule above, so that
+   when that error names it, it accounts for all encrypted reasoning).
+4. ``openai-foreign-server-tool``: another provider's provider-executed call (and its result)
+   has no Responses item.
+5. ``openai-assistant-file`` (Responses and the Chat Completions servers): a file in an assistant
+   message has no form in either wire format.
+
+Then how the remaining items tie together. These run after the removals above, which can leave
+reasoning without the item that followed it:
+
+6. ``duplicate-item-id``: an item that a LATER message repeats is removed (reasoning) or sent
    inline (text, tool calls); the parts that followed a removed reasoning copy lose their ids.
-4. ``reasoning-without-following-item``: reasoning with nothing after it in its turn (the same
+7. ``reasoning-without-following-item``: reasoning with nothing after it in its turn (the same
    assistant message, or the assistant message right after it, which continues the turn) is
    removed (vercel/ai#8379).
-5. ``openai-orphan-item-id`` (off by default; named by its error): text and tool calls replayed by
+8. ``openai-orphan-item-id`` (off by default; named by its error): text and tool calls replayed by
    id without any reasoning item before them in their turn lose their ids.
 
 For Chat Completions the shared pairing rules already put every tool message right after its
 assistant message (moving results and, with them, pushing intervening messages after the tool
-block). What remains:
+block). What remains, besides ``openai-assistant-file`` above:
 
-6. ``provider-executed-tool-call``: a provider-executed call (web search, code execution: from
+9. ``provider-executed-tool-call``: a provider-executed call (web search, code execution: from
    Responses, Anthropic, Google) has no Chat Completions form. The AI SDK chat adapters send it as
    an ordinary ``tool_calls`` entry without a tool message, which the API rejects; it is removed
-   with its result (request only).
+   with its result (request only). (Responses has ``openai-foreign-server-tool`` instead: it can
+   replay OpenAI's own server tools.)
 
 Tool-call id length (OpenAI Chat: 40, Responses and OpenAI-compatible servers: 64) is a profile
 fact (:mod:`heal.providers`), enforced by the shared ``invalid-tool-call-id`` rule.
@@ -37,7 +52,8 @@ fact (:mod:`heal.providers`), enforced by the shared ``invalid-tool-call-id`` ru
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+import re
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from typing import TypeVar
 
 from pydantic import BaseModel, JsonValue
@@ -53,12 +69,18 @@ from heal.messages import (
 )
 from heal.repairs import Action, Scope
 from heal.rules._base import Context, DropPart, Example, Finding, Rejection, Rule, SetPart
+from heal.rules.anthropic import HEAL_NAMESPACE, AssistantFile, ForeignServerTool, namespaces
 
 __all__ = [
+    "ASSISTANT_FILE_PROVIDERS",
     "CHAT_COMPLETIONS_PROVIDERS",
+    "OPENAI_SERVER_ITEM",
     "RULES",
     "DuplicateItemId",
+    "EncryptedReasoningWithoutItemId",
+    "OpenAIAssistantFile",
     "OpenAIForeignReasoning",
+    "OpenAIForeignServerTool",
     "OpenAIOrphanItemId",
     "ProviderExecutedToolCall",
     "ReasoningWithoutFollowingItem",
@@ -312,6 +334,86 @@ class OpenAIForeignReasoning(Rule):
             yield _drop_reasoning(m, p, part, f"{why}; the Responses API cannot take it")
 
 
+class EncryptedReasoningWithoutItemId(Rule):
+    """Encrypted OpenAI reasoning (``reasoningEncryptedContent``) without its OpenAI item id
+    (``providerOptions.openai.itemId``): the id was lost on the way while the encrypted blob
+    was kept (a pydantic-ai ``ThinkingPart(signature=..., provider_name="openai")`` without
+    ``id``, ids stripped for ``store: false``, a gateway).
+
+    Why: a ``reasoning`` input item requires its ``id`` in the Responses API's published
+    schema (the OpenAI SDK's ``ResponseReasoningItemParam``, generated from it, marks ``id``
+    ``Required``; pydantic-ai sends no reasoning item without it), so a history with such a part
+    cannot be written as a valid Responses request. Azure's Responses endpoints enforce it:
+    replaying encrypted reasoning without its ``id`` fails with HTTP 400 ``invalid_payload``
+    (dotnet/extensions#7628, Azure/azure-sdk-for-net#59967; those threads quote only the error
+    code). provider-rules.md records no OpenAI error text for it, and the evidence for
+    api.openai.com itself is mixed: the AI SDK sends such a part as a reasoning item without
+    ``id`` since vercel/ai#12869, whose description says the API accepts it.
+
+    Fix: remove the part from this request (the stored history keeps it), and strip the item ids
+    of the text and tool calls that followed it in its turn, as
+    ``unverifiable-encrypted-reasoning`` does. The model loses that earlier reasoning for this
+    call; the conversation text is intact. Choose ``keep`` to send it as the AI SDK does, to an
+    endpoint known to accept it.
+    """
+
+    id = "encrypted-reasoning-without-item-id"
+    triggers = frozenset({"reasoning"})
+    summary = "encrypted OpenAI reasoning without the item id a Responses reasoning item requires"
+    providers = RESPONSES
+    scope = Scope.REQUEST
+    choice_docs = {
+        "fix": "Remove the reasoning part from this request (the stored history keeps it) and "
+        "send the text and tool calls after it in its turn without their item ids. The model's "
+        "earlier reasoning is lost for this call; the parts and ids are kept in the repair "
+        "records.",
+    }
+    rejections = (
+        Rejection(
+            "openai-responses (Azure AI Foundry project Responses endpoint)",
+            "invalid_payload",
+            "dotnet/extensions#7628, Azure/azure-sdk-for-net#59967 (HTTP 400 when encrypted "
+            "reasoning is replayed without its item id; only the error code is quoted)",
+        ),
+    )
+    example = Example(
+        provider="openai-responses",
+        before=[
+            {"role": "user", "content": "hi"},
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "reasoning",
+                        "text": "",
+                        "providerOptions": {"openai": {"reasoningEncryptedContent": "gAAAA"}},
+                    },
+                    _text("hello"),
+                ],
+            },
+            {"role": "user", "content": "again"},
+        ],
+        after=[
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [_text("hello")]},
+            {"role": "user", "content": "again"},
+        ],
+    )
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        dropped = {
+            (m, p)
+            for m, p, part in ctx.index.reasoning
+            if _encrypted(part) and item_id(part) is None
+        }
+        yield from _drop_with_followers(
+            ctx,
+            dropped,
+            "with encrypted content but no OpenAI item id (a Responses reasoning item "
+            "requires its id)",
+        )
+
+
 class UnverifiableEncryptedReasoning(Rule):
     """Encrypted OpenAI reasoning (``reasoningEncryptedContent``) that the API could not verify.
 
@@ -377,26 +479,183 @@ class UnverifiableEncryptedReasoning(Rule):
 
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
         dropped = {(m, p) for m, p, part in ctx.index.reasoning if _encrypted(part)}
-        if not dropped:
-            return
-        # The text and tool calls that followed a removed reasoning item in its turn lose their
-        # item ids too: sent as references (or with their ids) they would still need the item
-        # ("Item 'msg_...' of type 'message' was provided without its required 'reasoning'
-        # item"). A reasoning item that stays, later in the turn, covers what follows it.
-        lost = False
-        for m, p, part in _turn_parts(ctx):
-            if part is None:
+        yield from _drop_with_followers(
+            ctx, dropped, "with encrypted content that was not verified"
+        )
+
+
+def _drop_with_followers(
+    ctx: Context, dropped: Collection[tuple[int, int]], why: str
+) -> Iterator[Finding]:
+    """Remove the reasoning parts at ``dropped`` (message, part) and strip the item ids of the
+    text and tool calls that followed them in their turn."""
+    if not dropped:
+        return
+    # The text and tool calls that followed a removed reasoning item in its turn lose their
+    # item ids too: sent as references (or with their ids) they would still need the item
+    # ("Item 'msg_...' of type 'message' was provided without its required 'reasoning'
+    # item"). A reasoning item that stays, later in the turn, covers what follows it.
+    lost = False
+    for m, p, part in _turn_parts(ctx):
+        if part is None:
+            lost = False
+        elif isinstance(part, ReasoningPart):
+            if (m, p) in dropped:
+                lost = True
+                yield _drop_reasoning(m, p, part, why)
+            elif is_reasoning_item(part):
                 lost = False
-            elif isinstance(part, ReasoningPart):
-                if (m, p) in dropped:
-                    lost = True
-                    yield _drop_reasoning(
-                        m, p, part, "with encrypted content that was not verified"
-                    )
-                elif is_reasoning_item(part):
-                    lost = False
-            elif lost and isinstance(part, (TextPart, ToolCallPart)) and item_id(part) is not None:
-                yield _strip_finding(m, p, part, "followed a removed reasoning item")
+        elif lost and isinstance(part, (TextPart, ToolCallPart)) and item_id(part) is not None:
+            yield _strip_finding(m, p, part, "followed a removed reasoning item")
+
+
+OPENAI_SERVER_ITEM = re.compile(r"(?:ws|fs|ci|ig|mcp)_[a-zA-Z0-9]+")
+"""The id of an item of a tool OpenAI runs itself (``web_search_call`` ``ws_``,
+``file_search_call`` ``fs_``, ``code_interpreter_call`` ``ci_``, ``image_generation_call``
+``ig_``, ``mcp_call`` ``mcp_``). The AI SDK uses it as the toolCallId of the provider-executed
+call it reads from such an item, with no item id of its own, and sends the call's result back
+as an ``item_reference`` to it."""
+
+
+class OpenAIForeignServerTool(ForeignServerTool):
+    """A provider-executed call sent to the Responses API that OpenAI did not run: another
+    provider's server tool (Anthropic's web search, Gemini's code execution).
+
+    OpenAI's own server-tool calls go back as items: a call read from Responses input (kept
+    verbatim by :mod:`heal.adapters.openai_responses`), one carrying an OpenAI item id, or one
+    whose toolCallId is the id of an OpenAI server-tool item (``ws_...``, ``ci_...``: how the AI
+    SDK keeps them). Anything else has no Responses item: the AI SDK skips the call without a
+    warning and, with ``store: true``, sends its result as an ``item_reference`` to the other
+    provider's id, which names no OpenAI item (with ``store: false`` it skips the result with a
+    warning, or writes a web search result as a ``web_search_call`` carrying that id).
+    provider-rules.md records no OpenAI error text for these requests; heal's own Responses
+    dump has no form for such a call and refuses it.
+
+    Fix (``drop``): remove the call, its results and its approval request from this request
+    (the stored history keeps them for the provider that ran the tool). The model no longer sees
+    that the tool ran; the text around it is kept. A call from a Responses conversation whose
+    toolCallId is not an item id and that carries no item id (the AI SDK's MCP calls after an
+    approval, which keep the item id on the result only) counts as foreign too, and is lost
+    the same way.
+    """
+
+    id = "openai-foreign-server-tool"
+    triggers = frozenset({"calls"})
+    target = "OpenAI Responses"
+    summary = "provider-executed tool call that OpenAI did not run (no OpenAI item behind it)"
+    providers = RESPONSES
+    rejections = (
+        Rejection(
+            "AI SDK (@ai-sdk/openai 3.0.141, Responses, store: false)",
+            "Results for OpenAI tool web_search are not sent to the API when store is false",
+            "local @ai-sdk/openai 3.0.141 (convertToOpenAIResponsesInput; the call itself is "
+            "skipped without a warning)",
+        ),
+        Rejection(
+            "openai-responses (heal.adapters.openai_responses)",
+            "a provider-executed tool call without an OpenAI item id cannot be represented as "
+            "a Responses input item",
+            "heal's own Responses dump (tests/adapters/test_cross_format.py): the wire format "
+            "has no item for another provider's server tool",
+        ),
+    )
+    example = Example(
+        provider="openai-responses",
+        before=[
+            {"role": "user", "content": "news?"},
+            {
+                "role": "assistant",
+                "content": [
+                    _call("srvtoolu_01", "web_search", providerExecuted=True),
+                    {
+                        "type": "tool-result",
+                        "toolCallId": "srvtoolu_01",
+                        "toolName": "web_search",
+                        "output": {"type": "json", "value": []},
+                    },
+                    _text("Nothing new."),
+                ],
+            },
+            {"role": "user", "content": "ok"},
+        ],
+        after=[
+            {"role": "user", "content": "news?"},
+            {"role": "assistant", "content": [_text("Nothing new.")]},
+            {"role": "user", "content": "ok"},
+        ],
+    )
+
+    def native(self, call: ToolCallPart) -> bool:
+        if item_id(call) is not None:
+            return True
+        mine = namespaces(call).get(HEAL_NAMESPACE)
+        # "openai_responses" is heal.adapters.openai_responses.NAMESPACE (not imported: the
+        # adapters import the rules); "item" holds a server-tool item read verbatim.
+        kept = mine.get("openai_responses") if isinstance(mine, dict) else None
+        if isinstance(kept, dict) and isinstance(kept.get("item"), dict):
+            return True
+        return OPENAI_SERVER_ITEM.fullmatch(call.tool_call_id) is not None
+
+
+ASSISTANT_FILE_PROVIDERS = RESPONSES | (CHAT_COMPLETIONS_PROVIDERS - {"mistral"})
+"""Where ``openai-assistant-file`` runs: Responses and the Chat Completions servers but Mistral,
+which has its own rule (``mistral-assistant-file``) with its adapter's error."""
+
+
+class OpenAIAssistantFile(AssistantFile):
+    """A file part (image, document, audio) in an assistant message, for the Responses API or a
+    Chat Completions style API (OpenAI Chat, DeepSeek, Cerebras, Groq, xAI, OpenAI-compatible
+    servers).
+
+    Why: both wire formats take files in user messages only. A Chat Completions assistant
+    message holds text and refusal parts (``ChatCompletionAssistantMessageParam``), and OpenAI
+    rejects an image in one (``Invalid 'messages[2]'. Image URLs are only allowed for messages
+    with role 'user', but this message with role 'assistant' contains an image URL.``); the
+    compatible servers speak the same message schema. A Responses assistant message holds
+    ``output_text`` and ``refusal`` only; provider-rules.md has no API error text for a file
+    there: the rejection is the wire format's, which has no way to write it (heal's adapters
+    refuse it). The AI SDK OpenAI adapters (@ai-sdk/openai 3.0.141, chat and Responses) skip
+    assistant file parts without a warning, which can leave an empty message. (Mistral has
+    ``mistral-assistant-file``.)
+
+    Fix: remove the part from this request (the stored history keeps it); an assistant message
+    left empty is then removed by ``empty-message``. The model no longer sees the file it
+    produced; its text is kept. provider-rules.md (X1) suggests moving the file into a user
+    message after it instead; heal does not, as that would present the model's own output as
+    something the user sent.
+    """
+
+    id = "openai-assistant-file"
+    triggers = frozenset({"files"})
+    summary = "file part in an assistant message (OpenAI's wire formats take files from users only)"
+    providers = ASSISTANT_FILE_PROVIDERS
+    rejections = (
+        Rejection(
+            "openai-chat",
+            "Invalid 'messages[2]'. Image URLs are only allowed for messages with role 'user', "
+            "but this message with role 'assistant' contains an image URL.",
+            "openai/openai-node#1030; onyx-dot-app/onyx PR#1964; OpenHands/OpenHands#7700",
+        ),
+    )
+    example = Example(
+        provider="openai-chat",
+        before=[
+            {"role": "user", "content": "draw a cat"},
+            {
+                "role": "assistant",
+                "content": [
+                    _text("Here it is."),
+                    {"type": "file", "data": "iVBORw0KGgo=", "mediaType": "image/png"},
+                ],
+            },
+            {"role": "user", "content": "thanks"},
+        ],
+        after=[
+            {"role": "user", "content": "draw a cat"},
+            {"role": "assistant", "content": [_text("Here it is.")]},
+            {"role": "user", "content": "thanks"},
+        ],
+    )
 
 
 class DuplicateItemId(Rule):
@@ -723,6 +982,9 @@ class ProviderExecutedToolCall(Rule):
 RULES: tuple[Rule, ...] = (
     OpenAIForeignReasoning(),
     UnverifiableEncryptedReasoning(),
+    EncryptedReasoningWithoutItemId(),
+    OpenAIForeignServerTool(),
+    OpenAIAssistantFile(),
     DuplicateItemId(),
     ReasoningWithoutFollowingItem(),
     OpenAIOrphanItemId(),

@@ -271,6 +271,38 @@ def test_foreign_reasoning_is_refused_not_invented() -> None:
     assert info.value.path == "messages[0].content[0]"
 
 
+def test_data_urls_from_other_formats_are_sent_as_their_payload() -> None:
+    messages = heal.load_messages(
+        [
+            {
+                "role": "user",
+                "content": [
+                    {"type": "image", "image": "data:image/png;base64,iVBORw0KGgo="},
+                    {
+                        "type": "file",
+                        "data": "data:application/pdf;base64,JVBERi0=",
+                        "mediaType": "application/pdf",
+                    },
+                    {
+                        "type": "file",
+                        "data": "data:text/plain;base64,aGk=",
+                        "mediaType": "text/plain",
+                    },
+                    {"type": "file", "data": "data:text/plain,a%20b", "mediaType": "text/plain"},
+                ],
+            }
+        ]
+    )
+    out = dump_messages(messages)
+    sdk_validate(out)
+    assert [block["source"] for block in out[0]["content"]] == [
+        {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="},
+        {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0="},
+        {"type": "text", "media_type": "text/plain", "data": "hi"},
+        {"type": "text", "media_type": "text/plain", "data": "a b"},
+    ]
+
+
 # --- healing at native indices ---------------------------------------------------------------
 
 

@@ -6,22 +6,20 @@ native format (Anthropic, OpenAI Chat, OpenAI Responses, Gemini), the dump must 
 target SDK's own request types, (ii) read back and pass heal's rules for the target, and (iii)
 come back untouched when the target's ``heal_<format>`` heals it again.
 
-Known gaps in heal (``DUMP_GAPS``, ``SDK_GAPS``, ``_empty_text_gap``) are stepped around by
-name, narrowly, and counted as hypothesis events (``--hypothesis-show-statistics``); each has a
-strict xfail test at the end with its minimal repro, so a fix turns that test into an XPASS
-failure that says to remove both.
+Known gaps in heal (``DUMP_GAPS``, ``SDK_GAPS``) are stepped around by name, narrowly, and
+counted as hypothesis events (``--hypothesis-show-statistics``); each has a strict xfail test
+(``_gap``) at the end with its minimal repro, so a fix turns that test into an XPASS failure that
+says to remove both. The repros of fixed gaps stay there as regression tests.
 """
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-import pydantic
 import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
@@ -123,39 +121,6 @@ def _drop_blocks(value: Any, bad: Callable[[Any], bool]) -> Any:
     return value
 
 
-def _anthropic_unsupported_document(block: Any) -> bool:
-    return (
-        isinstance(block, dict)
-        and block.get("type") == "document"
-        and isinstance(block.get("source"), dict)
-        and block["source"].get("type") == "base64"
-        and block["source"].get("media_type") not in ("application/pdf", "text/plain")
-    )
-
-
-def _gemini_file_id_blob(part: Any) -> bool:
-    if not isinstance(part, dict):
-        return False
-    blob = part.get("inline_data", part.get("inlineData"))
-    return isinstance(blob, dict) and str(blob.get("data", "")).startswith("file-")
-
-
-def _responses_image_without_detail(block: dict[str, Any]) -> bool:
-    return block.get("type") == "input_image" and "detail" not in block
-
-
-def _responses_reasoning_without_id(item: Any) -> bool:
-    return isinstance(item, dict) and item.get("type") == "reasoning" and "id" not in item
-
-
-def _with_default_detail(items: Any) -> Any:
-    out = copy.deepcopy(items)
-    for block in _blocks(out):
-        if _responses_image_without_detail(block):
-            block["detail"] = "auto"
-    return out
-
-
 @dataclass(frozen=True)
 class SdkGap:
     """Dumped output the target SDK rejects: ``applies`` spots it, ``scrub`` takes it out of a
@@ -166,73 +131,10 @@ class SdkGap:
 
 
 # Dump errors heal's rules for the target should have prevented: gap -> (target, reason regex).
-DUMP_GAPS: dict[str, tuple[ProviderId, str]] = {
-    "responses-foreign-server-tool": (
-        "openai-responses",
-        "a (provider-executed tool call without an OpenAI item id|tool-result part in an "
-        "assistant message)",
-    ),
-    "responses-assistant-file": (
-        "openai-responses",
-        "a file part in an assistant message cannot be represented",
-    ),
-    "chat-assistant-file": (
-        "openai-chat",
-        "a file in an assistant message has no Chat Completions",
-    ),
-    "anthropic-unsigned-reasoning-in-signed-message": (
-        "anthropic",
-        "reasoning has no Anthropic signature or redacted data",
-    ),
-    "anthropic-undecodable-text-file": (
-        "anthropic",
-        "a text/plain document's data is not base64 UTF-8 text",
-    ),
-    "openai-file-id-kept": ("anthropic", r"tool output content item '(image-)?file-id' has no"),
-}
+DUMP_GAPS: dict[str, tuple[ProviderId, str]] = {}
 
 # Dumped output the target SDK rejects: gap -> (target, SdkGap).
-SDK_GAPS: dict[str, tuple[ProviderId, SdkGap]] = {
-    "anthropic-unsupported-media-type": (
-        "anthropic",
-        SdkGap(
-            lambda out: any(map(_anthropic_unsupported_document, _blocks(out))),
-            lambda out: _drop_blocks(out, _anthropic_unsupported_document),
-        ),
-    ),
-    "responses-image-without-detail": (
-        "openai-responses",
-        SdkGap(
-            lambda out: any(map(_responses_image_without_detail, _blocks(out))),
-            _with_default_detail,
-        ),
-    ),
-    "responses-reasoning-without-id": (
-        "openai-responses",
-        SdkGap(
-            lambda out: any(map(_responses_reasoning_without_id, out)),
-            lambda out: [item for item in out if not _responses_reasoning_without_id(item)],
-        ),
-    ),
-    "openai-file-id-kept": (
-        "google",
-        SdkGap(
-            lambda out: any(map(_gemini_file_id_blob, _blocks(out))),
-            lambda out: _drop_blocks(out, _gemini_file_id_blob),
-        ),
-    ),
-}
-
-
-def _every_message_empty(repairs: Any) -> bool:
-    return any(r.rule == "empty-message" and r.action is Action.REPORT for r in repairs)
-
-
-def _empty_text_gap(first: Any, found: Any) -> bool:
-    """'empty-text-as-string': heal leaves a history whose messages are all empty as it is (with
-    a report), and does not count ``content: ""`` as empty text; Gemini and Responses write that
-    string as a text part, which the next heal flags."""
-    return _every_message_empty(first) and any(r.rule == "empty-text" for r in found)
+SDK_GAPS: dict[str, tuple[ProviderId, SdkGap]] = {}
 
 
 def _describe(repairs: Any) -> list[str]:
@@ -308,29 +210,19 @@ def test_history_healed_for_another_provider_is_valid_in_its_format(
     # the history as unfixable.
     back = dst.adapter.load_messages(out)
     report = heal.validate_messages(back, provider=target)
-    gap = _empty_text_gap(first.repairs, report.issues)
-    if gap:
-        event("known gap: empty-text-as-string")
-    left = [
-        i
-        for i in report.issues
-        if not (unfixable and i.action is Action.REPORT) and not (gap and i.rule == "empty-text")
-    ]
+    left = [i for i in report.issues if not (unfixable and i.action is Action.REPORT)]
     assert not left, _describe(left)
 
     # (iii) Healing the dump again for the target changes nothing: the very same object comes
     # back, with at most the reports the first heal already made.
     again = dst.heal(out, provider=target)
-    changed: list[Repair] = [
-        r for r in again.repairs if r.changed and not (gap and r.rule == "empty-text")
-    ]
+    changed: list[Repair] = [r for r in again.repairs if r.changed]
     assert not changed, _describe(changed)
-    if not gap:
-        assert again.messages is out
-        assert all(r.action is Action.REPORT for r in again.repairs), _describe(again.repairs)
-        assert {r.rule for r in again.repairs} <= {
-            r.rule for r in first.repairs if r.action is Action.REPORT
-        }, _describe(again.repairs)
+    assert again.messages is out
+    assert all(r.action is Action.REPORT for r in again.repairs), _describe(again.repairs)
+    assert {r.rule for r in again.repairs} <= {
+        r.rule for r in first.repairs if r.action is Action.REPORT
+    }, _describe(again.repairs)
 
 
 # --- the known gaps, one minimal repro each --------------------------------------------------
@@ -352,13 +244,9 @@ def _gap(name: str, why: str, raises: type[Exception]) -> pytest.MarkDecorator:
     )
 
 
-@_gap(
-    "responses-foreign-server-tool",
-    "no openai-responses rule removes another provider's provider-executed call, so "
-    "openai_responses.dump_messages raises",
-    InputError,
-)
-def test_foreign_server_tool_is_handled_for_openai_responses() -> None:
+# openai-chat: provider-executed-tool-call already removes every provider-executed call.
+@pytest.mark.parametrize("target", ["openai-responses", "openai-chat"])
+def test_foreign_server_tool_is_handled_for_openai(target: ProviderId) -> None:
     native = [
         {"role": "user", "content": "news?"},
         {
@@ -370,15 +258,10 @@ def test_foreign_server_tool_is_handled_for_openai_responses() -> None:
             ],
         },
     ]
-    _cross("anthropic", native, "openai-responses")
+    out = _cross("anthropic", native, target)
+    assert "srvtoolu_1" not in repr(out)
 
 
-@_gap(
-    "responses-assistant-file / chat-assistant-file",
-    "no openai-responses or openai-chat rule removes a file in an assistant message (as "
-    "anthropic-assistant-file and mistral-assistant-file do), so the dump raises",
-    InputError,
-)
 @pytest.mark.parametrize("target", ["openai-responses", "openai-chat"])
 def test_assistant_file_is_handled_for_openai(target: ProviderId) -> None:
     native = [
@@ -388,12 +271,6 @@ def test_assistant_file_is_handled_for_openai(target: ProviderId) -> None:
     _cross("gemini", native, target)
 
 
-@_gap(
-    "anthropic-unsigned-reasoning-in-signed-message",
-    "anthropic-unsigned-reasoning skips, without a report, unsigned reasoning in the latest "
-    "message with signed thinking, so anthropic.dump_messages raises",
-    InputError,
-)
 def test_unsigned_reasoning_beside_signed_thinking_is_handled_for_anthropic() -> None:
     native = [
         HumanMessage("hi"),
@@ -405,12 +282,6 @@ def test_unsigned_reasoning_beside_signed_thinking_is_handled_for_anthropic() ->
     _cross("langchain", native, "anthropic")
 
 
-@_gap(
-    "anthropic-unsupported-media-type",
-    "no anthropic rule drops or reports a file Anthropic cannot take (audio, video, "
-    "octet-stream): it is dumped as a base64 document the SDK types reject",
-    pydantic.ValidationError,
-)
 def test_audio_file_is_handled_for_anthropic() -> None:
     native = [
         {
@@ -423,12 +294,6 @@ def test_audio_file_is_handled_for_anthropic() -> None:
     _cross("openai_chat", native, "anthropic")
 
 
-@_gap(
-    "anthropic-undecodable-text-file",
-    "no anthropic rule reports a text/plain file whose bytes are not UTF-8 (text-file-attachment "
-    "does for OpenAI), so anthropic.dump_messages raises",
-    InputError,
-)
 def test_undecodable_text_file_is_handled_for_anthropic() -> None:
     native = [
         pa.ModelRequest(
@@ -438,12 +303,6 @@ def test_undecodable_text_file_is_handled_for_anthropic() -> None:
     _cross("pydantic_ai", native, "anthropic")
 
 
-@_gap(
-    "responses-image-without-detail",
-    "openai_responses.dump_messages writes an image that has no imageDetail as an input_image "
-    "without 'detail', which ResponseInputImageParam requires",
-    pydantic.ValidationError,
-)
 def test_image_from_another_format_is_sdk_valid_for_openai_responses() -> None:
     native = [
         {
@@ -456,12 +315,6 @@ def test_image_from_another_format_is_sdk_valid_for_openai_responses() -> None:
     _cross("anthropic", native, "openai-responses")
 
 
-@_gap(
-    "responses-reasoning-without-id",
-    "reasoning with encrypted content but no OpenAI item id is kept for openai-responses and "
-    "dumped as a reasoning item without 'id', which ResponseReasoningItemParam requires",
-    pydantic.ValidationError,
-)
 def test_encrypted_reasoning_without_an_item_id_is_handled_for_openai_responses() -> None:
     native = [
         pa.ModelRequest([pa.UserPromptPart("hi")]),
@@ -472,23 +325,11 @@ def test_encrypted_reasoning_without_an_item_id_is_handled_for_openai_responses(
     _cross("pydantic_ai", native, "openai-responses")
 
 
-@_gap(
-    "openai-file-id-kept",
-    "an OpenAI file id ('file-...') is kept for another provider: written as Gemini "
-    "inline_data.data (not base64)",
-    pydantic.ValidationError,
-)
 def test_openai_file_id_is_handled_for_google() -> None:
     native = [{"role": "user", "content": [{"type": "file", "file": {"file_id": "file-abc123"}}]}]
     _cross("openai_chat", native, "google")
 
 
-@_gap(
-    "openai-file-id-kept",
-    "an OpenAI file id ('file-...') is kept for another provider: a tool output image-file-id "
-    "makes anthropic.dump_messages raise",
-    InputError,
-)
 def test_openai_file_id_in_a_tool_output_is_handled_for_anthropic() -> None:
     native = [
         {"role": "user", "content": "look"},
@@ -502,12 +343,6 @@ def test_openai_file_id_in_a_tool_output_is_handled_for_anthropic() -> None:
     _cross("openai_responses", native, "anthropic")
 
 
-@_gap(
-    "empty-text-as-string",
-    "empty-text ignores content '' but flags the same text as a part; when every message is "
-    "empty (reported and left as it is) the Gemini dump writes a part the next heal removes",
-    AssertionError,
-)
 def test_all_empty_history_is_stable_through_gemini() -> None:
     out = _cross("anthropic", [{"role": "user", "content": ""}], "google")
     again = gemini.heal_gemini(out)

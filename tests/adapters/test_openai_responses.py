@@ -439,6 +439,135 @@ def test_dumps_canonical_messages_from_elsewhere() -> None:
     sdk_validate(out)
 
 
+def test_image_detail_defaults_to_auto_only_for_images_from_elsewhere() -> None:
+    # ResponseInputImageParam requires "detail": an image from another format gets the API's
+    # default, while Responses input without one (which the API takes) comes back unchanged.
+    native = [
+        {
+            "role": "user",
+            "content": [
+                {"type": "input_image", "image_url": "https://x.test/a.png"},
+                {"type": "input_image", "image_url": "https://x.test/b.png", "detail": "low"},
+            ],
+        }
+    ]
+    assert dump_messages(load_messages(native)) == native
+    assert heal_openai_responses(native).messages is native
+
+    foreign = heal.load_messages(
+        [
+            {
+                "role": "user",
+                "content": [
+                    {"type": "image", "image": "https://x.test/a.png"},
+                    {"type": "image", "image": "iVBORw0KGgo=", "mediaType": "image/png"},
+                    {
+                        "type": "image",
+                        "image": "https://x.test/c.png",
+                        "providerOptions": {"openai": {"imageDetail": "high"}},
+                    },
+                ],
+            }
+        ]
+    )
+    out = dump_messages(foreign)
+    assert out == [
+        {
+            "role": "user",
+            "content": [
+                {"type": "input_image", "image_url": "https://x.test/a.png", "detail": "auto"},
+                {
+                    "type": "input_image",
+                    "image_url": "data:image/png;base64,iVBORw0KGgo=",
+                    "detail": "auto",
+                },
+                {"type": "input_image", "image_url": "https://x.test/c.png", "detail": "high"},
+            ],
+        }
+    ]
+    sdk_validate(out)
+
+
+def test_openai_server_tool_calls_from_elsewhere_are_item_references() -> None:
+    # The AI SDK keeps OpenAI's own web search with the item id as toolCallId; pydantic-ai keeps
+    # it as an item id. The item holds the result: one reference stands for call and result.
+    def server_call(cid: str, **extra: Any) -> list[dict[str, Any]]:
+        return [
+            {
+                "type": "tool-call",
+                "toolCallId": cid,
+                "toolName": "web_search",
+                "input": {},
+                "providerExecuted": True,
+                **extra,
+            },
+            {
+                "type": "tool-result",
+                "toolCallId": cid,
+                "toolName": "web_search",
+                "output": {"type": "json", "value": []},
+            },
+        ]
+
+    messages = heal.load_messages(
+        [
+            {"role": "user", "content": "news?"},
+            {
+                "role": "assistant",
+                "content": [
+                    *server_call("ws_1"),
+                    *server_call("call_2", providerOptions={"openai": {"itemId": "ws_2"}}),
+                    {"type": "text", "text": "Nothing new."},
+                ],
+            },
+        ]
+    )
+    out = dump_messages(messages)
+    assert out[1:] == [
+        {"type": "item_reference", "id": "ws_1"},
+        {"type": "item_reference", "id": "ws_2"},
+        {"role": "assistant", "content": "Nothing new."},
+    ]
+    sdk_validate(out)
+
+    foreign = heal.load_messages([{"role": "assistant", "content": server_call("srvtoolu_1")}])
+    with pytest.raises(InputError, match="without an OpenAI item id"):
+        dump_messages(foreign)
+
+
+def test_tool_output_content_with_no_output_element_is_written_as_json_text() -> None:
+    # An Anthropic search result in a tool result ("custom" content) has no Responses element.
+    custom = {"type": "custom", "providerOptions": {"heal": {"anthropic": {"block": {"x": 1}}}}}
+    messages = heal.load_messages(
+        [
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool-call", "toolCallId": "c1", "toolName": "f", "input": {}}
+                ],
+            },
+            {
+                "role": "tool",
+                "content": [
+                    {
+                        "type": "tool-result",
+                        "toolCallId": "c1",
+                        "toolName": "f",
+                        "output": {"type": "content", "value": [custom]},
+                    }
+                ],
+            },
+        ]
+    )
+    out = dump_messages(messages)
+    assert out[1] == {
+        "type": "function_call_output",
+        "call_id": "c1",
+        "output": json.dumps([custom], separators=(",", ":")),
+    }
+    sdk_validate(out)
+
+
 def test_another_providers_reasoning_cannot_be_dumped() -> None:
     messages = heal.load_messages(
         [
