@@ -34,6 +34,8 @@ def _layout(cls: type[BaseModel]) -> _Layout:
                 raise TypeError(f"{cls.__name__}.{name} has a default factory")
             if not field.is_required():
                 defaults[name] = field.default
+        if not cls.model_config.get("frozen"):  # pragma: no cover - every heal model is
+            raise TypeError(f"{cls.__name__} is not frozen: its fields set cannot be shared")
         extra = cls.model_config.get("extra") == "allow"
         found = _LAYOUTS[cls] = (tuple(cls.model_fields), defaults, extra)
     return found
@@ -45,6 +47,11 @@ def construct_trusted(cls: type[M], fields_set: set[str], values: dict[str, Any]
 
     ``values`` must name every required field and hold values of the declared types; nothing
     checks that here, so use it only for values heal built from validated ones.
+
+    ``fields_set`` is stored as it is, so callers pass one set for every instance of a shape: a
+    set of ten names takes about 700 bytes, more than the rest of a record. Sharing is safe
+    because ``cls`` must be frozen: pydantic changes an instance's set only on assignment,
+    which a frozen model refuses first, and ``model_copy`` copies the set before changing it.
     """
     names, defaults, extra = _layout(cls)
     # In field order, as validation stores them (dumps follow this order).

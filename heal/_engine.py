@@ -17,6 +17,7 @@ check per rule.
 from __future__ import annotations
 
 import gc
+import json
 import logging
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -404,35 +405,43 @@ class _Origin:
             # A built-in rule's findings hold valid values (str, int, JSON from _to_json), and a
             # history with thousands of problems makes thousands of records: skip validating
             # them again. A user rule's findings are validated like any input.
-            return construct_trusted(Repair, set(_REPAIR_FIELDS), values)
+            return construct_trusted(Repair, _REPAIR_FIELDS, values)
         return Repair(**values)
 
 
 _BUILTIN_RULES = frozenset(map(id, BUILTIN_RULES))
-_REPAIR_FIELDS = frozenset(Repair.model_fields)
+_REPAIR_FIELDS = set(Repair.model_fields)  # shared by every record built here (never changed)
 
 
 def _to_json(value: Any) -> Any:
     if value is None:
         return None
     if isinstance(value, BaseModel):
-        return _encodable(value.model_dump(mode="json", exclude_unset=True))
+        # A dump is made of new containers: it can be kept as it is when nothing needs escaping
+        # (nearly always, and one C-speed encoding tells).
+        dumped = value.model_dump(mode="json", exclude_unset=True)
+        text = json.dumps(dumped, ensure_ascii=False)
+        if text.isascii() or not _SURROGATE.search(text):
+            return dumped
+        return _escaped(dumped)
     if isinstance(value, (list, tuple)):
         return [_to_json(v) for v in value]
-    return _encodable(value)
+    # Anything else may share containers with the input (a tool input, provider options): the
+    # record gets its own copy.
+    return _escaped(value)
 
 
-def _encodable(value: Any) -> Any:
-    """Escape lone surrogates (``\\udxxx``) so a record always encodes as UTF-8, even when it
-    holds removed text that was never mended."""
+def _escaped(value: Any) -> Any:
+    """A copy of ``value`` (its dicts and lists) with lone surrogates (``\\udxxx``) escaped, so a
+    record always encodes as UTF-8, even when it holds removed text that was never mended."""
     if isinstance(value, str):
         if value.isascii() or not _SURROGATE.search(value):
             return value
         return value.encode("utf-8", "backslashreplace").decode("utf-8")
     if isinstance(value, dict):
-        return {k: _encodable(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_encodable(v) for v in value]
+        return {_escaped(k): _escaped(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_escaped(v) for v in value]
     return value
 
 

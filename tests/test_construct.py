@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from heal import Action, Repair, heal_messages
 from heal._construct import construct_trusted
@@ -73,6 +73,20 @@ def test_a_trusted_model_copies_like_a_validated_one() -> None:
     assert "provider_options" in copy.__pydantic_fields_set__
     assert "provider_options" not in built.__pydantic_fields_set__
     assert built.provider_options is None
+
+
+def test_instances_sharing_a_fields_set_stay_independent() -> None:
+    shared = {"role", "content"}
+    one = construct_trusted(ToolMessage, shared, {"content": (_PART,)})
+    two = construct_trusted(ToolMessage, shared, {"content": (_PART,)})
+    with pytest.raises(ValidationError, match="frozen"):
+        one.provider_options = {"x": {}}  # type: ignore[misc]
+    with pytest.raises(ValidationError, match="frozen"):
+        one.custom = 1  # type: ignore[attr-defined]
+    copy = one.model_copy(update={"provider_options": {"x": {}}})
+    assert shared == {"role", "content"}
+    assert "provider_options" in copy.model_fields_set
+    assert two.model_fields_set == {"role", "content"}
 
 
 def test_built_in_repairs_are_valid_repairs() -> None:

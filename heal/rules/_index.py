@@ -10,7 +10,6 @@ assistant message) is computed on first use only, so histories without tools nev
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -48,10 +47,6 @@ _KINDS: dict[type, int] = {
     FilePart: _FILE,
     ImagePart: _IMAGE,
 }
-
-
-def _message_of(ref: CallRef) -> int:
-    return ref[0]
 
 
 def _kind(cls: type) -> int:
@@ -109,6 +104,7 @@ class HistoryIndex:
     """Facts about one history, gathered in a single scan."""
 
     __slots__ = (
+        "_calls_by_message",
         "_paired",
         "_pairing",
         "calls",
@@ -214,6 +210,7 @@ class HistoryIndex:
         """Indices of messages whose content is an empty list."""
         self._pairing: Pairing | None = None
         self._paired: bool | None = None
+        self._calls_by_message: dict[int, list[tuple[int, ToolCallPart]]] | None = None
         present = []
         for name, items in (
             ("calls", calls),
@@ -233,16 +230,18 @@ class HistoryIndex:
         """The names of the lists above that are non-empty (what :attr:`Rule.triggers` names)."""
 
     def calls_in(self, message: int) -> list[tuple[int, ToolCallPart]]:
-        """The tool calls of one message, as (part index, part), found by bisection."""
-        calls = self.calls
-        start = bisect_left(calls, message, key=_message_of)
-        out: list[tuple[int, ToolCallPart]] = []
-        for k in range(start, len(calls)):
-            m, p, call = calls[k]
-            if m != message:
-                break
-            out.append((p, call))
-        return out
+        """The tool calls of one message, as (part index, part), in part order."""
+        by_message = self._calls_by_message
+        if by_message is None:
+            by_message = {}
+            for m, p, call in self.calls:
+                found = by_message.get(m)
+                if found is None:
+                    by_message[m] = [(p, call)]
+                else:
+                    found.append((p, call))
+            self._calls_by_message = by_message
+        return list(by_message.get(message, ()))
 
     @property
     def pairing(self) -> Pairing:

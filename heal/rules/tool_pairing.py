@@ -615,7 +615,7 @@ def _placeholder(call: ToolCallPart, response: ToolApprovalResponse | None) -> T
     # fewer objects (and the garbage collector, which scans every live container, has less to do).
     return construct_trusted(
         ToolResultPart,
-        {"type", "tool_call_id", "tool_name", "output", "provider_options"},
+        _PLACEHOLDER_FIELDS,
         {
             "tool_call_id": call.tool_call_id,
             "tool_name": call.tool_name,
@@ -627,7 +627,12 @@ def _placeholder(call: ToolCallPart, response: ToolApprovalResponse | None) -> T
 
 def _tool_message(parts: Sequence[ToolPart]) -> ToolMessage:
     """A new tool message holding ``parts`` (valid parts: no need to validate them again)."""
-    return construct_trusted(ToolMessage, {"role", "content"}, {"content": tuple(parts)})
+    return construct_trusted(ToolMessage, _TOOL_MESSAGE_FIELDS, {"content": tuple(parts)})
+
+
+# The fields counted as set on the parts and messages built above (one set each, shared).
+_PLACEHOLDER_FIELDS = {"type", "tool_call_id", "tool_name", "output", "provider_options"}
+_TOOL_MESSAGE_FIELDS = {"role", "content"}
 
 
 _PLACEHOLDER_OUTPUT = ErrorTextOutput(value=PLACEHOLDER_TEXT)
