@@ -18,10 +18,23 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from functools import partial
+from typing import Any, cast
 
 from benchmarks.corpus import corpus, orphan_every_turn
-from heal import PROVIDERS, dump_messages, heal_messages, load_messages, validate_messages
+from heal import (
+    PROVIDERS,
+    ProviderId,
+    dump_messages,
+    heal_messages,
+    load_messages,
+    validate_messages,
+)
+
+
+def _each(check: Callable[..., object], histories: list[Any], provider: Any) -> None:
+    for history in histories:
+        check(history, provider=provider)
 
 
 def _median_seconds(work: Callable[[], object], runs: int) -> float:
@@ -45,10 +58,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     runs = args.runs
-    providers: list[str | None] = (
+    providers: list[ProviderId | None] = (
         [None, *PROVIDERS]
         if args.providers == "all"
-        else [None if p == "none" else p for p in args.providers.split(",")]
+        else [None if p == "none" else cast(ProviderId, p) for p in args.providers.split(",")]
     )
 
     raw = corpus(conversations=1000, length=50, broken=0.1)
@@ -79,21 +92,17 @@ def main(argv: list[str] | None = None) -> int:
         record(
             f"heal, loaded models, corpus, provider={label}",
             n_corpus,
-            _median_seconds(
-                lambda p=provider: [heal_messages(h, provider=p) for h in loaded], runs
-            ),  # type: ignore[misc]
+            _median_seconds(partial(_each, heal_messages, loaded, provider), runs),
         )
         record(
             f"validate, loaded models, corpus, provider={label}",
             n_corpus,
-            _median_seconds(
-                lambda p=provider: [validate_messages(h, provider=p) for h in loaded], runs
-            ),  # type: ignore[misc]
+            _median_seconds(partial(_each, validate_messages, loaded, provider), runs),
         )
         record(
             f"heal, loaded models, one 10,000-message history, provider={label}",
             len(big),
-            _median_seconds(lambda p=provider: heal_messages(big, provider=p), runs),  # type: ignore[misc]
+            _median_seconds(partial(heal_messages, big, provider=provider), runs),
         )
     record(
         "load_messages from JSON text, corpus",
@@ -118,14 +127,13 @@ def main(argv: list[str] | None = None) -> int:
 
     small = load_messages(orphan_every_turn(8_000))
     large = load_messages(orphan_every_turn(80_000))
-    for provider in (None, "anthropic"):
+    scaled: tuple[ProviderId | None, ...] = (None, "anthropic")
+    for provider in scaled:
         label = provider or "none"
-        t_small = _median_seconds(
-            lambda p=provider: heal_messages(small, provider=p), max(3, runs // 2)
-        )  # type: ignore[misc]
-        t_large = _median_seconds(
-            lambda p=provider: heal_messages(large, provider=p), max(3, runs // 2)
-        )  # type: ignore[misc]
+        # Both sizes get every run: a ratio of two medians is only as steady as its noisier
+        # half, and the small size is the one a busy machine disturbs most.
+        t_small = _median_seconds(partial(heal_messages, small, provider=provider), runs)
+        t_large = _median_seconds(partial(heal_messages, large, provider=provider), runs)
         ratio = t_large / t_small
         results[f"orphan_every_turn_8k_seconds_{label}"] = round(t_small, 4)
         results[f"orphan_every_turn_80k_seconds_{label}"] = round(t_large, 4)

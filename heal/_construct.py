@@ -19,25 +19,26 @@ from pydantic import BaseModel
 
 M = TypeVar("M", bound=BaseModel)
 
-_Layout = tuple[tuple[str, ...], dict[str, Any], bool]
+_Layout = tuple[dict[str, Any], bool]
 _LAYOUTS: dict[type[BaseModel], _Layout] = {}
 _set = object.__setattr__
+_REQUIRED: Any = object()
+"""Stands for a required field's value in a layout's template; every caller replaces it."""
 
 
 def _layout(cls: type[BaseModel]) -> _Layout:
-    """The field names in order, the defaults, and whether the model keeps extra fields."""
+    """Every field in order with its default (required ones: ``_REQUIRED``), and whether the
+    model keeps extra fields."""
     found = _LAYOUTS.get(cls)
     if found is None:
-        defaults: dict[str, Any] = {}
+        template: dict[str, Any] = {}
         for name, field in cls.model_fields.items():
             if field.default_factory is not None:  # pragma: no cover - no heal model has one
                 raise TypeError(f"{cls.__name__}.{name} has a default factory")
-            if not field.is_required():
-                defaults[name] = field.default
+            template[name] = _REQUIRED if field.is_required() else field.default
         if not cls.model_config.get("frozen"):  # pragma: no cover - every heal model is
             raise TypeError(f"{cls.__name__} is not frozen: its fields set cannot be shared")
-        extra = cls.model_config.get("extra") == "allow"
-        found = _LAYOUTS[cls] = (tuple(cls.model_fields), defaults, extra)
+        found = _LAYOUTS[cls] = (template, cls.model_config.get("extra") == "allow")
     return found
 
 
@@ -53,9 +54,11 @@ def construct_trusted(cls: type[M], fields_set: set[str], values: dict[str, Any]
     because ``cls`` must be frozen: pydantic changes an instance's set only on assignment,
     which a frozen model refuses first, and ``model_copy`` copies the set before changing it.
     """
-    names, defaults, extra = _layout(cls)
-    # In field order, as validation stores them (dumps follow this order).
-    data = {name: values[name] if name in values else defaults[name] for name in names}
+    template, extra = _layout(cls)
+    # The template holds every field in order, so updating a copy keeps validation's order
+    # (dumps follow it).
+    data = template.copy()
+    data.update(values)
     obj = cls.__new__(cls)
     _set(obj, "__dict__", data)
     _set(obj, "__pydantic_fields_set__", fields_set)

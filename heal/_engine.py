@@ -420,7 +420,7 @@ def _to_json(value: Any) -> Any:
         # A dump is made of new containers: it can be kept as it is when nothing needs escaping
         # (nearly always, and one C-speed encoding tells).
         dumped = value.model_dump(mode="json", exclude_unset=True)
-        text = json.dumps(dumped, ensure_ascii=False)
+        text = _to_text(dumped)
         if text.isascii() or not _SURROGATE.search(text):
             return dumped
         return _escaped(dumped)
@@ -446,6 +446,9 @@ def _escaped(value: Any) -> Any:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_to_text = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
+"""JSON text with non-ASCII characters as they are (one encoder: ``json.dumps`` with options
+builds a new one per call). A model's dump cannot be circular."""
 
 
 def _apply(

@@ -112,10 +112,13 @@ def _deliver(ctx: Context, call_message: int, parts: Sequence[ToolResultPart]) -
     Into the first tool message of the block when there is one (each part before the first
     result of a later call, so existing order is kept), else into a new tool message.
     """
+    target = call_message + 1
+    new_message = ctx.index.pairing.block_end[call_message] == target
+    if new_message and len(parts) == 1:
+        return [AddMessage(call_message, _tool_message(parts))]
     rank = {call.tool_call_id: p for p, call in ctx.index.calls_in(call_message)}
     ordered = sorted(parts, key=lambda part: rank.get(part.tool_call_id, len(rank)))
-    target = call_message + 1
-    if ctx.index.pairing.block_end[call_message] == target:
+    if new_message:
         return [AddMessage(call_message, _tool_message(ordered))]
     existing = ctx.messages[target].content
     edits: list[Edit] = []
