@@ -107,6 +107,7 @@ class HistoryIndex:
         "_calls_by_message",
         "_paired",
         "_pairing",
+        "call_ids",
         "calls",
         "empty",
         "files",
@@ -120,6 +121,8 @@ class HistoryIndex:
         "roles",
         "strings",
         "texts",
+        "tool_names",
+        "unusual_inputs",
     )
 
     def __init__(self, messages: Sequence[ModelMessage]) -> None:
@@ -137,7 +140,11 @@ class HistoryIndex:
         empty: list[int] = []
         files: list[FileRef] = []
         images: list[ImageRef] = []
+        call_ids: list[str] = []
+        tool_names: set[str] = set()
+        unusual_inputs: list[CallRef] = []
         add_call, add_result, add_text = calls.append, results.append, texts.append
+        add_id, add_name = call_ids.append, tool_names.add
         text_cls, call_cls, result_cls = TextPart, ToolCallPart, ToolResultPart
         i = -1
         for message in messages:
@@ -161,9 +168,17 @@ class HistoryIndex:
                     if not text.isascii() or text.isspace() or not text:
                         add_text((i, j, part))  # type: ignore[arg-type]
                 elif cls is call_cls:
-                    add_call((i, j, part))  # type: ignore[arg-type]
+                    # The facts the tool-shape rules need, gathered while the part is at hand:
+                    # one pass over calls instead of one per rule.
+                    ref = (i, j, part)
+                    add_call(ref)  # type: ignore[arg-type]
+                    add_id(part.tool_call_id)  # type: ignore[union-attr]
+                    add_name(part.tool_name)  # type: ignore[union-attr]
+                    if part.input.__class__ is not dict:  # type: ignore[union-attr]
+                        unusual_inputs.append(ref)  # type: ignore[arg-type]
                 elif cls is result_cls:
                     add_result((i, j, part))  # type: ignore[arg-type]
+                    add_name(part.tool_name)  # type: ignore[union-attr]
                 else:
                     kind = _KINDS.get(cls)
                     if kind is None:
@@ -183,12 +198,23 @@ class HistoryIndex:
                         add_text(ref)  # type: ignore[arg-type]
                     elif kind == _CALL:
                         add_call(ref)  # type: ignore[arg-type]
+                        add_id(part.tool_call_id)  # type: ignore[union-attr]
+                        add_name(part.tool_name)  # type: ignore[union-attr]
+                        if part.input.__class__ is not dict:  # type: ignore[union-attr]
+                            unusual_inputs.append(ref)  # type: ignore[arg-type]
                     elif kind == _RESULT:
                         add_result(ref)  # type: ignore[arg-type]
+                        add_name(part.tool_name)  # type: ignore[union-attr]
         self.roles = roles
         """The role of each message."""
         self.calls = calls
         """Every tool-call part, client- and provider-executed, in history order."""
+        self.call_ids = call_ids
+        """The id of each of :attr:`calls`, in the same order (read-only)."""
+        self.tool_names = tool_names
+        """Every tool name of a call or a result (read-only)."""
+        self.unusual_inputs = unusual_inputs
+        """The calls whose input is not a plain dict (missing, a string, an array, ...)."""
         self.results = results
         """Every tool-result part, in tool and assistant messages, in history order."""
         self.texts = texts

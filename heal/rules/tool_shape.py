@@ -115,10 +115,8 @@ class InvalidToolInput(Rule):
     )
 
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
-        for m, p, part in ctx.index.calls:
+        for m, p, part in ctx.index.unusual_inputs:
             value = part.input
-            if value.__class__ is dict:
-                continue
             missing = "input" not in part.model_fields_set
             new = _coerce(value, missing=missing, wrap=choice == "coerce-object")
             what = "has no input" if missing else f"has a {_json_kind(value)} as input"
@@ -240,7 +238,7 @@ class InvalidToolCallId(Rule):
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
         profile = ctx.profile
         index = ctx.index
-        ids = {ref[2].tool_call_id for ref in index.calls}
+        ids = set(index.call_ids)
         if not index.paired:  # when paired, every result id is a call id
             ids.update(ref[2].tool_call_id for ref in index.results)
         ids.update(ref[2].tool_call_id for ref in index.requests)
@@ -370,7 +368,7 @@ class DuplicateToolCallId(Rule):
 
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
         index = ctx.index
-        if len({ref[2].tool_call_id for ref in index.calls}) == len(index.calls):
+        if len(set(index.call_ids)) == len(index.call_ids):
             return
         by_id: dict[str, list[tuple[int, int, ToolCallPart]]] = {}
         for ref in index.calls:
@@ -528,10 +526,9 @@ class InvalidToolName(Rule):
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
         index = ctx.index
         profile = ctx.profile
-        names = {ref[2].tool_name for ref in index.calls}
-        names.update(ref[2].tool_name for ref in index.results)
-        if profile.all_valid_tool_names(names):
+        if profile.all_valid_tool_names(index.tool_names):
             return
+        names = index.tool_names
         valid = profile.valid_tool_name
         bad = {name for name in names if not valid(name)}
         good = names - bad
