@@ -129,7 +129,7 @@ class HistoryIndex:
         # The hot loop of healing: plain tuples, bound methods and class identity tests keep it
         # near the cost of merely iterating the parts.
         self.messages = messages
-        roles: list[str] = [message.role for message in messages]
+        roles: list[str] = []
         calls: list[CallRef] = []
         results: list[ResultRef] = []
         texts: list[TextRef] = []
@@ -145,10 +145,27 @@ class HistoryIndex:
         unusual_inputs: list[CallRef] = []
         add_call, add_result, add_text = calls.append, results.append, texts.append
         add_id, add_name = call_ids.append, tool_names.add
+        add_role = roles.append
         text_cls, call_cls, result_cls = TextPart, ToolCallPart, ToolResultPart
+        # Pairing, decided on the way (see _check_paired, which does it afterwards for the
+        # histories this does not cover: provider-executed calls, results outside tool
+        # messages): each client call waits in `waiting` for its result, which must come in a
+        # tool message whose last non-tool message is the call's.
+        waiting: dict[str, int] = {}
+        paired = True
+        simple = True
+        last_non_tool = -1
         i = -1
         for message in messages:
             i += 1
+            role = message.role
+            add_role(role)
+            is_tool = role == "tool"
+            if not is_tool:
+                if waiting:
+                    paired = False  # a call's result block ended without its result
+                    waiting.clear()
+                last_non_tool = i
             content = message.content
             if content.__class__ is str:
                 # Only blank or non-ASCII strings can concern a text rule; these tests are O(1)
@@ -172,13 +189,23 @@ class HistoryIndex:
                     # one pass over calls instead of one per rule.
                     ref = (i, j, part)
                     add_call(ref)  # type: ignore[arg-type]
-                    add_id(part.tool_call_id)  # type: ignore[union-attr]
+                    tid = part.tool_call_id  # type: ignore[union-attr]
+                    add_id(tid)
                     add_name(part.tool_name)  # type: ignore[union-attr]
                     if part.input.__class__ is not dict:  # type: ignore[union-attr]
                         unusual_inputs.append(ref)  # type: ignore[arg-type]
+                    if part.provider_executed:  # type: ignore[union-attr]
+                        simple = False
+                    else:
+                        waiting[tid] = i
                 elif cls is result_cls:
                     add_result((i, j, part))  # type: ignore[arg-type]
                     add_name(part.tool_name)  # type: ignore[union-attr]
+                    if is_tool:
+                        if waiting.pop(part.tool_call_id, -2) != last_non_tool:  # type: ignore[union-attr]
+                            paired = False  # no call waits for it right before
+                    else:
+                        simple = False
                 else:
                     kind = _KINDS.get(cls)
                     if kind is None:
@@ -197,12 +224,14 @@ class HistoryIndex:
                     elif kind == _TEXT:  # subclasses of the common parts
                         add_text(ref)  # type: ignore[arg-type]
                     elif kind == _CALL:
+                        simple = False
                         add_call(ref)  # type: ignore[arg-type]
                         add_id(part.tool_call_id)  # type: ignore[union-attr]
                         add_name(part.tool_name)  # type: ignore[union-attr]
                         if part.input.__class__ is not dict:  # type: ignore[union-attr]
                             unusual_inputs.append(ref)  # type: ignore[arg-type]
                     elif kind == _RESULT:
+                        simple = False
                         add_result(ref)  # type: ignore[arg-type]
                         add_name(part.tool_name)  # type: ignore[union-attr]
         self.roles = roles
@@ -236,6 +265,9 @@ class HistoryIndex:
         """Indices of messages whose content is an empty list."""
         self._pairing: Pairing | None = None
         self._paired: bool | None = None
+        if simple:
+            # Also unpaired: a call still waiting at the end, two calls sharing an id.
+            self._paired = paired and not waiting and len(set(call_ids)) == len(call_ids)
         self._calls_by_message: dict[int, list[tuple[int, ToolCallPart]]] | None = None
         present = []
         for name, items in (
