@@ -112,6 +112,7 @@ TRIGGERS = frozenset(
         "empty",
         "files",
         "images",
+        "outputs",
     }
 )
 """The index lists a rule may name in :attr:`Rule.triggers`."""

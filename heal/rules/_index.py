@@ -14,10 +14,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from heal.messages import (
+    ContentOutput,
+    ErrorJsonOutput,
+    ErrorTextOutput,
+    ExecutionDeniedOutput,
     FilePart,
     ImagePart,
+    JsonOutput,
     ModelMessage,
     ReasoningPart,
+    TextOutput,
     TextPart,
     ToolApprovalRequest,
     ToolApprovalResponse,
@@ -47,6 +53,10 @@ _KINDS: dict[type, int] = {
     FilePart: _FILE,
     ImagePart: _IMAGE,
 }
+
+
+_PLAIN_OUTPUTS = frozenset({JsonOutput, ErrorJsonOutput, ExecutionDeniedOutput, ContentOutput})
+"""Tool output classes that hold no text of their own (see :attr:`HistoryIndex.outputs`)."""
 
 
 def _kind(cls: type) -> int:
@@ -113,6 +123,7 @@ class HistoryIndex:
         "files",
         "images",
         "messages",
+        "outputs",
         "present",
         "reasoning",
         "requests",
@@ -143,10 +154,12 @@ class HistoryIndex:
         call_ids: list[str] = []
         tool_names: set[str] = set()
         unusual_inputs: list[CallRef] = []
+        outputs: list[ResultRef] = []
         add_call, add_result, add_text = calls.append, results.append, texts.append
         add_id, add_name = call_ids.append, tool_names.add
         add_role = roles.append
         text_cls, call_cls, result_cls = TextPart, ToolCallPart, ToolResultPart
+        text_output, error_output, plain_outputs = TextOutput, ErrorTextOutput, _PLAIN_OUTPUTS
         # Pairing, decided on the way (see _check_paired, which does it afterwards for the
         # histories this does not cover: provider-executed calls, results outside tool
         # messages): each client call waits in `waiting` for its result, which must come in a
@@ -199,8 +212,16 @@ class HistoryIndex:
                     else:
                         waiting[tid] = i
                 elif cls is result_cls:
-                    add_result((i, j, part))  # type: ignore[arg-type]
+                    ref = (i, j, part)
+                    add_result(ref)  # type: ignore[arg-type]
                     add_name(part.tool_name)  # type: ignore[union-attr]
+                    output = part.output  # type: ignore[union-attr]
+                    output_cls = output.__class__
+                    if output_cls is text_output or output_cls is error_output:
+                        if not output.value.isascii():  # type: ignore[union-attr]
+                            outputs.append(ref)  # type: ignore[arg-type]
+                    elif output_cls not in plain_outputs:  # a subclass: let the rules look
+                        outputs.append(ref)  # type: ignore[arg-type]
                     if is_tool:
                         if waiting.pop(part.tool_call_id, -2) != last_non_tool:  # type: ignore[union-attr]
                             paired = False  # no call waits for it right before
@@ -233,6 +254,7 @@ class HistoryIndex:
                     elif kind == _RESULT:
                         simple = False
                         add_result(ref)  # type: ignore[arg-type]
+                        outputs.append(ref)  # type: ignore[arg-type]
                         add_name(part.tool_name)  # type: ignore[union-attr]
         self.roles = roles
         """The role of each message."""
@@ -244,6 +266,9 @@ class HistoryIndex:
         """Every tool name of a call or a result (read-only)."""
         self.unusual_inputs = unusual_inputs
         """The calls whose input is not a plain dict (missing, a string, an array, ...)."""
+        self.outputs = outputs
+        """Tool results whose output is text (or error text) that is not pure ASCII: the only
+        outputs a text rule needs to look at."""
         self.results = results
         """Every tool-result part, in tool and assistant messages, in history order."""
         self.texts = texts
@@ -281,6 +306,7 @@ class HistoryIndex:
             ("empty", empty),
             ("files", files),
             ("images", images),
+            ("outputs", outputs),
         ):
             if items:
                 present.append(name)

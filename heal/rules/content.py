@@ -68,7 +68,7 @@ class LoneSurrogate(Rule):
     """Text holding a lone UTF-16 surrogate, which is not valid Unicode."""
 
     id = "lone-surrogate"
-    triggers = frozenset({"reasoning", "results", "strings", "texts"})
+    triggers = frozenset({"outputs", "reasoning", "strings", "texts"})
     summary = "text holds a lone UTF-16 surrogate (often a cut emoji), which is not valid Unicode"
     choice_docs = {
         "fix": "Replace each lone surrogate with U+FFFD (the replacement character). The "
@@ -109,7 +109,7 @@ class LoneSurrogate(Rule):
             if _has_surrogate(part.text):
                 fixed = part.model_copy(update={"text": _mend(part.text)})
                 yield self._finding(m, p, part.text, SetPart(m, p, fixed))
-        for m, p, result in index.results:
+        for m, p, result in index.outputs:
             output = result.output
             value = getattr(output, "value", None)
             if (
