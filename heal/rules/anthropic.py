@@ -419,7 +419,8 @@ class AssistantFile(Rule):
     choices = ("drop",)
     choice_docs = {
         "drop": "Remove the file part from this request (the stored history keeps it); a "
-        "message left empty is then removed. The part is kept in the repair record.",
+        "message left empty is then removed. The part is kept in the repair record. In the "
+        "latest message with signed reasoning, which no rule edits, it is reported instead.",
     }
 
     def unsendable(self, part: FilePart) -> bool:
@@ -429,23 +430,28 @@ class AssistantFile(Rule):
 
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
         roles = ctx.index.roles
-        for m, message in enumerate(ctx.messages):
-            if roles[m] != "assistant" or isinstance(message.content, str):
+        for m, p, part in ctx.index.files:
+            if roles[m] != "assistant" or not self.unsendable(part):
                 continue
-            for p, part in enumerate(message.content):
-                if not isinstance(part, FilePart) or not self.unsendable(part):
-                    continue
-                if m in ctx.protected:
-                    break
+            what = f"{part.media_type} file in an assistant message cannot be sent to this provider"
+            if m in ctx.protected:
+                # The message must go back as it was (its signed blocks): say so, change nothing.
                 yield Finding(
-                    Action.REMOVE,
+                    Action.REPORT,
                     m,
                     p,
-                    f"{part.media_type} file in an assistant message cannot be sent to this "
-                    "provider; removed from the request",
-                    edits=(DropPart(m, p),),
-                    removed=part,
+                    f"{what}, but it sits in a message heal must not edit (the latest with "
+                    "signed reasoning); end the turn with a user message, or remove the file",
                 )
+                continue
+            yield Finding(
+                Action.REMOVE,
+                m,
+                p,
+                f"{what}; removed from the request",
+                edits=(DropPart(m, p),),
+                removed=part,
+            )
 
 
 # --- small builders for the examples ----------------------------------------------------------
