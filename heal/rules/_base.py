@@ -113,6 +113,7 @@ TRIGGERS = frozenset(
         "files",
         "images",
         "outputs",
+        "content_outputs",
     }
 )
 """The index lists a rule may name in :attr:`Rule.triggers`."""

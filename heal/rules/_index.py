@@ -55,7 +55,9 @@ _KINDS: dict[type, int] = {
 }
 
 
-_PLAIN_OUTPUTS = frozenset({JsonOutput, ErrorJsonOutput, ExecutionDeniedOutput, ContentOutput})
+_PLAIN_OUTPUTS: frozenset[type] = frozenset[type](
+    (JsonOutput, ErrorJsonOutput, ExecutionDeniedOutput)
+)
 """Tool output classes that hold no text of their own (see :attr:`HistoryIndex.outputs`)."""
 
 
@@ -119,6 +121,7 @@ class HistoryIndex:
         "_pairing",
         "call_ids",
         "calls",
+        "content_outputs",
         "empty",
         "files",
         "images",
@@ -155,11 +158,13 @@ class HistoryIndex:
         tool_names: set[str] = set()
         unusual_inputs: list[CallRef] = []
         outputs: list[ResultRef] = []
+        content_outputs: list[ResultRef] = []
         add_call, add_result, add_text = calls.append, results.append, texts.append
         add_id, add_name = call_ids.append, tool_names.add
         add_role = roles.append
         text_cls, call_cls, result_cls = TextPart, ToolCallPart, ToolResultPart
         text_output, error_output, plain_outputs = TextOutput, ErrorTextOutput, _PLAIN_OUTPUTS
+        content_output = ContentOutput
         # Pairing, decided on the way (see _check_paired, which does it afterwards for the
         # histories this does not cover: provider-executed calls, results outside tool
         # messages): each client call waits in `waiting` for its result, which must come in a
@@ -220,8 +225,11 @@ class HistoryIndex:
                     if output_cls is text_output or output_cls is error_output:
                         if not output.value.isascii():  # type: ignore[union-attr]
                             outputs.append(ref)  # type: ignore[arg-type]
+                    elif output_cls is content_output:
+                        content_outputs.append(ref)  # type: ignore[arg-type]
                     elif output_cls not in plain_outputs:  # a subclass: let the rules look
                         outputs.append(ref)  # type: ignore[arg-type]
+                        content_outputs.append(ref)  # type: ignore[arg-type]
                     if is_tool:
                         if waiting.pop(part.tool_call_id, -2) != last_non_tool:  # type: ignore[union-attr]
                             paired = False  # no call waits for it right before
@@ -255,6 +263,7 @@ class HistoryIndex:
                         simple = False
                         add_result(ref)  # type: ignore[arg-type]
                         outputs.append(ref)  # type: ignore[arg-type]
+                        content_outputs.append(ref)  # type: ignore[arg-type]
                         add_name(part.tool_name)  # type: ignore[union-attr]
         self.roles = roles
         """The role of each message."""
@@ -269,6 +278,8 @@ class HistoryIndex:
         self.outputs = outputs
         """Tool results whose output is text (or error text) that is not pure ASCII: the only
         outputs a text rule needs to look at."""
+        self.content_outputs = content_outputs
+        """Tool results whose output is content (a list of text, image and file items)."""
         self.results = results
         """Every tool-result part, in tool and assistant messages, in history order."""
         self.texts = texts
@@ -307,6 +318,7 @@ class HistoryIndex:
             ("files", files),
             ("images", images),
             ("outputs", outputs),
+            ("content_outputs", content_outputs),
         ):
             if items:
                 present.append(name)

@@ -121,7 +121,7 @@ class OpenAIFileId(Rule):
     """
 
     id = "openai-file-id"
-    triggers = frozenset({"files", "images", "results"})
+    triggers = frozenset({"files", "images", "content_outputs"})
     summary = "file given by an OpenAI file id ('file-...'), which only OpenAI can fetch"
     providers = frozenset(PROVIDERS) - _OPENAI_PROVIDERS
     scope = Scope.REQUEST
@@ -189,7 +189,7 @@ class OpenAIFileId(Rule):
                 edits=(DropPart(m, p),),
                 removed=part,
             )
-        for m, p, result in ctx.index.results:
+        for m, p, result in ctx.index.content_outputs:
             output = result.output
             if not isinstance(output, ContentOutput):
                 continue
@@ -268,7 +268,7 @@ class AnthropicUnsupportedMediaType(Rule):
     """
 
     id = "anthropic-unsupported-media-type"
-    triggers = frozenset({"files", "images", "results"})
+    triggers = frozenset({"files", "images", "content_outputs"})
     summary = "file or image of a media type Anthropic does not take (audio, video, ...)"
     providers = frozenset({"anthropic"})
     scope = Scope.REQUEST
@@ -349,7 +349,7 @@ class AnthropicUnsupportedMediaType(Rule):
                     edits=(DropPart(m, p),),
                     removed=part,
                 )
-        for m, p, result in ctx.index.results:
+        for m, p, result in ctx.index.content_outputs:
             output = result.output
             if roles[m] != "tool" or not isinstance(output, ContentOutput):
                 continue

@@ -547,7 +547,7 @@ class GoogleContentToolResult(_GoogleRule):
     """
 
     id = "google-content-tool-result"
-    triggers = frozenset({"results"})
+    triggers = frozenset({"content_outputs"})
     summary = "content tool result with no text item, or with several"
     choices = ("one-text",)
     choice_docs = {
@@ -618,7 +618,7 @@ class GoogleContentToolResult(_GoogleRule):
     )
 
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
-        for m, p, result in ctx.index.results:
+        for m, p, result in ctx.index.content_outputs:
             output = result.output
             if not isinstance(output, ContentOutput) or ctx.index.roles[m] != "tool":
                 continue
