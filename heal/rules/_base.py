@@ -114,6 +114,7 @@ TRIGGERS = frozenset(
         "images",
         "outputs",
         "content_outputs",
+        "texts_after_calls",
     }
 )
 """The index lists a rule may name in :attr:`Rule.triggers`."""

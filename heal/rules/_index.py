@@ -135,6 +135,7 @@ class HistoryIndex:
         "roles",
         "strings",
         "texts",
+        "texts_after_calls",
         "tool_names",
         "unusual_inputs",
     )
@@ -159,6 +160,8 @@ class HistoryIndex:
         unusual_inputs: list[CallRef] = []
         outputs: list[ResultRef] = []
         content_outputs: list[ResultRef] = []
+        texts_after_calls: list[int] = []
+        call_at = text_after_call_at = -1  # the last message with a call, with text after one
         add_call, add_result, add_text = calls.append, results.append, texts.append
         add_id, add_name = call_ids.append, tool_names.add
         add_role = roles.append
@@ -202,11 +205,15 @@ class HistoryIndex:
                     text = part.text  # type: ignore[union-attr]
                     if not text.isascii() or text.isspace() or not text:
                         add_text((i, j, part))  # type: ignore[arg-type]
+                    if call_at == i and text_after_call_at != i:
+                        texts_after_calls.append(i)
+                        text_after_call_at = i
                 elif cls is call_cls:
                     # The facts the tool-shape rules need, gathered while the part is at hand:
                     # one pass over calls instead of one per rule.
                     ref = (i, j, part)
                     add_call(ref)  # type: ignore[arg-type]
+                    call_at = i
                     tid = part.tool_call_id  # type: ignore[union-attr]
                     add_id(tid)
                     add_name(part.tool_name)  # type: ignore[union-attr]
@@ -252,9 +259,13 @@ class HistoryIndex:
                         images.append(ref)  # type: ignore[arg-type]
                     elif kind == _TEXT:  # subclasses of the common parts
                         add_text(ref)  # type: ignore[arg-type]
+                        if call_at == i and text_after_call_at != i:
+                            texts_after_calls.append(i)
+                            text_after_call_at = i
                     elif kind == _CALL:
                         simple = False
                         add_call(ref)  # type: ignore[arg-type]
+                        call_at = i
                         add_id(part.tool_call_id)  # type: ignore[union-attr]
                         add_name(part.tool_name)  # type: ignore[union-attr]
                         if part.input.__class__ is not dict:  # type: ignore[union-attr]
@@ -280,6 +291,8 @@ class HistoryIndex:
         outputs a text rule needs to look at."""
         self.content_outputs = content_outputs
         """Tool results whose output is content (a list of text, image and file items)."""
+        self.texts_after_calls = texts_after_calls
+        """Messages in which a text part comes after a tool-call part, in order."""
         self.results = results
         """Every tool-result part, in tool and assistant messages, in history order."""
         self.texts = texts
@@ -319,6 +332,7 @@ class HistoryIndex:
             ("images", images),
             ("outputs", outputs),
             ("content_outputs", content_outputs),
+            ("texts_after_calls", texts_after_calls),
         ):
             if items:
                 present.append(name)

@@ -1212,7 +1212,7 @@ class AnthropicTextAfterToolCall(ProtectSigned):
     """
 
     id = "anthropic-text-after-tool-call"
-    triggers = frozenset({"calls"})
+    triggers = frozenset({"texts_after_calls"})
     summary = "assistant message has text after a (client) tool call"
     providers = frozenset({ANTHROPIC})
     choices = ("move",)
@@ -1253,15 +1253,16 @@ class AnthropicTextAfterToolCall(ProtectSigned):
 
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
         index = ctx.index
-        if not index.calls:
-            return
         messages = ctx.messages
         roles = index.roles
-        first_calls: dict[int, int] = {}
-        for m, p, call in index.calls:
-            if m not in first_calls and not call.provider_executed and roles[m] == "assistant":
-                first_calls[m] = p
-        for m, first_call in first_calls.items():
+        for m in index.texts_after_calls:
+            if roles[m] != "assistant":
+                continue
+            first_call = next(
+                (p for p, call in index.calls_in(m) if not call.provider_executed), None
+            )
+            if first_call is None:
+                continue
             content = messages[m].content
             if isinstance(content, str):
                 continue
