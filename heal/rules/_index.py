@@ -55,9 +55,7 @@ _KINDS: dict[type, int] = {
 }
 
 
-_PLAIN_OUTPUTS: frozenset[type] = frozenset[type](
-    (JsonOutput, ErrorJsonOutput, ExecutionDeniedOutput)
-)
+_PLAIN_OUTPUTS: frozenset[type] = frozenset[type]((JsonOutput, ErrorJsonOutput))
 """Tool output classes that hold no text of their own (see :attr:`HistoryIndex.outputs`)."""
 
 
@@ -167,7 +165,7 @@ class HistoryIndex:
         add_role = roles.append
         text_cls, call_cls, result_cls = TextPart, ToolCallPart, ToolResultPart
         text_output, error_output, plain_outputs = TextOutput, ErrorTextOutput, _PLAIN_OUTPUTS
-        content_output = ContentOutput
+        content_output, denied_output = ContentOutput, ExecutionDeniedOutput
         # Pairing, decided on the way (see _check_paired, which does it afterwards for the
         # histories this does not cover: provider-executed calls, results outside tool
         # messages): each client call waits in `waiting` for its result, which must come in a
@@ -230,10 +228,13 @@ class HistoryIndex:
                     output = part.output  # type: ignore[union-attr]
                     output_cls = output.__class__
                     if output_cls is text_output or output_cls is error_output:
-                        if not output.value.isascii():  # type: ignore[union-attr]
+                        value: str = output.value  # type: ignore[union-attr,assignment]
+                        if not value.isascii() or value.isspace() or not value:
                             outputs.append(ref)  # type: ignore[arg-type]
                     elif output_cls is content_output:
                         content_outputs.append(ref)  # type: ignore[arg-type]
+                    elif output_cls is denied_output:
+                        outputs.append(ref)  # type: ignore[arg-type]
                     elif output_cls not in plain_outputs:  # a subclass: let the rules look
                         outputs.append(ref)  # type: ignore[arg-type]
                         content_outputs.append(ref)  # type: ignore[arg-type]
@@ -287,8 +288,8 @@ class HistoryIndex:
         self.unusual_inputs = unusual_inputs
         """The calls whose input is not a plain dict (missing, a string, an array, ...)."""
         self.outputs = outputs
-        """Tool results whose output is text (or error text) that is not pure ASCII: the only
-        outputs a text rule needs to look at."""
+        """Tool results whose output is text (or error text) that is blank or not pure ASCII,
+        or an execution denial: the only text outputs the text rules need to look at."""
         self.content_outputs = content_outputs
         """Tool results whose output is content (a list of text, image and file items)."""
         self.texts_after_calls = texts_after_calls

@@ -291,7 +291,12 @@ class EmptyToolResult(Rule):
     }
 
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
-        for m, p, result in ctx.index.results:
+        index = ctx.index
+        # Only text outputs that are blank (or not ASCII), denials and content lists can be
+        # empty on the wire; in history order.
+        refs = {(ref[0], ref[1]): ref for ref in (*index.outputs, *index.content_outputs)}
+        for key in sorted(refs):
+            m, p, result = refs[key]
             fixed = _filled(result)
             if fixed is None or m in ctx.protected:
                 continue
@@ -1005,7 +1010,7 @@ class AnthropicEmptyToolResult(EmptyToolResult, ProtectSigned):
     """
 
     id = "anthropic-empty-tool-result"
-    triggers = frozenset({"results"})
+    triggers = frozenset({"outputs", "content_outputs"})
     summary = "tool result output is empty or whitespace only"
     providers = frozenset({ANTHROPIC})
     rejections = (

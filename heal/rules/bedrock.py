@@ -493,7 +493,7 @@ class BedrockEmptyToolResult(EmptyToolResult, _BedrockRule):
     """
 
     id = "bedrock-empty-tool-result"
-    triggers = frozenset({"results"})
+    triggers = frozenset({"outputs", "content_outputs"})
     summary = "tool result output is empty or whitespace only"
     rejections = (
         Rejection(
