@@ -309,32 +309,32 @@ def _run(
         budget -= 1
         rule, choice, keep, triggers = steps[k]
         unchanged_for += 1
+        reports[k] = None
         # A rule whose triggers are all absent cannot find anything: skip the call.
-        if triggers is None or not triggers.isdisjoint(index.present):
-            findings = list(rule.check(ctx, choice))
-            if findings:
-                if origin is None:
-                    origin = _Origin(work)
-                found: list[Repair] = []
-                edits: list[Edit] = []
-                for finding in findings:
-                    action = Action.KEEP if keep else finding.action
-                    record = origin.repair(rule, finding, action)
-                    if action in (Action.KEEP, Action.REPORT):
-                        found.append(record)
-                    else:
-                        repairs.append(record)
-                        edits.extend(finding.edits)
-                reports[k] = found
-                if edits:
-                    work, origin = _apply(work, origin, edits)
-                    index = HistoryIndex(work)
-                    ctx = Context(work, index, provider, profile, guards)
-                    unchanged_for = 0
-            else:
-                reports[k] = None
-        else:
-            reports[k] = None
+        findings = (
+            list(rule.check(ctx, choice))
+            if triggers is None or not triggers.isdisjoint(index.present)
+            else None
+        )
+        if findings:
+            if origin is None:
+                origin = _Origin(work)
+            found: list[Repair] = []
+            edits: list[Edit] = []
+            for finding in findings:
+                action = Action.KEEP if keep else finding.action
+                record = origin.repair(rule, finding, action)
+                if action in (Action.KEEP, Action.REPORT):
+                    found.append(record)
+                else:
+                    repairs.append(record)
+                    edits.extend(finding.edits)
+            reports[k] = found
+            if edits:
+                work, origin = _apply(work, origin, edits)
+                index = HistoryIndex(work)
+                ctx = Context(work, index, provider, profile, guards)
+                unchanged_for = 0
         k = k + 1 if k + 1 < n_steps else 0
     for kept in reports:
         if kept:
