@@ -186,7 +186,7 @@ class HistoryIndex:
                     waiting.clear()
                 last_non_tool = i
             content = message.content
-            if content.__class__ is str:
+            if type(content) is str:
                 # Only blank or non-ASCII strings can concern a text rule; these tests are O(1)
                 # for ordinary text (isspace stops at the first visible character).
                 if not content.isascii() or content.isspace() or not content:
@@ -198,7 +198,7 @@ class HistoryIndex:
             j = -1
             for part in content:
                 j += 1
-                cls = part.__class__
+                cls = type(part)
                 if cls is text_cls:
                     text = part.text  # type: ignore[union-attr]
                     if not text.isascii() or text.isspace() or not text:
@@ -215,7 +215,7 @@ class HistoryIndex:
                     tid = part.tool_call_id  # type: ignore[union-attr]
                     add_id(tid)
                     add_name(part.tool_name)  # type: ignore[union-attr]
-                    if part.input.__class__ is not dict:  # type: ignore[union-attr]
+                    if type(part.input) is not dict:  # type: ignore[union-attr]
                         unusual_inputs.append(ref)  # type: ignore[arg-type]
                     if part.provider_executed:  # type: ignore[union-attr]
                         simple = False
@@ -226,7 +226,7 @@ class HistoryIndex:
                     add_result(ref)  # type: ignore[arg-type]
                     add_name(part.tool_name)  # type: ignore[union-attr]
                     output = part.output  # type: ignore[union-attr]
-                    output_cls = output.__class__
+                    output_cls = type(output)
                     if output_cls is text_output or output_cls is error_output:
                         value: str = output.value  # type: ignore[union-attr,assignment]
                         if not value.isascii() or value.isspace() or not value:
@@ -269,7 +269,7 @@ class HistoryIndex:
                         call_at = i
                         add_id(part.tool_call_id)  # type: ignore[union-attr]
                         add_name(part.tool_name)  # type: ignore[union-attr]
-                        if part.input.__class__ is not dict:  # type: ignore[union-attr]
+                        if type(part.input) is not dict:  # type: ignore[union-attr]
                             unusual_inputs.append(ref)  # type: ignore[arg-type]
                     elif kind == _RESULT:
                         simple = False
