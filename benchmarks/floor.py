@@ -22,27 +22,16 @@ what any further tuning can hope for: no check of every part can run faster than
 from __future__ import annotations
 
 import argparse
-import gc
-import statistics
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from functools import partial
 
 from benchmarks.corpus import corpus
+from benchmarks.run import _median_seconds
 from heal import heal_messages, load_messages
 from heal.messages import ModelMessage, TextOutput, TextPart, ToolCallPart, ToolResultPart
 from heal.rules._index import HistoryIndex
 
 History = Sequence[ModelMessage]
-
-
-def _median_seconds(work: Callable[[], object], runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        gc.collect()
-        start = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def touch(histories: list[History]) -> None:
@@ -109,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         ("heal_messages, clean conversations only", heal, clean),
         ("heal_messages, broken conversations only", heal, broken),
     ):
-        seconds = _median_seconds(lambda w=work, h=histories: w(h), args.runs)  # type: ignore[misc]
+        seconds = _median_seconds(partial(work, histories), args.runs)
         messages = sum(map(len, histories))
         per_conversation = seconds / len(histories) * 1e6
         if not base:
