@@ -82,8 +82,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=7, help="passes per line (median)")
     args = parser.parse_args(argv)
     loaded: list[History] = [load_messages(h) for h in corpus(1000, 50, 0.1)]
-    clean = [h for h in loaded if not heal_messages(h).repairs]
-    broken = [h for h in loaded if heal_messages(h).repairs]
+    needs_repair = [bool(heal_messages(h).repairs) for h in loaded]
+    clean = [h for h, needs in zip(loaded, needs_repair, strict=True) if not needs]
+    broken = [h for h, needs in zip(loaded, needs_repair, strict=True) if needs]
     n_all = sum(map(len, loaded))
     print(
         f"corpus: {len(loaded):,} conversations, {n_all:,} messages; "

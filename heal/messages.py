@@ -378,33 +378,30 @@ def load_messages(data: str | bytes | bytearray | Iterable[Any]) -> list[ModelMe
     that are already loaded. Raises :class:`~heal.errors.InputError` naming the first place that
     cannot be read, such as ``messages[3].content[1]: tool-call part has no toolCallId``.
     """
-    if type(data) is list and _MESSAGE_TYPE_SET.issuperset(map(type, data)):
-        # The hot path (healing before every call of a provider): a list of models, checked
-        # before the general tests below, which cost more than this whole check.
-        return data.copy()
-    if isinstance(data, (str, bytes, bytearray)):
-        try:
-            # pydantic-core parses and validates in one step, about twice as fast as json.loads
-            # followed by validation. It refuses what the slow path below accepts or explains:
-            # lone surrogate escapes (which the lone-surrogate rule mends), and every invalid
-            # history (whose error the slow path words and locates).
-            return _HISTORY.validate_json(data)
-        except ValidationError:
-            pass
-        try:
-            raw = json.loads(data)
-        except ValueError as exc:
-            raise InputError(f"not valid JSON ({exc})") from None
-        return _validate(raw)
-    if isinstance(data, Mapping):
-        raise InputError(
-            "expected a list of messages, got a single object"
-            + (" (did you mean its 'messages' field?)" if "messages" in data else "")
-        )
-    if not isinstance(data, Sequence):
-        if not isinstance(data, Iterable):
-            raise InputError(f"expected a list of messages, got {kind_of(data)}")
-        data = list(data)
+    if type(data) is not list:  # a list, the usual case, needs none of these tests
+        if isinstance(data, (str, bytes, bytearray)):
+            try:
+                # pydantic-core parses and validates in one step, about twice as fast as
+                # json.loads followed by validation. It refuses what the slow path below accepts
+                # or explains: lone surrogate escapes (which the lone-surrogate rule mends), and
+                # every invalid history (whose error the slow path words and locates).
+                return _HISTORY.validate_json(data)
+            except ValidationError:
+                pass
+            try:
+                raw = json.loads(data)
+            except ValueError as exc:
+                raise InputError(f"not valid JSON ({exc})") from None
+            return _validate(raw)
+        if isinstance(data, Mapping):
+            raise InputError(
+                "expected a list of messages, got a single object"
+                + (" (did you mean its 'messages' field?)" if "messages" in data else "")
+            )
+        if not isinstance(data, Sequence):
+            if not isinstance(data, Iterable):
+                raise InputError(f"expected a list of messages, got {kind_of(data)}")
+            data = list(data)
     if _MESSAGE_TYPE_SET.issuperset(map(type, data)):
         return list(data)
     return _validate(data)
