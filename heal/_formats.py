@@ -11,12 +11,22 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from heal._detect import detect_format
 from heal._engine import heal_messages
 from heal.adapters._common import NativeHealResult
-from heal.errors import ConfigError
+from heal.errors import ConfigError, InputError
 from heal.messages import dump_messages, load_messages
 
-__all__ = ["FORMATS", "REQUEST_FIELDS", "healer", "history_field", "native_input"]
+__all__ = [
+    "AUTO",
+    "FORMATS",
+    "FORMAT_CHOICES",
+    "REQUEST_FIELDS",
+    "healer",
+    "history_field",
+    "native_input",
+    "resolve_format",
+]
 
 FORMATS: dict[str, str] = {
     "ai-sdk": "heal.messages",
@@ -25,8 +35,23 @@ FORMATS: dict[str, str] = {
     "openai-responses": "heal.adapters.openai_responses",
     "gemini": "heal.adapters.gemini",
     "pydantic-ai": "heal.adapters.pydantic_ai",
+    "langchain": "heal.adapters.langchain",
 }
-"""Input formats and the module whose ``heal_<format>`` heals each."""
+"""Input formats and the module whose ``heal_<format>`` heals each. LangChain histories are
+stored as ``messages_to_dict`` writes them (``{"type": "ai", "data": {...}}``)."""
+
+AUTO = "auto"
+"""The format name that picks each stored history's format from its own keys (the command
+line's default): see :func:`heal._detect.detect_format`."""
+
+FORMAT_CHOICES: tuple[str, ...] = (AUTO, *sorted(FORMATS))
+"""What ``--format`` accepts."""
+
+
+def resolve_format(fmt: str, document: Any, key: str | None = None) -> str:
+    """``fmt``, or for ``"auto"`` the format of this stored value. Raises ValueError when the
+    value mixes the marks of two formats (the row is then reported, never healed as either)."""
+    return detect_format(document, key) if fmt == AUTO else fmt
 
 
 def healer(fmt: str) -> Callable[..., NativeHealResult[Any]]:
@@ -35,6 +60,8 @@ def healer(fmt: str) -> Callable[..., NativeHealResult[Any]]:
     reads its repairs (the issues), ``migrate`` also its messages."""
     if fmt == "ai-sdk":
         return _heal_ai_sdk
+    if fmt == "langchain":
+        return _heal_langchain_dicts
     if fmt not in FORMATS:
         raise ConfigError(f"unknown format {fmt!r}; expected one of {', '.join(sorted(FORMATS))}")
     try:
@@ -48,6 +75,30 @@ def healer(fmt: str) -> Callable[..., NativeHealResult[Any]]:
 def _heal_ai_sdk(history: Any, **options: Any) -> NativeHealResult[Any]:
     result = heal_messages(load_messages(history), **options)
     healed = dump_messages(result.messages) if result.changed else history
+    return NativeHealResult(healed, result.repairs)
+
+
+def _heal_langchain_dicts(history: Any, **options: Any) -> NativeHealResult[Any]:
+    try:
+        from langchain_core.messages import messages_from_dict, messages_to_dict
+
+        from heal.adapters.langchain import heal_langchain
+    except ImportError as exc:
+        raise ConfigError(f"format 'langchain' needs an optional dependency: {exc}") from None
+    if not isinstance(history, list):
+        raise InputError("expected a list of LangChain message dicts")
+    native = []
+    for i, item in enumerate(history):
+        try:
+            native.extend(messages_from_dict([item]))
+        except (KeyError, TypeError, ValueError) as exc:
+            # ValueError covers pydantic's ValidationError; the first line names the problem.
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise InputError(
+                f"not a LangChain message dict ({reason})", path=f"messages[{i}]"
+            ) from None
+    result = heal_langchain(native, **options)
+    healed = messages_to_dict(result.messages) if result.changed else history
     return NativeHealResult(healed, result.repairs)
 
 

@@ -36,6 +36,7 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
+from heal._detect import describe, foreign_evidence, foreign_key
 from heal.errors import InputError
 
 __all__ = [
@@ -385,13 +386,15 @@ def load_messages(data: str | bytes | bytearray | Iterable[Any]) -> list[ModelMe
                 # json.loads followed by validation. It refuses what the slow path below accepts
                 # or explains: lone surrogate escapes (which the lone-surrogate rule mends), and
                 # every invalid history (whose error the slow path words and locates).
-                return _HISTORY.validate_json(data)
+                return _refuse_foreign(_HISTORY.validate_json(data))
             except ValidationError:
                 pass
             try:
                 raw = json.loads(data)
             except ValueError as exc:
                 raise InputError(f"not valid JSON ({exc})") from None
+            except RecursionError:
+                raise InputError("JSON nested too deeply to read") from None
             return _validate(raw)
         if isinstance(data, Mapping):
             raise InputError(
@@ -404,12 +407,25 @@ def load_messages(data: str | bytes | bytearray | Iterable[Any]) -> list[ModelMe
             data = list(data)
     if _MESSAGE_TYPE_SET.issuperset(map(type, data)):
         return list(data)
-    return _validate(data)
+    return _refuse_foreign(_validate(data))
 
 
 def dump_messages(messages: Iterable[ModelMessage]) -> list[dict[str, Any]]:
     """Return the history as JSON-compatible dicts in the AI SDK's shape (absent fields omitted)."""
     return _HISTORY.dump_python(list(messages), mode="json", exclude_unset=True)  # type: ignore[no-any-return]
+
+
+def _refuse_foreign(messages: list[ModelMessage]) -> list[ModelMessage]:
+    # The models keep unknown keys, so a message in another format can load; the keys only that
+    # format writes (OpenAI Chat's ``tool_calls`` on an assistant message whose ``content`` is
+    # "") would be kept but never read, and healing would remove the message they belong to.
+    for i, message in enumerate(messages):
+        extra = message.__pydantic_extra__
+        if extra:
+            evidence = foreign_key(extra)
+            if evidence is not None:
+                raise InputError(describe(*evidence), path=f"messages[{i}]")
+    return messages
 
 
 def _validate(raw: Any) -> list[ModelMessage]:
@@ -479,6 +495,9 @@ def _diagnose(raw: list[Any]) -> tuple[str, str] | None:
             continue
         if not isinstance(msg, Mapping):
             return path, f"expected a message object, got {kind_of(msg)}"
+        evidence = foreign_evidence(msg)
+        if evidence is not None:
+            return path, describe(*evidence)
         role = msg.get("role")
         if role is None:
             return path, "message has no role"

@@ -2,117 +2,33 @@
 13.4, 13.8 and 13.9 of the provider-rules report, and the real AI SDK judging the healed
 histories down to the request body.
 
-The helpers here (:func:`pack_cases`, :func:`check_case`, :func:`judge_pack`) are shared with
-the Bedrock and Google pack tests. A case may carry ``"enable": [rule ids]`` to turn on rules
+Its cases run in ``tests/test_cases.py``; :func:`judge_pack` here is shared with the Bedrock and
+Google pack tests. A case may carry ``"enable": [rule ids]`` to turn on rules
 that are off by default. A case whose repairs include a ``report`` (a problem no edit can fix)
 expects exactly those reports when its output is validated again.
 """
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from heal import Action, Policy, Scope, dump_messages, heal_messages, validate_messages
+from heal import Action, Scope, dump_messages, heal_messages, validate_messages
 from heal.rules import anthropic as anthropic_pack
 from heal.rules import default_registry
-
-CASES_DIR = Path(__file__).parent / "cases"
-_REPAIR_KEYS = ("rule", "action", "message_index", "part_index")
-_OPTIONAL_KEYS = ("tool_call_id", "anchor_index", "removed", "added")
+from tests.case_runner import healed_or_ok, pack_cases
+from tests.case_runner import short as _short
 
 Message = dict[str, Any]
-
-
-# --- the case-file contract ------------------------------------------------------------------
-
-
-def pack_cases(pack: str) -> list[Any]:
-    """Every case of one pack, as pytest params of (rule id, case)."""
-    params: list[Any] = []
-    for path in sorted((CASES_DIR / pack).glob("*.json")):
-        data = json.loads(path.read_text(encoding="utf-8"))
-        params.extend(
-            pytest.param(data["rule"], case, id=f"{data['rule']}: {case['name']}")
-            for case in data["cases"]
-        )
-    return params
-
-
-def policy_of(case: dict[str, Any]) -> Policy:
-    return Policy(case.get("policy") or {}, enable=case.get("enable", ()))
-
-
-def _short(repairs: Any) -> list[tuple[str, str, int | None, int | None]]:
-    return [(r.rule, r.action.value, r.message_index, r.part_index) for r in repairs]
-
-
-def check_case(rule: str, case: dict[str, Any]) -> None:
-    """Declared output and repairs; input untouched; output valid (but for declared reports)
-    and stable under a second heal; the input flagged by the case's rule."""
-    provider = case.get("provider")
-    policy = policy_of(case)
-    if "ok" in case:
-        history = case["ok"]
-        before = copy.deepcopy(history)
-        result = heal_messages(history, provider=provider, policy=policy)
-        assert result.repairs == (), [r.describe() for r in result.repairs]
-        assert dump_messages(result.messages) == history
-        assert validate_messages(history, provider=provider, policy=policy).valid
-        assert history == before
-        return
-
-    history = case["input"]
-    before = copy.deepcopy(history)
-    result = heal_messages(history, provider=provider, policy=policy)
-    healed = dump_messages(result.messages)
-    assert healed == case["healed"]
-    got = [{k: r.model_dump(mode="json")[k] for k in _REPAIR_KEYS} for r in result.repairs]
-    want = [{k: r[k] for k in _REPAIR_KEYS} for r in case["repairs"]]
-    assert got == want, "\n".join(r.describe() for r in result.repairs)
-    for got_repair, want_repair in zip(result.repairs, case["repairs"], strict=True):
-        dumped = got_repair.model_dump(mode="json")
-        for key in _OPTIONAL_KEYS:
-            if key in want_repair:
-                assert dumped[key] == want_repair[key], (key, got_repair.describe())
-        json.dumps(dumped)
-    assert history == before, "the input was mutated"
-
-    again = heal_messages(result.messages, provider=provider, policy=policy)
-    assert not any(r.changed for r in again.repairs), [r.describe() for r in again.repairs]
-    assert dump_messages(again.messages) == healed
-    reports = [r for r in result.repairs if r.action is Action.REPORT]
-    kept = [r for r in result.repairs if r.action is Action.KEEP]
-    assert _short(again.repairs) == _short(kept + reports) or _short(again.repairs) == _short(
-        reports + kept
-    )
-    revalidated = validate_messages(result.messages, provider=provider, policy=policy)
-    assert revalidated.valid is (not reports)
-    assert {r.rule for r in revalidated.issues if r.action is Action.REPORT} == {
-        r.rule for r in reports
-    }
-
-    check = validate_messages(history, provider=provider, policy=policy)
-    assert rule in {issue.rule for issue in check.issues}
-    assert check.valid is all(r.action is Action.KEEP for r in result.repairs)
 
 
 # --- the AI SDK judges the healed output -----------------------------------------------------
 
 JUDGE_TARGET = {"anthropic": "anthropic", "bedrock": "bedrock", "google": "google"}
-
-
-def healed_or_ok(case: dict[str, Any]) -> list[Message]:
-    if "ok" in case:
-        return list(case["ok"])
-    result = heal_messages(case["input"], provider=case.get("provider"), policy=policy_of(case))
-    return dump_messages(result.messages)
 
 
 def judge_pack(
@@ -248,11 +164,6 @@ ANTHROPIC_CASES = pack_cases("anthropic")
 def test_anthropic_pack_has_cases() -> None:
     rules = {param.values[0] for param in ANTHROPIC_CASES}
     assert {rule.id for rule in anthropic_pack.RULES} <= rules
-
-
-@pytest.mark.parametrize(("rule", "case"), ANTHROPIC_CASES)
-def test_anthropic_case(rule: str, case: dict[str, Any]) -> None:
-    check_case(rule, case)
 
 
 def test_anthropic_rules_declarations() -> None:

@@ -12,7 +12,8 @@ from heal import Scope, dump_messages, heal_messages, validate_messages
 from heal.providers import get_profile
 from heal.rules import bedrock as bedrock_pack
 from heal.rules import default_registry
-from tests.test_provider_anthropic import check_case, judge_pack, pack_cases
+from tests.case_runner import pack_cases
+from tests.test_provider_anthropic import judge_pack
 
 BEDROCK_CASES = pack_cases("bedrock")
 _NAME_OR_ID = re.compile(r"[a-zA-Z0-9_-]{1,64}")
@@ -21,11 +22,6 @@ _NAME_OR_ID = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 def test_bedrock_pack_has_cases() -> None:
     rules = {param.values[0] for param in BEDROCK_CASES}
     assert {rule.id for rule in bedrock_pack.RULES} <= rules
-
-
-@pytest.mark.parametrize(("rule", "case"), BEDROCK_CASES)
-def test_bedrock_case(rule: str, case: dict[str, Any]) -> None:
-    check_case(rule, case)
 
 
 def test_bedrock_rules_declarations() -> None:

@@ -10,7 +10,8 @@ import pytest
 
 from heal import Policy, Scope, dump_messages, heal_messages
 from heal.rules import compat as compat_pack
-from tests.test_provider_openai import check_case, judge_pack, pack_cases
+from tests.case_runner import pack_cases
+from tests.test_provider_openai import judge_pack
 
 COMPAT_CASES = pack_cases("compat")
 
@@ -18,11 +19,6 @@ COMPAT_CASES = pack_cases("compat")
 def test_compat_pack_has_cases() -> None:
     rules = {param.values[0] for param in COMPAT_CASES}
     assert {rule.id for rule in compat_pack.RULES} <= rules
-
-
-@pytest.mark.parametrize(("rule", "case"), COMPAT_CASES)
-def test_compat_case(rule: str, case: dict[str, Any]) -> None:
-    check_case(rule, case)
 
 
 def test_mastra_id_and_scopes() -> None:

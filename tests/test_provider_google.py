@@ -11,7 +11,8 @@ from heal import Scope, dump_messages, heal_messages
 from heal.rules import default_registry
 from heal.rules import google as google_pack
 from heal.rules.google import SKIP_THOUGHT_SIGNATURE, valid_signature
-from tests.test_provider_anthropic import check_case, judge_pack, pack_cases
+from tests.case_runner import pack_cases
+from tests.test_provider_anthropic import judge_pack
 
 GOOGLE_CASES = pack_cases("google")
 
@@ -19,11 +20,6 @@ GOOGLE_CASES = pack_cases("google")
 def test_google_pack_has_cases() -> None:
     rules = {param.values[0] for param in GOOGLE_CASES}
     assert {rule.id for rule in google_pack.RULES} <= rules
-
-
-@pytest.mark.parametrize(("rule", "case"), GOOGLE_CASES)
-def test_google_case(rule: str, case: dict[str, Any]) -> None:
-    check_case(rule, case)
 
 
 def test_google_rules_declarations() -> None:

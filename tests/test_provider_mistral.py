@@ -13,7 +13,8 @@ from heal import Policy, Scope, dump_messages, heal_messages, validate_messages
 from heal.providers import get_profile
 from heal.rules import mistral as mistral_pack
 from heal.rules.mistral import BRIDGE_TEXT, mistral_tool_call_id
-from tests.test_provider_openai import check_case, judge_pack, pack_cases, wire_problems
+from tests.case_runner import pack_cases
+from tests.test_provider_openai import judge_pack, wire_problems
 
 MISTRAL_CASES = pack_cases("mistral")
 
@@ -21,11 +22,6 @@ MISTRAL_CASES = pack_cases("mistral")
 def test_mistral_pack_has_cases() -> None:
     rules = {param.values[0] for param in MISTRAL_CASES}
     assert {rule.id for rule in mistral_pack.RULES} <= rules
-
-
-@pytest.mark.parametrize(("rule", "case"), MISTRAL_CASES)
-def test_mistral_case(rule: str, case: dict[str, Any]) -> None:
-    check_case(rule, case)
 
 
 def test_mistral_rules_are_request_scoped() -> None:

@@ -1,8 +1,8 @@
 """The OpenAI pack: its case files (``tests/cases/openai``), scenario 13.7 (vercel/ai#8379), and
 the real AI SDK judging the healed histories, down to the request body it would send.
 
-The helpers here (:func:`pack_cases`, :func:`check_case`, :func:`wire_problems`,
-:func:`judge_pack`) are shared with the Mistral and compat pack tests. A case may carry
+Its cases run in ``tests/test_cases.py``; :func:`wire_problems` and :func:`judge_pack` here are
+shared with the Mistral and compat pack tests. A case may carry
 ``"enable": [rule ids]`` to turn on rules that are off by default (those that run when a
 provider error names them).
 """
@@ -13,7 +13,6 @@ import copy
 import json
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,11 +24,8 @@ from heal.messages import TextPart
 from heal.rules import default_registry
 from heal.rules import openai as openai_pack
 from heal.rules.openai import CHAT_COMPLETIONS_PROVIDERS, with_options, without_item_id
+from tests.case_runner import pack_cases, policy_of
 from tests.strategies import histories
-
-CASES_DIR = Path(__file__).parent / "cases"
-_REPAIR_KEYS = ("rule", "action", "message_index", "part_index")
-_OPTIONAL_KEYS = ("tool_call_id", "anchor_index", "removed", "added")
 
 # Judge targets for provider ids whose AI SDK package the judge has; the others get ai core.
 JUDGE_TARGET = {
@@ -39,71 +35,12 @@ JUDGE_TARGET = {
 }
 
 
-def pack_cases(pack: str) -> list[Any]:
-    """Every case of one pack, as pytest params of (rule id, case)."""
-    params = []
-    for path in sorted((CASES_DIR / pack).glob("*.json")):
-        data = json.loads(path.read_text(encoding="utf-8"))
-        rule = data["rule"]
-        params += [pytest.param(rule, c, id=f"{rule}: {c['name']}") for c in data["cases"]]
-    return params
-
-
-def policy_of(case: dict[str, Any]) -> Policy:
-    return Policy(case.get("policy") or {}, enable=case.get("enable", ()))
-
-
-def check_case(rule: str, case: dict[str, Any]) -> None:
-    """The case-file contract: declared output and repairs, input untouched, a clean and stable
-    result, and the input flagged by the case's rule."""
-    provider = case.get("provider")
-    policy = policy_of(case)
-    if "ok" in case:
-        history = case["ok"]
-        before = copy.deepcopy(history)
-        result = heal_messages(history, provider=provider, policy=policy)
-        assert result.repairs == (), [r.describe() for r in result.repairs]
-        assert dump_messages(result.messages) == history
-        assert validate_messages(history, provider=provider, policy=policy).valid
-        assert history == before
-        return
-
-    history = case["input"]
-    before = copy.deepcopy(history)
-    result = heal_messages(history, provider=provider, policy=policy)
-    healed = dump_messages(result.messages)
-    assert healed == case["healed"]
-    got = [{k: r.model_dump(mode="json")[k] for k in _REPAIR_KEYS} for r in result.repairs]
-    want = [{k: r[k] for k in _REPAIR_KEYS} for r in case["repairs"]]
-    assert got == want, "\n".join(r.describe() for r in result.repairs)
-    for got_repair, want_repair in zip(result.repairs, case["repairs"], strict=True):
-        dumped = got_repair.model_dump(mode="json")
-        for key in _OPTIONAL_KEYS:
-            if key in want_repair:
-                assert dumped[key] == want_repair[key], (key, got_repair.describe())
-        json.dumps(dumped)  # every repair record is JSON-serializable
-
-    assert history == before, "the input was mutated"
-    again = heal_messages(result.messages, provider=provider, policy=policy)
-    assert again.repairs == (), [r.describe() for r in again.repairs]
-    assert dump_messages(again.messages) == healed
-    assert validate_messages(result.messages, provider=provider, policy=policy).valid
-    check = validate_messages(history, provider=provider, policy=policy)
-    assert rule in {issue.rule for issue in check.issues}
-    assert not check.valid
-
-
 OPENAI_CASES = pack_cases("openai")
 
 
 def test_openai_pack_has_cases() -> None:
     rules = {param.values[0] for param in OPENAI_CASES}
     assert {rule.id for rule in openai_pack.RULES} <= rules
-
-
-@pytest.mark.parametrize(("rule", "case"), OPENAI_CASES)
-def test_openai_case(rule: str, case: dict[str, Any]) -> None:
-    check_case(rule, case)
 
 
 # --- declarations ----------------------------------------------------------------------------
