@@ -32,7 +32,7 @@ from heal.errors import ConfigError, ConvergenceError, HealingError
 from heal.messages import ModelMessage, load_messages
 from heal.policy import KEEP, Policy
 from heal.providers import ProviderId, ProviderProfile, get_profile
-from heal.repairs import Action, Repair, Scope
+from heal.repairs import Action, Repair, Scope, record_json
 from heal.rules import BUILTIN_RULES, Rule, _check_rule, default_registry
 from heal.rules._base import (
     AddMessage,
@@ -419,9 +419,18 @@ def _to_json(value: Any) -> Any:
     if isinstance(value, BaseModel):
         # A dump is made of new containers: it can be kept as it is when nothing needs escaping
         # (nearly always, and one C-speed encoding tells).
-        dumped = value.model_dump(mode="json", exclude_unset=True)
-        text = _to_text(dumped)
-        if text.isascii() or not _SURROGATE.search(text):
+        try:
+            dumped = value.model_dump(mode="json", exclude_unset=True)
+            text = _to_text(dumped)
+        except ValueError:
+            # Bytes that are not UTF-8 or a lone surrogate in an unknown field's key, an integer
+            # past str()'s digit limit: the JSON dump refuses them; the record still keeps them.
+            return record_json(value)
+        if text.isascii():
+            return dumped
+        if "\ufffd" in text:  # pydantic writes a key's lone surrogate as three U+FFFD
+            return record_json(value)
+        if not _SURROGATE.search(text):
             return dumped
         return _escaped(dumped)
     if isinstance(value, (list, tuple)):

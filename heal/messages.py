@@ -411,8 +411,17 @@ def load_messages(data: str | bytes | bytearray | Iterable[Any]) -> list[ModelMe
 
 
 def dump_messages(messages: Iterable[ModelMessage]) -> list[dict[str, Any]]:
-    """Return the history as JSON-compatible dicts in the AI SDK's shape (absent fields omitted)."""
-    return _HISTORY.dump_python(list(messages), mode="json", exclude_unset=True)  # type: ignore[no-any-return]
+    """Return the history as JSON-compatible dicts in the AI SDK's shape (absent fields omitted).
+
+    Raises :class:`~heal.errors.InputError` naming the first field that JSON cannot hold (bytes
+    that are not UTF-8 or a key with a lone surrogate in an unknown field, a value nested more
+    than :data:`JSON_NESTING_LIMIT` levels deep, an object pydantic cannot write).
+    """
+    history = list(messages)
+    try:
+        return _HISTORY.dump_python(history, mode="json", exclude_unset=True)  # type: ignore[no-any-return]
+    except ValueError as exc:  # pydantic's errors here, and UnicodeError, are ValueErrors
+        raise _dump_error(history, exc) from None
 
 
 def _refuse_foreign(messages: list[ModelMessage]) -> list[ModelMessage]:
@@ -435,7 +444,7 @@ def _validate(raw: Any) -> list[ModelMessage]:
         return _HISTORY.validate_python(raw)
     except ValidationError as exc:
         # Only on failure: walk the raw data ourselves for a message a person can act on.
-        problem = _diagnose(raw)
+        problem = _diagnose(raw) or _depth_problem(raw)
         if problem is not None:
             raise InputError(problem[1], path=problem[0]) from None
         first = exc.errors(include_url=False)[0]
@@ -578,3 +587,153 @@ def _loc_path(loc: tuple[int | str, ...]) -> str:
         elif "[" not in item and item not in _ROLES and item not in _REQUIRED:
             out += f".{item}"
     return out
+
+
+# --- nesting limit and values JSON cannot hold (error paths only) ---------------------------
+
+JSON_NESTING_LIMIT = 254
+"""How deeply a JSON value in a message (a tool input, a tool output's value, a provider option)
+may be nested: pydantic refuses deeper ones, loading and dumping alike (its recursion guard). A
+value is nested one level deeper than the array or object holding it: in ``{"a": [1]}``, ``1``
+is nested two levels deep; an empty array or object adds no level."""
+
+_TOO_DEEP = f"nested more than {JSON_NESTING_LIMIT} levels deep, the most heal reads"
+
+
+def nested_deeper_than(value: Any, limit: int) -> bool:
+    """Whether some value inside ``value`` is nested more than ``limit`` levels deep (as
+    :data:`JSON_NESTING_LIMIT` counts). Without recursion, so any depth is safe to ask about; a
+    cycle counts as too deep, and a container shared within a level is visited once."""
+    level = [value] if _holds_items(value) else []
+    depth = 0
+    while level:
+        depth += 1
+        if depth > limit:
+            return True
+        inner: dict[int, Any] = {}
+        for container in level:
+            for item in container.values() if isinstance(container, Mapping) else container:
+                if _holds_items(item):
+                    inner[id(item)] = item
+        level = list(inner.values())
+    return False
+
+
+def _holds_items(value: Any) -> bool:
+    return isinstance(value, (Mapping, list, tuple)) and len(value) > 0
+
+
+def _depth_problem(raw: Any) -> tuple[str, str] | None:
+    """The first JSON value in raw message data nested deeper than :data:`JSON_NESTING_LIMIT`,
+    as (path, message), for a history that failed validation: pydantic's own error for it reads
+    "Input should be a valid string" (the last branch of a union it tried). Data of any other
+    shape is left to the rest of the diagnosis."""
+    if not isinstance(raw, (list, tuple)):
+        return None
+    for i, msg in enumerate(raw):
+        if not isinstance(msg, Mapping):
+            continue
+        path = f"messages[{i}]"
+        found = _options_too_deep(msg, path)
+        if found is not None:
+            return found
+        content = msg.get("content")
+        if not isinstance(content, (list, tuple)):
+            continue
+        for j, part in enumerate(content):
+            if isinstance(part, Mapping):
+                found = _part_too_deep(part, f"{path}.content[{j}]")
+                if found is not None:
+                    return found
+    return None
+
+
+def _part_too_deep(part: Mapping[str, Any], path: str) -> tuple[str, str] | None:
+    if part.get("type") == "tool-call" and nested_deeper_than(
+        part.get("input"), JSON_NESTING_LIMIT
+    ):
+        return f"{path}.input", f"tool-call input is {_TOO_DEEP}"
+    found = _options_too_deep(part, path)
+    if found is not None:
+        return found
+    output = part.get("output")
+    if not isinstance(output, Mapping):
+        return None
+    value = output.get("value")
+    if output.get("type") == "content" and isinstance(value, (list, tuple)):
+        # Each item is an object of JSON values: one level more than a value of its own.
+        for k, item in enumerate(value):
+            if nested_deeper_than(item, JSON_NESTING_LIMIT + 1):
+                return f"{path}.output.value[{k}]", f"tool output item holds a value {_TOO_DEEP}"
+    elif nested_deeper_than(value, JSON_NESTING_LIMIT):
+        return f"{path}.output.value", f"tool output value is {_TOO_DEEP}"
+    return _options_too_deep(output, f"{path}.output")
+
+
+def _options_too_deep(item: Mapping[str, Any], path: str) -> tuple[str, str] | None:
+    # Provider options are objects (by provider) of objects (by option) of JSON values. Models
+    # are read by field name too, so either spelling may hold them.
+    for key in ("providerOptions", "provider_options"):
+        if nested_deeper_than(item.get(key), JSON_NESTING_LIMIT + 2):
+            return f"{path}.{key}", f"{key} holds a value {_TOO_DEEP}"
+    return None
+
+
+def _dump_error(history: list[Any], exc: ValueError) -> InputError:
+    """The error for a history pydantic could not dump: the first field that fails alone."""
+    for i, message in enumerate(history):
+        if isinstance(message, BaseModel):
+            found = _undumpable(message, f"messages[{i}]")
+            if found is not None:
+                return InputError(found[1], path=found[0])
+    return InputError(f"cannot be written as JSON ({_printable(exc)})")
+
+
+def _undumpable(model: BaseModel, path: str) -> tuple[str, str] | None:
+    """The first field of ``model`` (or of a part or output inside it) that pydantic cannot
+    dump, as (path, message); None when the model dumps."""
+    try:
+        model.model_dump(mode="json", exclude_unset=True)
+    except ValueError as exc:
+        return _undumpable_field(model, path) or (
+            path,
+            f"cannot be written as JSON ({_printable(exc)})",
+        )
+    return None
+
+
+def _undumpable_field(model: BaseModel, path: str) -> tuple[str, str] | None:
+    fields = type(model).model_fields
+    extra = model.__pydantic_extra__ or {}
+    for name in [*(n for n in fields if n in model.model_fields_set), *extra]:
+        try:
+            model.model_dump(mode="json", exclude_unset=True, include={name})
+        except ValueError as exc:
+            field = fields.get(name)
+            where = f"{path}.{(field.alias or name) if field is not None else name}"
+            value = getattr(model, name)
+            found: tuple[str, str] | None = None
+            if isinstance(value, BaseModel):
+                found = _undumpable(value, where)
+            elif isinstance(value, tuple):  # a message's parts
+                for j, item in enumerate(value):
+                    if isinstance(item, BaseModel):
+                        found = _undumpable(item, f"{where}[{j}]")
+                        if found is not None:
+                            break
+            return found or (where, _dump_reason(value, exc))
+    return None
+
+
+def _dump_reason(value: Any, exc: ValueError) -> str:
+    # pydantic says only "Maximum serialization depth exceeded": say what the limit is. (A
+    # cycle is too deep as well, but pydantic names it, and so does its message.)
+    if "depth" in str(exc) and nested_deeper_than(value, JSON_NESTING_LIMIT):
+        return f"nested more than {JSON_NESTING_LIMIT} levels deep, the most heal writes"
+    return f"cannot be written as JSON ({_printable(exc)})"
+
+
+def _printable(exc: BaseException) -> str:
+    # A UnicodeEncodeError's text quotes the lone surrogate it met, which would make the
+    # error message itself unprintable.
+    return str(exc).encode("utf-8", "backslashreplace").decode("utf-8")

@@ -8,34 +8,53 @@ Safety, in the order things happen:
 
 * only rules whose change belongs in stored history run (``scope="history"``), unless asked;
 * ``dry_run`` opens databases read-only and writes nothing;
+* before any row is read, the table and every named column must exist (a ConfigError names the
+  missing one and lists what there is), and ``where`` must be one condition: one that could close
+  the parentheses heal puts it in, end the statement or comment out the rest is refused, and where
+  the database can say so (SQLite, PostgreSQL, MySQL) its own parser must accept it both bare and
+  in those parentheses; so the paging predicate always applies. Paging also stops with an error on
+  a NULL id, or on a page that does not get past the last one, instead of missing rows or looping;
 * each batch is one transaction: every updated row is either its original or its fully healed
   value, whenever the process dies; the ``UPDATE`` also requires the stored value to be the one
   read, so a row changed meanwhile by someone else is left alone (and reported);
 * ``backup`` writes each original value to a backup table (``<table>_heal_backup``) in the same
-  transaction as its update, or copies a file to ``<file>.bak`` before replacing it;
-* JSON Lines files are rewritten to a temporary file and renamed over the original at the end;
-* a row that fails to load is reported with its id and error (in the summary and the report)
-  and left untouched;
+  transaction as its update, or writes a copy of a file to a new file renamed onto
+  ``<file>.bak`` (a symlink or hard link at that name is replaced, never written through);
+* JSON Lines files are read as lines ending at ``"\\n"`` alone (a JSON string may hold U+2028,
+  U+2029 and U+0085 raw), rewritten to a temporary file with the original's mode and owner, and
+  renamed over the original at the end; the temporary file is removed if anything fails. A
+  symlinked file is healed where it points, and stays a symlink;
+* a row that fails to load or to heal (too deeply nested, not UTF-8, healed into text no UTF-8
+  store can hold such as a lone surrogate) is reported with its id and error (in the summary and
+  the report) and left untouched; so is a row whose healed value the database refuses, and the
+  rest of its batch is still written;
+* worker processes die with the migration: killed, it leaves none behind;
 * healing is idempotent, so a re-run finishes an interrupted job and changes nothing already
   healed.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import json
+import multiprocessing
 import os
-import shutil
+import signal
 import sqlite3
+import stat
+import sys
 import tempfile
+import threading
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
-from heal._formats import healer, history_field, native_input
+from heal._formats import AUTO, healer, history_field, native_input, resolve_format
 from heal.errors import ConfigError, HealError
 
 __all__ = [
@@ -44,6 +63,7 @@ __all__ = [
     "heal_jsonl_line",
     "heal_row",
     "migrate",
+    "open_report",
     "open_store",
 ]
 
@@ -80,26 +100,42 @@ def heal_row(
     ...}``, read as ``heal-messages check`` reads it), or an object holding either at ``key``.
     The format's ``heal_<format>`` heals it, so only the history (and, for an Anthropic or
     Gemini request, its system instruction) is replaced: every other key is kept as it was, and
-    a pydantic-ai history stays ``ModelMessagesTypeAdapter`` JSON.
+    a pydantic-ai history stays ``ModelMessagesTypeAdapter`` JSON. ``fmt="auto"`` picks each
+    row's format from its own keys; a row that mixes two formats fails.
+
+    A row that cannot be read or healed gives an outcome with its ``error`` instead of raising,
+    so that such a row never ends a migration.
     """
     try:
-        heal = healer(fmt)
         document = json.loads(stored)
-        field = history_field(document, key, fmt)
+        row_fmt = resolve_format(fmt, document, key)
+        heal = healer(row_fmt)
+        field = history_field(document, key, row_fmt)
         history = document if field is None else document[field]
-        result = heal(native_input(fmt, history), provider=provider, scope=scope)
-    except (HealError, ValueError, KeyError, TypeError) as exc:
+        result = heal(native_input(row_fmt, history), provider=provider, scope=scope)
+        repairs = tuple(r.model_dump(mode="json") for r in result.repairs)
+        if not result.changed:
+            return RowOutcome(row_id, None, repairs)
+        healed = _healed_text(document, field, history, result.messages, row_fmt)
+        # A lone surrogate loads (the JSON text "\ud800") and json.dumps writes it back raw, which
+        # no UTF-8 file or database can store: the row fails here, alone, instead of its batch
+        # (or the whole file) when written.
+        healed.encode("utf-8")
+    # RecursionError: a row nested deeper than Python's json reads. MemoryError: a row too big to
+    # heal; the allocation that failed is given back, so the next row runs as before, and if
+    # memory is short for every row, every row fails and none is changed.
+    except (HealError, ValueError, KeyError, TypeError, RecursionError, MemoryError) as exc:
         return RowOutcome(row_id, None, error=f"{type(exc).__name__}: {exc}")
-    repairs = tuple(r.model_dump(mode="json") for r in result.repairs)
-    if not result.changed:
-        return RowOutcome(row_id, None, repairs)
-    healed = result.messages
+    return RowOutcome(row_id, healed, repairs)
+
+
+def _healed_text(document: Any, field: str | None, history: Any, healed: Any, fmt: str) -> str:
     if fmt == "pydantic-ai" and not isinstance(history, str):
         if field is None:  # the row is pydantic-ai's own JSON: store what it writes
-            return RowOutcome(row_id, healed, repairs)
+            return str(healed)
         healed = json.loads(healed)
     document = {**document, field: healed} if field is not None else healed
-    return RowOutcome(row_id, json.dumps(document, ensure_ascii=False), repairs)
+    return json.dumps(document, ensure_ascii=False)
 
 
 def heal_jsonl_line(line: str, **options: Any) -> str:
@@ -115,7 +151,7 @@ def heal_jsonl_line(line: str, **options: Any) -> str:
 
 
 def _heal_batch(
-    rows: Sequence[tuple[Any, str, str | None]], options: dict[str, Any]
+    rows: Sequence[tuple[Any, str | bytes, str | None]], options: dict[str, Any]
 ) -> list[RowOutcome]:
     default = options.get("provider")
     return [
@@ -133,8 +169,22 @@ def _heal_batch(
 
 # --- stores ----------------------------------------------------------------------------------
 
-Row = tuple[Any, str, "str | None"]
-"""(id, stored JSON text, provider of this row or None)."""
+Row = tuple[Any, "str | bytes", "str | None"]
+"""(id, stored JSON text, provider of this row or None). The text is bytes when the store holds
+bytes (a SQLite BLOB, a line that is not UTF-8): heal_row reads them, or fails the row."""
+
+Update = tuple[Any, str, "str | bytes"]
+"""(id, healed text, the stored value it replaces)."""
+
+
+@dataclass
+class Written:
+    """What a store did with a batch of updates."""
+
+    skipped: list[Any] = field(default_factory=list)
+    """Ids of rows changed meanwhile by someone else: left alone."""
+    failed: list[tuple[Any, str]] = field(default_factory=list)
+    """(id, why) of rows whose healed value the store refused: left as they were."""
 
 
 class Store(Protocol):
@@ -146,9 +196,8 @@ class Store(Protocol):
 
     def batches(self, size: int) -> Iterator[list[Row]]: ...
 
-    def write(self, updates: Sequence[tuple[Any, str, str]]) -> list[Any]:
-        """Write (id, new, old) in one transaction; return the ids NOT written (changed
-        meanwhile)."""
+    def write(self, updates: Sequence[Update]) -> Written:
+        """Write (id, new, old) in one transaction; say which rows were not written."""
         ...
 
     def finish(self) -> None: ...
@@ -161,42 +210,156 @@ class JsonLinesStore:
 
     def __init__(self, path: Path, *, dest: Path | None, dry_run: bool, backup: bool) -> None:
         self.name = str(path)
-        self.path = path
-        self.dest = dest or path
+        # Resolved once: a symlink is healed where it points (and stays a symlink), instead of
+        # being replaced by a healed copy while its target stays unhealed.
+        self.path = path.resolve(strict=True)
+        self.dest = None if dest is None or dest.resolve() == self.path else dest
         self.dry_run = dry_run
         self.backup = backup
-        self.lines = path.read_text(encoding="utf-8").splitlines()
-        self.new_lines = list(self.lines)
-        self.changed = False
+        data = self.path.read_bytes()
+        # Lines end at "\n" alone. str.splitlines() also ends them at U+2028, U+2029 and U+0085,
+        # which a JSON string may hold raw, and at \x0b \x0c \x1c-\x1e: a record would be cut in
+        # two, and every later line number would be off. Each line is kept as bytes (with its
+        # "\r", if any), so what is not healed is written back exactly as it was.
+        self.lines = data.split(b"\n")
+        self.final_newline = data.endswith(b"\n")
+        if self.final_newline:
+            self.lines.pop()
+        self.healed: dict[int, str] = {}
 
     def count(self) -> int:
         return sum(1 for line in self.lines if line.strip())
 
     def batches(self, size: int) -> Iterator[list[Row]]:
-        rows: list[Row] = [(n + 1, line, None) for n, line in enumerate(self.lines) if line.strip()]
-        for start in range(0, len(rows), size):
-            yield rows[start : start + size]
+        batch: list[Row] = []
+        for number, raw in enumerate(self.lines, start=1):
+            line = raw.removesuffix(b"\r")
+            if not line.strip():
+                continue
+            text: str | bytes
+            try:
+                text = line.decode("utf-8")
+            except UnicodeDecodeError:
+                text = line  # heal_row fails it, naming the byte; the line stays as it is
+            batch.append((number, text, None))
+            if len(batch) == size:
+                yield batch
+                batch = []
+        if batch:
+            yield batch
 
-    def write(self, updates: Sequence[tuple[Any, str, str]]) -> list[Any]:
+    def write(self, updates: Sequence[Update]) -> Written:
         for line_no, new, _ in updates:
-            self.new_lines[line_no - 1] = new
-            self.changed = True
-        return []
+            self.healed[line_no] = new
+        return Written()
+
+    def _content(self, *, healed: bool) -> Iterator[bytes]:
+        for number, raw in enumerate(self.lines, start=1):
+            if number > 1:
+                yield b"\n"
+            new = self.healed.get(number) if healed else None
+            yield raw if new is None else new.encode("utf-8") + raw[len(raw.rstrip(b"\r")) :]
+        if self.final_newline:
+            yield b"\n"
 
     def finish(self) -> None:
-        if self.dry_run or (not self.changed and self.dest == self.path):
+        if self.dry_run or (not self.healed and self.dest is None):
             return
-        if self.backup and self.dest == self.path:
-            shutil.copy2(self.path, self.path.with_name(self.path.name + ".bak"))
-        fd, tmp = tempfile.mkstemp(dir=self.dest.parent, prefix=f".{self.dest.name}.")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write("\n".join(self.new_lines) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.dest)
+        if self.backup and self.dest is None:
+            # Written fresh and renamed onto the name, not copied onto it: whatever is there (a
+            # symlink, planted or stale; a hard link) is replaced instead of written through, so
+            # the backup can never overwrite another file. Refusing would stop the run over a
+            # link nobody needs, and a crash mid-copy would leave no whole backup; here the
+            # previous backup stays whole until the new one is complete.
+            backup = self.path.with_name(self.path.name + ".bak")
+            _replace_file(backup, self._content(healed=False), like=self.path, keep_times=True)
+        if self.dest is None:
+            _replace_file(self.path, self._content(healed=True), like=self.path)
+        else:
+            # A destination that exists keeps its own mode and owner; a new one gets the source's.
+            existing = self.dest.exists() and not self.dest.is_symlink()
+            like = self.dest if existing else self.path
+            _replace_file(self.dest, self._content(healed=True), like=like)
 
     def close(self) -> None:
         return None
+
+
+def _replace_file(
+    target: Path, content: Iterable[bytes], *, like: Path, keep_times: bool = False
+) -> None:
+    """Write ``content`` to a new file beside ``target`` and rename it onto ``target``: readers
+    see the old file or the new one, never a part. The new file gets ``like``'s permission bits,
+    and its owner and group where this process may give them (mkstemp makes it 0600 and ours)."""
+    like_stat = like.stat()
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.writelines(content)
+            f.flush()
+            _keep_owner_and_mode(f.fileno(), tmp, like_stat)
+            os.fsync(f.fileno())
+        if keep_times:
+            os.utime(tmp, ns=(like_stat.st_atime_ns, like_stat.st_mtime_ns))
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _keep_owner_and_mode(fd: int, path: str, like: os.stat_result) -> None:
+    mode = stat.S_IMODE(like.st_mode)
+    if os.name != "posix":
+        os.chmod(path, mode)
+        return
+    # The owner first: a change of owner may clear set-id bits that the mode then restores. Only
+    # root may give a file away; anyone may still give it the group, if a member of it.
+    for uid in (like.st_uid, -1):
+        try:
+            os.fchown(fd, uid, like.st_gid)
+            break
+        except PermissionError:
+            continue
+    os.fchmod(fd, mode)
+
+
+def open_report(path: str) -> TextIO:
+    """Open ``--report``'s file for writing, without following a symlink at ``path`` to a file.
+
+    A symlink there may have been planted so that whoever runs the migration (with rights to
+    files the planter has not) truncates a file of their choosing: refused, with a ConfigError
+    naming the path. A symlink to what is not a regular file (``/dev/stdout``, a shell's
+    ``>(gzip > report.gz)``) is opened as usual: writing there truncates nothing.
+    """
+    flags = os.O_WRONLY | getattr(os, "O_CLOEXEC", 0)
+    nofollow = getattr(os, "O_NOFOLLOW", 0)
+    fd = -1
+    if nofollow or not os.path.islink(path):
+        try:
+            fd = os.open(path, flags | os.O_CREAT | os.O_TRUNC | nofollow, 0o666)
+        except OSError:
+            if not os.path.islink(path):
+                raise
+    if fd < 0:
+        # Opened without O_CREAT and O_TRUNC: following the link changes nothing, and the file
+        # descriptor checked is the one written to.
+        try:
+            fd = os.open(path, flags)
+        except OSError as exc:
+            raise ConfigError(
+                f"--report {path} is a symbolic link, and where it points cannot be opened "
+                f"({os.strerror(exc.errno or 0).lower()}); heal does not create files through a "
+                "link: name the file itself"
+            ) from None
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise ConfigError(
+                f"--report {path} is a symbolic link to the file {os.path.realpath(path)}; "
+                "heal does not truncate a file through a link: name the file itself"
+            )
+    # open() rather than os.fdopen(): the stream's name is the path, which the summary shows.
+    return open(path, "w", encoding="utf-8", opener=lambda _path, _flags: fd)
 
 
 @dataclass
@@ -218,6 +381,111 @@ def _ident(name: str) -> str:
     return ".".join(f'"{p}"' for p in parts)
 
 
+def _check_where(where: str) -> None:
+    """Refuse a condition that could keep heal's paging predicate from applying.
+
+    heal reads ``... WHERE (<where>) AND id > ? ORDER BY id LIMIT ?``. A condition that closes
+    those parentheses (``1=1) OR (1=1``) takes the predicate out of the condition and the same
+    first page comes back forever; one that ends the statement or comments out the rest does
+    worse. Dialects disagree about where a literal ends (backslash escapes, dollar quotes), so
+    ``;`` and comment markers are refused even inside one, and the count of parentheses outside
+    quotes is a first check only: the stores ask the database's own parser too, where they can.
+    """
+    for marker in (";", "--", "/*"):
+        if marker in where:
+            raise ConfigError(
+                f"--where {where!r} contains {marker!r}: give one condition, without statement "
+                "separators or comments (even inside a literal)"
+            )
+    depth = 0
+    quote = ""
+    for char in where:
+        if quote:
+            quote = "" if char == quote else quote  # a doubled quote closes and reopens
+        elif char in "'\"`":
+            quote = char
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth < 0:
+                raise ConfigError(f"--where {where!r} closes a parenthesis it did not open")
+    if quote:
+        raise ConfigError(f"--where {where!r} leaves a quote open ({quote})")
+    if depth:
+        raise ConfigError(f"--where {where!r} leaves a parenthesis open")
+
+
+def _missing_column(name: str, table: str, columns: Iterable[str], option: str) -> ConfigError:
+    return ConfigError(
+        f"no column {name!r} in table {table} (columns: {', '.join(columns)}); pass {option}"
+    )
+
+
+_START = object()
+"""The paging key before the first page."""
+
+
+def _page_end(store: str, id_column: str, previous: object, ids: Sequence[Any]) -> Any:
+    """The id to page on from: the page's last, checked to make progress."""
+    if any(row_id is None for row_id in ids):
+        # NULL is never > anything: a page ending on one ended the migration, silently; and a
+        # row with a NULL id cannot be written back (``id = NULL`` matches nothing).
+        raise ConfigError(
+            f"{store}: column {id_column!r} is NULL in some rows; --id-column must name a unique "
+            "key of the table"
+        )
+    last = ids[-1]
+    # Equality, not <=: the database orders ids by its own collation, which Python's < need not
+    # share; the same last id twice means the same page came back, and it would forever.
+    if previous is not _START and last == previous:
+        raise ConfigError(
+            f"{store}: paging by {id_column!r} did not get past {last!r}; --id-column must name "
+            "a unique key of the table"
+        )
+    return last
+
+
+def _first_line(exc: BaseException) -> str:
+    """``Type: message``, the message's first line: the driver's error, not SQLAlchemy's
+    wrapper (that one repeats the statement and its parameters, a whole healed history)."""
+    orig = getattr(exc, "orig", None)
+    if isinstance(orig, BaseException):
+        exc = orig
+    # args[0], not str(): SQLAlchemy's own errors append a link to their documentation.
+    message = exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
+    lines = message.strip().splitlines()
+    return f"{type(exc).__name__}: {lines[0] if lines else ''}"
+
+
+def _write_each(
+    updates: Sequence[Update],
+    transaction: Callable[[Sequence[Update]], list[Any]],
+    refused: Callable[[Exception], bool],
+) -> Written:
+    """Write the batch in one transaction; when the database refuses a value in it, write its
+    rows one by one, so that only the refused rows fail. Any other error (a lock, a full disk,
+    a lost connection) is no row's fault: it ends the run, as before."""
+    try:
+        return Written(skipped=transaction(updates))
+    except Exception as exc:
+        if not refused(exc):
+            raise
+    written = Written()
+    for update in updates:
+        try:
+            written.skipped += transaction([update])
+        except Exception as exc:
+            if not refused(exc):
+                raise
+            written.failed.append((update[0], f"not written: {_first_line(exc)}"))
+    return written
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_ROWID = {"rowid", "oid", "_rowid_"}
+
+
 class SqliteStore:
     """A SQLite table, through the standard library."""
 
@@ -231,34 +499,103 @@ class SqliteStore:
         # Read-only for a dry run, so the file stays byte-identical.
         uri = f"file:{path}?mode=ro" if dry_run else f"file:{path}"
         self.conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=30)
+        try:
+            self._prepare(path, spec)
+        except BaseException:
+            self.conn.close()
+            raise
+
+    def _prepare(self, path: str, spec: TableSpec) -> None:
         t, c, i = _ident(spec.table), _ident(spec.column), _ident(spec.id_column)
         p = _ident(spec.provider_column) if spec.provider_column else "NULL"
-        where = f"({spec.where})" if spec.where else "1=1"
+        self._check_columns(path, spec, t)
+        if spec.where is not None:
+            _check_where(spec.where)
+        where = f"({spec.where})" if spec.where is not None else "1=1"
         self._select = (
             f"SELECT {i}, {c}, {p} FROM {t} WHERE {where} AND {i} > ? ORDER BY {i} LIMIT ?"
         )
         self._first = f"SELECT {i}, {c}, {p} FROM {t} WHERE {where} ORDER BY {i} LIMIT ?"
         self._count = f"SELECT COUNT(*) FROM {t} WHERE {where}"
+        if spec.where is not None:
+            # SQLite's parser has the last word. Bare, the condition is at the statement's top
+            # level, where a parenthesis it closes without opening is a syntax error; in heal's
+            # parentheses, anything but one expression (such as "1 ORDER BY id") is one too.
+            statements: list[tuple[str, tuple[int, ...]]] = [
+                (f"SELECT 1 FROM {t} WHERE {spec.where}", ())
+            ]
+            statements += [(self._first, (0,)), (self._select, (0, 0)), (self._count, ())]
+            for sql, params in statements:
+                try:
+                    self.conn.execute(f"EXPLAIN {sql}", params).close()
+                except sqlite3.Error as exc:
+                    raise ConfigError(
+                        f"--where {spec.where!r} is not a condition on table {spec.table} of "
+                        f"{path}: {exc}"
+                    ) from None
         self._update = f"UPDATE {t} SET {c} = ? WHERE {i} = ? AND {c} = ?"
         self._backup_table = _ident(f"{spec.table}_heal_backup")
-        if backup and not dry_run:
+        if self.backup and not self.dry_run:
             self.conn.execute(
                 f"CREATE TABLE IF NOT EXISTS {self._backup_table} "
                 "(row_id, original TEXT NOT NULL, healed TEXT NOT NULL)"
             )
+
+    def _check_columns(self, path: str, spec: TableSpec, table: str) -> None:
+        # An unknown double-quoted name is read by SQLite as a string literal: a wrong id column
+        # paged on a constant (one page, exit 0, the other rows never read), a wrong column gave
+        # every row a decode error.
+        schema, _, name = spec.table.rpartition(".")
+        prefix = f"{_ident(schema)}." if schema else ""
+        try:
+            info = self.conn.execute(f"PRAGMA {prefix}table_xinfo({_ident(name)})").fetchall()
+            if not info:
+                tables = self.conn.execute(
+                    f"SELECT name FROM {prefix}sqlite_master WHERE type IN ('table', 'view') "
+                    "AND name NOT LIKE 'sqlite!_%' ESCAPE '!' ORDER BY name"
+                ).fetchall()
+        except sqlite3.Error as exc:
+            raise ConfigError(f"cannot read table {spec.table} in {path}: {exc}") from None
+        if not info:
+            names = ", ".join(n for (n,) in tables) or "none"
+            raise ConfigError(f"no table {spec.table!r} in {path} (tables: {names}); pass --table")
+        columns = [row[1] for row in info]
+        known = {str(column).translate(_ASCII_LOWER) for column in columns}
+        named = [(spec.column, "--column"), (spec.id_column, "--id-column")]
+        if spec.provider_column is not None:
+            named.append((spec.provider_column, "--provider-column"))
+        for column, option in named:
+            folded = column.translate(_ASCII_LOWER)  # SQLite's names ignore ASCII case
+            if folded in known:
+                continue
+            if option == "--id-column" and folded in _ROWID and self._has_rowid(table):
+                continue
+            raise _missing_column(column, spec.table, columns, option)
+
+    def _has_rowid(self, table: str) -> bool:
+        try:
+            self.conn.execute(f"EXPLAIN SELECT rowid FROM {table}").close()
+        except sqlite3.Error:
+            return False  # a view, or a WITHOUT ROWID table
+        return True
 
     def count(self) -> int:
         return int(self.conn.execute(self._count).fetchone()[0])
 
     def batches(self, size: int) -> Iterator[list[Row]]:
         rows = self.conn.execute(self._first, (size,)).fetchall()
+        last: object = _START
         while rows:
-            yield [(r[0], _text(r[1]), r[2]) for r in rows]
-            rows = self.conn.execute(self._select, (rows[-1][0], size)).fetchall()
+            last = _page_end(self.name, self.spec.id_column, last, [r[0] for r in rows])
+            yield [(r[0], _stored_sqlite(r[1]), r[2]) for r in rows]
+            rows = self.conn.execute(self._select, (last, size)).fetchall()
 
-    def write(self, updates: Sequence[tuple[Any, str, str]]) -> list[Any]:
+    def write(self, updates: Sequence[Update]) -> Written:
         if self.dry_run or not updates:
-            return []
+            return Written()
+        return _write_each(updates, self._transaction, _sqlite_refused)
+
+    def _transaction(self, updates: Sequence[Update]) -> list[Any]:
         skipped = []
         self.conn.execute("BEGIN IMMEDIATE")
         try:
@@ -271,7 +608,10 @@ class SqliteStore:
                     )
             self.conn.execute("COMMIT")
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            # SQLite may have rolled back already (a full disk does): a ROLLBACK then would fail
+            # and hide the error that matters.
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
             raise
         return skipped
 
@@ -282,12 +622,32 @@ class SqliteStore:
         self.conn.close()
 
 
-def _text(value: Any) -> str:
+def _sqlite_refused(exc: Exception) -> bool:
+    # A constraint or trigger refusing the value, a value too big, one the driver cannot bind.
+    return isinstance(exc, (sqlite3.IntegrityError, sqlite3.DataError, ValueError, OverflowError))
+
+
+def _stored_sqlite(value: Any) -> str | bytes:
+    # A BLOB stays bytes: heal_row reads it (or fails the row if it is not UTF-8), and the
+    # UPDATE's guard compares the BLOB itself (a BLOB never equals the text it decodes to).
+    if isinstance(value, (str, bytes)):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _text(value: Any) -> str | bytes:
     if isinstance(value, (bytes, bytearray)):
-        return bytes(value).decode("utf-8")
+        try:
+            return bytes(value).decode("utf-8")
+        except UnicodeDecodeError:
+            return bytes(value)  # heal_row fails the row, naming the byte
     if isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False)  # a JSON column already decoded by the driver
+
+
+# Dialects whose EXPLAIN parses a SELECT without running it.
+_EXPLAIN_DIALECTS = frozenset({"postgresql", "mysql", "mariadb", "sqlite"})
 
 
 class SqlAlchemyStore:
@@ -301,18 +661,47 @@ class SqlAlchemyStore:
                 "this database URL needs SQLAlchemy: pip install 'heal-messages[sql]'"
             ) from None
         self.sa = sa
-        self.name = f"{url.rsplit('@', maxsplit=1)[-1]}:{spec.table}"
+        self.database = url.rsplit("@", maxsplit=1)[-1]
+        self.name = f"{self.database}:{spec.table}"
         self.spec = spec
         self.dry_run = dry_run
         self.backup = backup
         self.engine = sa.create_engine(url)
+        try:
+            self._prepare(spec)
+        except BaseException:
+            self.engine.dispose()
+            raise
+
+    def _prepare(self, spec: TableSpec) -> None:
+        sa = self.sa
         meta = sa.MetaData()
-        self.table = sa.Table(spec.table, meta, autoload_with=self.engine)
-        self.col = self.table.c[spec.column]
-        self.id = self.table.c[spec.id_column]
-        self.provider = self.table.c[spec.provider_column] if spec.provider_column else None
+        try:
+            self.table = sa.Table(spec.table, meta, autoload_with=self.engine)
+        except sa.exc.NoSuchTableError:
+            names = ", ".join(sa.inspect(self.engine).get_table_names()) or "none"
+            raise ConfigError(
+                f"no table {spec.table!r} in {self.database} (tables: {names}); pass --table"
+            ) from None
+        self.col = self._column(spec.column, "--column")
+        self.id = self._column(spec.id_column, "--id-column")
+        self.provider = (
+            self._column(spec.provider_column, "--provider-column")
+            if spec.provider_column
+            else None
+        )
         self.json_column = isinstance(self.col.type, sa.JSON)
-        self.where = sa.text(spec.where) if spec.where else sa.true()
+        # A JSON column is read as its text: the driver's own json.loads would fail a whole page
+        # on one row nested too deep (RecursionError), outside heal_row; and PostgreSQL's json
+        # type has no = to guard the UPDATE with, its text has.
+        self.read = sa.cast(self.col, sa.Text) if self.json_column else self.col
+        self.where: Any = sa.true()
+        if spec.where is not None:
+            _check_where(spec.where)
+            self._explain(spec.where)
+            # In parentheses: SQLAlchemy does not group text(), and "a OR b AND id > :last" is
+            # "a OR (b AND id > :last)", whose a-rows came back on every page, forever.
+            self.where = sa.text(f"({spec.where})")
         self.backup_table = sa.Table(
             f"{spec.table}_heal_backup",
             meta,
@@ -320,8 +709,32 @@ class SqlAlchemyStore:
             sa.Column("original", sa.Text, nullable=False),
             sa.Column("healed", sa.Text, nullable=False),
         )
-        if backup and not dry_run:
+        if self.backup and not self.dry_run:
             meta.create_all(self.engine, tables=[self.backup_table])
+
+    def _column(self, name: str, option: str) -> Any:
+        try:
+            return self.table.c[name]
+        except KeyError:
+            raise _missing_column(name, self.spec.table, self.table.c.keys(), option) from None
+
+    def _explain(self, where: str) -> None:
+        # The database's parser has the last word on where the condition ends (see
+        # _check_where): bare, it is at the statement's top level, where a parenthesis it closes
+        # without opening is a syntax error; in parentheses, it must be one expression.
+        if self.engine.dialect.name not in _EXPLAIN_DIALECTS:
+            return
+        sa = self.sa
+        table = self.engine.dialect.identifier_preparer.format_table(self.table)
+        for condition in (where, f"({where}) AND 1 = 1"):
+            try:
+                with self.engine.connect() as conn:
+                    conn.execute(sa.text(f"EXPLAIN SELECT 1 FROM {table} WHERE {condition}"))
+            except sa.exc.SQLAlchemyError as exc:
+                raise ConfigError(
+                    f"--where {where!r} is not a condition on table {self.spec.table} of "
+                    f"{self.database}: {_first_line(exc)}"
+                ) from None
 
     def count(self) -> int:
         sa = self.sa
@@ -332,32 +745,37 @@ class SqlAlchemyStore:
     def batches(self, size: int) -> Iterator[list[Row]]:
         sa = self.sa
         provider = self.provider if self.provider is not None else sa.null()
-        last = None
+        last: object = _START
         while True:
-            query = sa.select(self.id, self.col, provider).where(self.where)
-            if last is not None:
+            query = sa.select(self.id, self.read, provider).where(self.where)
+            if last is not _START:
                 query = query.where(self.id > last)
             query = query.order_by(self.id).limit(size)
             with self.engine.connect() as conn:
                 rows = conn.execute(query).all()
             if not rows:
                 return
-            last = rows[-1][0]
+            last = _page_end(self.name, self.spec.id_column, last, [r[0] for r in rows])
             yield [(r[0], _text(r[1]), r[2]) for r in rows]
 
-    def write(self, updates: Sequence[tuple[Any, str, str]]) -> list[Any]:
+    def write(self, updates: Sequence[Update]) -> Written:
         if self.dry_run or not updates:
-            return []
+            return Written()
+        return _write_each(updates, self._transaction, self._refused)
+
+    def _refused(self, exc: Exception) -> bool:
+        # A constraint refusing the value, a value the column cannot hold (too long, a \u0000 in
+        # jsonb), one the driver cannot send.
+        errors = self.sa.exc
+        return isinstance(exc, (errors.IntegrityError, errors.DataError, ValueError, OverflowError))
+
+    def _transaction(self, updates: Sequence[Update]) -> list[Any]:
         sa = self.sa
         skipped = []
         with self.engine.begin() as conn:
             for row_id, new, old in updates:
                 value: Any = json.loads(new) if self.json_column else new
-                guard = (
-                    sa.cast(self.col, sa.Text) == sa.cast(sa.literal(old, sa.Text), sa.Text)
-                    if not self.json_column
-                    else self.col == sa.cast(sa.literal(old, sa.Text), self.col.type)
-                )
+                guard = sa.cast(self.col, sa.Text) == sa.cast(sa.literal(old, sa.Text), sa.Text)
                 stmt = self.table.update().where(self.id == row_id, guard).values({self.col: value})
                 if conn.execute(stmt).rowcount != 1:
                     skipped.append(row_id)
@@ -386,7 +804,10 @@ def open_store(
     dry_run: bool = False,
     backup: bool = False,
 ) -> Store:
-    """Open a JSON Lines file, ``sqlite:///path.db``, or any SQLAlchemy URL."""
+    """Open a JSON Lines file, ``sqlite:///path.db``, or any SQLAlchemy URL.
+
+    Raises ConfigError, naming what is wrong, for a missing file, table or column, and for a
+    ``where`` that is not one condition."""
     if "://" not in source:
         path = Path(source)
         if not path.is_file():
@@ -537,9 +958,10 @@ def migrate(
         else None
     )
     started = time.perf_counter()
-    pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
+    pool = _pool(workers) if workers > 1 else None
     try:
-        healer(fmt)  # an unknown format, or one missing its dependency, fails before any row
+        if fmt != AUTO:
+            healer(fmt)  # an unknown format, or one missing its dependency, fails before any row
         batches = store.batches(batch_size)
         if pool is None:
             outcomes_iter: Iterator[tuple[list[Row], list[RowOutcome]]] = (
@@ -549,30 +971,35 @@ def migrate(
             outcomes_iter = _parallel(pool, batches, options, workers)
         for batch, outcomes in outcomes_iter:
             stored = {row[0]: row[1] for row in batch}
-            updates = []
+            written = store.write(
+                [
+                    (o.row_id, o.healed, stored[o.row_id])
+                    for o in outcomes
+                    if o.healed is not None and o.error is None
+                ]
+            )
+            refused = dict(written.failed)
             for outcome in outcomes:
                 summary.scanned += 1
-                if outcome.error is not None:
+                error = outcome.error if outcome.error is not None else refused.get(outcome.row_id)
+                if error is not None:
                     summary.failed += 1
-                    summary.failures.append((outcome.row_id, outcome.error))
+                    summary.failures.append((outcome.row_id, error))
                     if report is not None:
-                        failure = {"kind": "failure", "row_id": outcome.row_id}
-                        report.write(json.dumps({**failure, "error": outcome.error}, default=str))
-                        report.write("\n")
+                        failure = {"kind": "failure", "row_id": outcome.row_id, "error": error}
+                        report.write(json.dumps(failure, default=str) + "\n")
                     continue
                 if outcome.healed is None:
                     summary.unchanged += 1
                 else:
                     summary.healed += 1
-                    updates.append((outcome.row_id, outcome.healed, stored[outcome.row_id]))
                 for repair in outcome.repairs:
                     summary.repairs_by_rule[repair["rule"]] += 1
                     if report is not None:
                         line = json.dumps({"row_id": outcome.row_id, **repair}, default=str)
                         report.write(line + "\n")
-            skipped = store.write(updates)
-            summary.skipped += len(skipped)
-            summary.healed -= len(skipped)
+            summary.skipped += len(written.skipped)
+            summary.healed -= len(written.skipped)
             if bar is not None:
                 bar.update(summary.scanned)
         store.finish()
@@ -584,6 +1011,42 @@ def migrate(
         bar.update(summary.scanned, final=True)
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    context = multiprocessing.get_context()
+    # A forkserver's workers are its children, not ours; it exits when we do, and takes them
+    # with it (their parent-death signal), so there is no parent of ours for them to check.
+    parent = os.getpid() if context.get_start_method() != "forkserver" else None
+    return ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=_die_with_parent, initargs=(parent,)
+    )
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(parent: int | None) -> None:
+    """Worker initializer: a worker must not outlive the migration that started it. Killed with
+    SIGKILL, the migration runs no cleanup, and its workers lived on as orphans, still healing
+    queued rows and holding the parent's pipes open (a caller reading its output never saw it
+    end)."""
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0:
+            # The parent may have died between our fork and the prctl: no signal will come then.
+            if parent is not None and os.getppid() != parent:
+                os._exit(1)
+            return
+    # Elsewhere (or should prctl fail): watch for the parent to go, and follow it.
+    expected = os.getppid() if parent is None else parent
+    threading.Thread(target=_watch_parent, args=(expected,), daemon=True).start()
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
 
 
 def _parallel(

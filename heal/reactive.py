@@ -756,7 +756,9 @@ def _collect_json(text: str, out: list[str], seen: set[int], depth: int) -> None
         return
     try:
         parsed = json.loads(stripped)
-    except ValueError:
+    except (ValueError, RecursionError):
+        # Not JSON, or nested too deeply for the parser (it recurses once per level): the text
+        # itself is already collected, and the patterns are searched for in it.
         return
     _collect(parsed, out, seen, depth + 1)
 

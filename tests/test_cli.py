@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import errno
 import io
 import json
+import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from heal.cli import main
+from heal.rules import Context, Finding, Rule, default_registry, register_rule
 
 VALID = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
 ORPHAN = [
@@ -23,9 +27,12 @@ ORPHAN = [
 ]
 
 
-def run(*argv: str) -> tuple[int, str, str]:
+def run(*argv: str, stdin: str | None = None) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), stdout=out, stderr=err)
+    if stdin is None:
+        code = main(list(argv), stdout=out, stderr=err)
+    else:
+        code = main(list(argv), stdout=out, stderr=err, stdin=io.StringIO(stdin))
     return code, out.getvalue(), err.getvalue()
 
 
@@ -204,3 +211,404 @@ def test_pydantic_ai_stored_json(tmp_path: Path) -> None:
     assert code == 1
     assert f"{tmp_path / 'chats.jsonl'}:2:" in out and "orphan-tool-call" in out
     assert "2 histories checked: 1 invalid" in out
+
+
+# --- JSON Lines: a record ends at "\n" only ---------------------------------------------------
+
+
+def test_json_lines_records_end_at_newline_only(tmp_path: Path) -> None:
+    # json.dumps(ensure_ascii=False) writes U+2028, U+0085 and U+2029 raw inside strings, and
+    # "\r" is JSON whitespace: none of them ends a record, though str.splitlines splits on all
+    # of them (and on \x0b, \x0c, \x1c-\x1e, which make line 2 invalid JSON but still one line).
+    odd = {"role": "user", "content": "a\u2028b\x85c\u2029d"}
+    lines = [
+        json.dumps({"id": 1, "messages": [odd, VALID[1]]}, ensure_ascii=False).replace(
+            ', "messages"', ',\r"messages"'
+        ),
+        '{"id": 2, "messages": "raw \x0b\x0c\x1c\x1d\x1e are not JSON"}',
+        json.dumps({"id": 3, "messages": ORPHAN}) + "\r",
+    ]
+    path = tmp_path / "chats.jsonl"
+    path.write_bytes(("\n".join(lines) + "\n").encode("utf-8"))
+    code, out, _ = run("check", str(path), "--key", "messages", "--output-format", "json")
+    assert code == 2
+    assert [(r["line"], r["valid"], r["error"] is None) for r in json.loads(out)] == [
+        (1, True, True),
+        (2, False, False),
+        (3, False, True),
+    ]
+
+
+# --- output piped into a reader that stops early ----------------------------------------------
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="EPIPE and status 141 are Unix conventions")
+def test_a_reader_that_stops_early_ends_the_run_quietly(tmp_path: Path) -> None:
+    calls = [
+        {"type": "tool-call", "toolCallId": f"c{i}", "toolName": "f", "input": {}}
+        for i in range(20)
+    ]
+    history = [ORPHAN[0], {"role": "assistant", "content": calls}, ORPHAN[2]]
+    files = []
+    for i in range(100):  # about 200 kB of report: more than a pipe holds
+        files.append(tmp_path / f"chat{i}.json")
+        files[-1].write_text(json.dumps(history))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "heal", "check", *map(str, files)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.readline() == f"{files[0]}:\n".encode()
+    proc.stdout.close()  # as `| head -1` does
+    stderr = proc.stderr.read()
+    assert proc.wait(timeout=60) == 141
+    assert stderr == b""
+
+
+# --- standard input ---------------------------------------------------------------------------
+
+
+def test_dash_reads_one_json_document_from_stdin() -> None:
+    code, out, _ = run("check", "-", stdin=json.dumps(ORPHAN, indent=2))
+    assert code == 1
+    assert out.startswith("-:\n  after messages[1]: orphan-tool-call:")
+    assert out.endswith("1 history checked: 1 invalid, 1 issue(s), 0 error(s)\n")
+
+
+def test_dash_reads_json_lines_from_stdin() -> None:
+    text = "\n".join([json.dumps({"messages": VALID}), "", json.dumps({"messages": ORPHAN}), "{"])
+    code, out, _ = run("check", "-", "--key", "messages", "--output-format", "json", stdin=text)
+    assert code == 2
+    assert [(r["file"], r["line"], r["valid"], r["error"] is None) for r in json.loads(out)] == [
+        ("-", 1, True, True),
+        ("-", 3, False, True),
+        ("-", 4, False, False),
+    ]
+
+
+def test_stdin_filename_names_stdin_and_its_suffix_decides_the_reading() -> None:
+    one_record = json.dumps({"messages": ORPHAN}) + "\n"
+    code, out, _ = run(
+        "check", "-", "--stdin-filename", "chats.jsonl", "--key", "messages", stdin=one_record
+    )
+    assert (code, out.splitlines()[0]) == (1, "chats.jsonl:1:")
+    # As in ruff, --stdin-filename without paths reads standard input.
+    code, out, _ = run("check", "--stdin-filename", "chat.json", stdin=json.dumps(ORPHAN))
+    assert (code, out.splitlines()[0]) == (1, "chat.json:")
+    assert run("check")[0] == 2  # neither paths nor --stdin-filename
+
+
+CHECK_STDIN = [sys.executable, "-m", "heal", "check", "-"]
+
+
+def test_stdin_is_read_as_utf8_and_unencodable_output_is_escaped() -> None:
+    # Raw UTF-8 on stdin, under an ASCII locale that would fail to decode it as text.
+    text = (
+        json.dumps(
+            {"messages": [{"role": "user", "content": "h\u00e9\u2028"}, VALID[1]]},
+            ensure_ascii=False,
+        )
+        + "\n"
+        + json.dumps({"messages": ORPHAN})
+    )
+    done = subprocess.run(
+        [*CHECK_STDIN, "--key", "messages", "--stdin-filename", "caf\u00e9.jsonl"],
+        input=text.encode("utf-8"),
+        capture_output=True,
+        env={**os.environ, "PYTHONIOENCODING": "ascii"},
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (1, b"")
+    assert done.stdout.startswith(b"caf\\xe9.jsonl:2:\n")
+
+
+# --- rule selection and choices ---------------------------------------------------------------
+
+BROKEN = [
+    {"role": "user", "content": "hi"},
+    {"role": "assistant", "content": []},  # empty-message
+    ORPHAN[1],  # orphan-tool-call
+    {"role": "user", "content": "and?"},
+]
+
+
+def rules_reported(*argv: str) -> list[str]:
+    code, out, _ = run("check", *argv, "--output-format", "json")
+    assert code in (0, 1), out
+    return sorted(issue["rule"] for record in json.loads(out) for issue in record["issues"])
+
+
+def test_select_and_ignore_restrict_the_rules(tmp_path: Path) -> None:
+    path = str(tmp_path / "broken.json")
+    Path(path).write_text(json.dumps(BROKEN))
+    assert rules_reported(path) == ["empty-message", "orphan-tool-call"]
+    assert rules_reported(path, "--select", "orphan-tool-call") == ["orphan-tool-call"]
+    assert rules_reported(path, "--ignore", "orphan-tool-call") == ["empty-message"]
+    both = ["--select", "orphan-tool-call,empty-message", "--ignore", "empty-message"]
+    assert rules_reported(path, *both) == ["orphan-tool-call"]
+    # Selecting a rule that is off by default turns it on.
+    ok = str(tmp_path / "ok.json")
+    Path(ok).write_text(json.dumps(VALID))
+    assert rules_reported(ok, "--provider", "anthropic") == []
+    assert rules_reported(
+        ok, "--provider", "anthropic", "--select", "anthropic-assistant-prefill"
+    ) == ["anthropic-assistant-prefill"]
+
+
+def test_choice_sets_a_rules_fix(tmp_path: Path) -> None:
+    path = tmp_path / "orphan.json"
+    path.write_text(json.dumps(ORPHAN))
+    code, out, _ = run("check", str(path), "--choice", "orphan-tool-call=drop-call")
+    assert code == 1
+    assert "orphan-tool-call: tool call 'c1' to 'f' has no result; would remove\n" in out
+    code, out, _ = run("check", str(path), "--choice", "orphan-tool-call=keep")
+    assert code == 0
+    assert "has no result; left as is (choice keep)\n" in out
+
+
+@pytest.mark.parametrize(
+    ("option", "named"),
+    [
+        (["--select", "orphan-tool-call,nope"], "unknown rule 'nope' in --select"),
+        (["--ignore", "nope"], "unknown rule 'nope' in --ignore"),
+        (["--select", "orphan-tool-call,"], "unknown rule '' in --select"),
+        (["--choice", "nope=fix"], "unknown rule 'nope' in --choice"),
+        (["--choice", "orphan-tool-call=nope"], "unknown choice 'nope' for orphan-tool-call"),
+        (["--choice", "orphan-tool-call"], "--choice 'orphan-tool-call' is not RULE=CHOICE"),
+    ],
+)
+def test_an_unknown_rule_or_choice_is_one_line_exit_2(
+    tree: Path, option: list[str], named: str
+) -> None:
+    code, out, err = run("check", str(tree), *option)
+    assert (code, out) == (2, "")
+    [line] = err.splitlines()
+    assert line.startswith(f"heal-messages: error: {named}")
+    assert "heal-messages rules" in line
+
+
+# --- --exit-zero and --quiet ------------------------------------------------------------------
+
+
+def test_exit_zero_turns_issues_but_not_errors_into_exit_0(tree: Path) -> None:
+    for flag in ("--exit-zero", "-e"):
+        code, out, _ = run("check", str(tree), flag)
+        assert code == 0 and "orphan-tool-call" in out
+    (tree / "broken.json").write_text("{nope")
+    assert run("check", str(tree), "--exit-zero")[0] == 2
+
+
+def test_quiet_prints_the_findings_and_nothing_else(tree: Path) -> None:
+    (tree / "broken.json").write_text("{nope")
+    code, out, err = run("check", str(tree), "--quiet")
+    assert (code, err) == (2, "")
+    assert [line.split(": ")[0] for line in out.splitlines()] == [
+        f"{tree / 'broken.json'}",
+        f"{tree / 'nested' / 'chats.jsonl'}:2:",
+        "  after messages[1]",
+    ]
+    assert run("check", str(tree / "ok.json"), "-q") == (0, "", "")
+
+
+# --- --help -----------------------------------------------------------------------------------
+
+
+def test_help_shows_defaults_and_exit_codes() -> None:
+    code, out, _ = run("check", "--help")
+    assert code == 0
+    text = " ".join(out.split())
+    assert "takes AI SDK messages when none is foreign (default: auto)" in text
+    assert "report format (default: text)" in text
+    assert "(default: None)" not in text and "(default: False)" not in text
+    assert "exit codes: 0 every history is valid 1 issues found" in text
+    assert "2 an error" in text
+    code, out, _ = run("--help")
+    assert code == 0 and "exit codes:" in out
+
+
+# --- nothing to check -------------------------------------------------------------------------
+
+
+def test_a_folder_without_json_files_is_a_loud_warning(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("[]")
+    code, out, err = run("check", str(tmp_path))
+    assert (code, out) == (0, "0 histories checked: 0 invalid, 0 issue(s), 0 error(s)\n")
+    assert err == f"heal-messages: warning: no .json or .jsonl files found in {tmp_path}\n"
+    assert run("check", str(tmp_path), "-q") == (0, "", "")  # as in ruff
+
+
+# --- check mode words findings as what healing would do ---------------------------------------
+
+
+def test_findings_say_what_healing_would_do(tmp_path: Path) -> None:
+    history = [
+        {"role": "user", "content": "hi \ud800"},
+        {"role": "assistant", "content": [{"type": "text", "text": " "}]},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "tool-call", "toolCallId": "c.1", "toolName": "f", "input": {}},
+                {"type": "tool-call", "toolCallId": "c2", "toolName": "f", "input": {}},
+            ],
+        },
+        {"role": "user", "content": "and?"},
+        {
+            "role": "tool",
+            "content": [
+                {
+                    "type": "tool-result",
+                    "toolCallId": "c2",
+                    "toolName": "f",
+                    "output": {"type": "text", "value": "ok"},
+                }
+            ],
+        },
+    ]
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(history))
+    code, out, _ = run("check", str(path))
+    assert code == 1
+    assert out.splitlines()[1:-1] == [
+        "  messages[2].content[0]: invalid-tool-call-id: tool-call id 'c.1' is not a valid "
+        "tool-call id; would become 'c_1'",
+        "  messages[4].content[0]: misplaced-tool-result: result for tool call 'c2' was not "
+        "right after its call; would move there (the tool message it was in held nothing else)",
+        "  after messages[2]: orphan-tool-call: tool call 'c_1' to 'f' has no result; "
+        "would add a placeholder result",
+        "  messages[0]: lone-surrogate: text holds a lone UTF-16 surrogate; "
+        "would replace with U+FFFD",
+        "  messages[1].content[0]: empty-text: text part is whitespace only; would remove",
+        "  messages[1]: empty-message: assistant message has no content; would remove",
+    ]
+    code, out, _ = run("check", str(path), "--output-format", "github")
+    assert "::messages[1]: empty-message: assistant message has no content; would remove\n" in out
+
+
+# --- no tracebacks: every error is one line and exit 2 ----------------------------------------
+
+
+def test_json_nested_too_deep_is_an_error_for_its_file_only(tmp_path: Path) -> None:
+    (tmp_path / "a_deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    (tmp_path / "b_orphan.json").write_text(json.dumps(ORPHAN))
+    code, out, err = run("check", str(tmp_path))
+    assert (code, err) == (2, "")
+    assert out.startswith(f"{tmp_path / 'a_deep.json'}: error: cannot read: RecursionError: ")
+    assert f"{tmp_path / 'b_orphan.json'}:\n  after messages[1]: orphan-tool-call:" in out
+    assert out.endswith("1 history checked: 1 invalid, 1 issue(s), 1 error(s)\n")
+
+
+class Boom(Rule):
+    """A rule with a bug: raises TypeError on a history holding the text "boom"."""
+
+    id = "test-boom"
+    summary = "raises on 'boom'"
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        del choice
+        if any("boom" in repr(message) for message in ctx.messages):
+            raise TypeError("boom\n  on a second line")
+        yield from ()
+
+
+@pytest.fixture
+def buggy_rule() -> Iterator[None]:
+    register_rule(Boom())
+    try:
+        yield
+    finally:
+        default_registry.unregister(Boom.id)
+
+
+@pytest.mark.usefixtures("buggy_rule")
+def test_an_unexpected_exception_is_that_records_error(tmp_path: Path) -> None:
+    path = tmp_path / "chats.jsonl"
+    path.write_text(
+        "\n".join(json.dumps(h) for h in (ORPHAN, [{"role": "user", "content": "boom"}], ORPHAN))
+    )
+    code, out, err = run("check", str(path))
+    assert (code, err) == (2, "")
+    assert f"{path}:2: error: unexpected TypeError: boom on a second line\n" in out
+    assert f"{path}:1:\n" in out and f"{path}:3:\n" in out
+    assert out.endswith("2 histories checked: 2 invalid, 2 issue(s), 1 error(s)\n")
+
+
+class FullDisk(io.StringIO):
+    def write(self, text: str) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def test_an_os_error_writing_the_report_is_one_line_exit_2(tree: Path) -> None:
+    err = io.StringIO()
+    assert main(["check", str(tree)], stdout=FullDisk(), stderr=err) == 2
+    assert err.getvalue() == "heal-messages: error: [Errno 28] No space left on device\n"
+    err = io.StringIO()
+    assert main(["rules"], stdout=FullDisk(), stderr=err) == 2
+    assert err.getvalue() == "heal-messages: error: [Errno 28] No space left on device\n"
+
+
+def test_an_unexpected_error_writing_the_report_is_one_line_exit_2(tmp_path: Path) -> None:
+    (tmp_path / "caf\u00e9.json").write_text(json.dumps(ORPHAN))
+    ascii_out, err = io.TextIOWrapper(io.BytesIO(), encoding="ascii"), io.StringIO()
+    assert main(["check", str(tmp_path)], stdout=ascii_out, stderr=err) == 2
+    [line] = err.getvalue().splitlines()
+    assert line.startswith("heal-messages: error: unexpected UnicodeEncodeError: 'ascii' codec")
+
+
+# --- --format auto (issue 11, item 1) -----------------------------------------------------------
+
+OPENAI_CHAT_CALL = [
+    {"role": "user", "content": "weather?"},
+    {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+        ],
+    },
+    {"role": "tool", "tool_call_id": "c1", "content": "sunny"},
+]
+
+
+def test_auto_reads_each_history_in_its_own_format(tmp_path: Path) -> None:
+    # OpenAI Chat, LangChain and AI SDK histories side by side in one JSON Lines file: each is
+    # read by its own adapter. Before, the default AI SDK reader took the OpenAI Chat call for an
+    # empty assistant message.
+    from langchain_core.messages import AIMessage, HumanMessage, messages_to_dict
+
+    langchain_orphan = messages_to_dict(
+        [
+            HumanMessage("hi"),
+            AIMessage("", tool_calls=[{"name": "f", "args": {}, "id": "c9"}]),
+            HumanMessage("and?"),
+        ]
+    )
+    lines = [OPENAI_CHAT_CALL, VALID, langchain_orphan]
+    path = tmp_path / "mixed.jsonl"
+    path.write_text("\n".join(json.dumps(h) for h in lines) + "\n")
+    code, out, _ = run("check", str(path))
+    assert code == 1
+    assert f"{path}:1" not in out and f"{path}:2" not in out
+    assert f"{path}:3:" in out and "orphan-tool-call" in out
+    assert "3 histories checked: 1 invalid" in out
+
+
+def test_explicit_ai_sdk_format_refuses_a_foreign_history(tmp_path: Path) -> None:
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(OPENAI_CHAT_CALL))
+    code, out, _ = run("check", str(path), "--format", "ai-sdk")
+    assert code == 2
+    assert "OpenAI Chat" in out and "--format openai-chat" in out
+    assert run("check", str(path), "--format", "openai-chat")[0] == 0
+
+
+def test_auto_refuses_a_history_that_mixes_formats(tmp_path: Path) -> None:
+    anthropic_turn = {
+        "role": "assistant",
+        "content": [{"type": "tool_use", "id": "t", "name": "f"}],
+    }
+    path = tmp_path / "mixed.json"
+    path.write_text(json.dumps([*OPENAI_CHAT_CALL, anthropic_turn]))
+    code, out, _ = run("check", str(path))
+    assert code == 2
+    assert "mixes formats" in out

@@ -4,15 +4,18 @@ original or fully healed."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -433,7 +436,7 @@ def test_every_failed_row_is_in_the_report(tmp_path: Path) -> None:
     assert "... and 5 more failed rows (--report FILE lists every one)" in out
 
 
-ORPHAN_AI_SDK = [
+ORPHAN_AI_SDK: list[dict[str, Any]] = [
     {"role": "user", "content": "hi"},
     {
         "role": "assistant",
@@ -488,3 +491,505 @@ def test_progress_bar_on_a_terminal_unless_no_progress(db: tuple[Path, Any]) -> 
     assert run(*args, "--dry-run")[2] == ""
     _, _, err = run(*args, "--progress")
     assert f"healing sqlite:///{path}" in err and "rows/s" in err
+
+
+# --- reliability: what the audit found ---------------------------------------------------------
+
+
+@contextlib.contextmanager
+def within(seconds: float) -> Iterator[None]:
+    """Fail (instead of hanging the suite) when the body runs longer than ``seconds``."""
+
+    def expire(signum: int, frame: Any) -> None:
+        raise TimeoutError(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def jsonl(path: Path, records: list[Any]) -> None:
+    path.write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8"
+    )
+
+
+NULL_CONTENT: list[dict[str, Any]] = [{"role": "user", "content": None}]
+
+
+def test_json_lines_are_split_on_newlines_only(tmp_path: Path) -> None:
+    # U+2028, U+0085 and U+2029 may stand raw in a JSON string (json.dumps(ensure_ascii=False)
+    # writes them so); str.splitlines() also breaks on them and on \x0b \x0c \x1c-\x1e.
+    separators = "\u2028\u0085\u2029"
+    controls = "\x0b\x0c\x1c\x1d\x1e"  # not legal raw in JSON: that line fails, and is kept
+    source = tmp_path / "chats.jsonl"
+    jsonl(source, [{"id": 1, "note": f"a{separators}b", "messages": ORPHAN_AI_SDK}])
+    with source.open("a", encoding="utf-8", newline="") as f:
+        f.write('{"id": 2, "note": "' + controls + '", "messages": []}\n')
+        f.write(json.dumps({"id": 3, "messages": NULL_CONTENT}) + "\n")
+        f.write(json.dumps({"id": 4, "note": separators, "messages": ORPHAN_AI_SDK}) + "\r\n")
+    before = source.read_bytes().split(b"\n")
+    code, out, _ = run("migrate", str(source), "--key", "messages")
+    assert code == 2, out
+    assert "rows scanned: 4; healed: 2; unchanged: 0; failed: 2" in out
+    assert "failed row 2: JSONDecodeError: Invalid control character" in out
+    assert "failed row 3: InputError" in out
+    after = source.read_bytes().split(b"\n")
+    assert len(after) == 5 and after[4] == b""
+    assert after[1:3] == before[1:3]  # the failed lines, byte for byte
+    first, fourth = json.loads(after[0]), json.loads(after[3])
+    assert first == {"id": 1, "note": f"a{separators}b", "messages": expected(ORPHAN_AI_SDK)}
+    assert fourth == {"id": 4, "note": separators, "messages": expected(ORPHAN_AI_SDK)}
+    assert after[3].endswith(b"\r")  # a healed line keeps its line ending
+
+
+def healable_jsonl(path: Path) -> bytes:
+    jsonl(path, [{"id": 1, "messages": ORPHAN_AI_SDK}, {"id": 2, "messages": []}])
+    return path.read_bytes()
+
+
+def test_backup_replaces_a_symlink_at_the_backup_name_instead_of_writing_through_it(
+    tmp_path: Path,
+) -> None:
+    source = tmp_path / "chats.jsonl"
+    original = healable_jsonl(source)
+    precious = tmp_path / "precious.txt"
+    precious.write_text("not yours")
+    backup = tmp_path / "chats.jsonl.bak"
+    backup.symlink_to(precious)
+    code, out, err = run("migrate", str(source), "--key", "messages", "--backup")
+    assert code == 0, out + err
+    assert precious.read_text() == "not yours"
+    assert not backup.is_symlink()
+    assert backup.read_bytes() == original
+    assert source.read_bytes() != original
+
+
+def test_rewritten_file_and_backup_keep_mode_and_owner(tmp_path: Path) -> None:
+    source = tmp_path / "chats.jsonl"
+    healable_jsonl(source)
+    source.chmod(0o640)
+    if os.geteuid() == 0:
+        os.chown(source, 4321, 4322)
+    code, out, err = run("migrate", str(source), "--key", "messages", "--backup")
+    assert code == 0, out + err
+    for path in (source, tmp_path / "chats.jsonl.bak"):
+        st = path.stat()
+        assert oct(st.st_mode & 0o7777) == oct(0o640), path
+        if os.geteuid() == 0:
+            assert (st.st_uid, st.st_gid) == (4321, 4322), path
+    assert json.loads(source.read_text().splitlines()[0])["messages"] == expected(ORPHAN_AI_SDK)
+
+
+def test_a_symlinked_file_is_healed_where_it_points(tmp_path: Path) -> None:
+    real = tmp_path / "store" / "chats-2024.jsonl"
+    real.parent.mkdir()
+    original = healable_jsonl(real)
+    link = tmp_path / "chats.jsonl"
+    link.symlink_to(real)
+    code, out, err = run("migrate", str(link), "--key", "messages", "--backup")
+    assert code == 0, out + err
+    assert link.is_symlink() and link.resolve() == real
+    assert json.loads(real.read_text().splitlines()[0])["messages"] == expected(ORPHAN_AI_SDK)
+    # The backup is of the file healed, beside it.
+    assert (real.parent / "chats-2024.jsonl.bak").read_bytes() == original
+    assert not (tmp_path / "chats.jsonl.bak").exists()
+
+
+def test_the_report_is_not_opened_through_a_symlink_to_a_file(tmp_path: Path) -> None:
+    from heal.errors import ConfigError
+    from heal.migrate import open_report
+
+    precious = tmp_path / "precious.txt"
+    precious.write_text("not yours")
+    link = tmp_path / "report.jsonl"
+    link.symlink_to(precious)
+    with pytest.raises(ConfigError, match=re.escape(str(link))):
+        open_report(str(link))
+    assert precious.read_text() == "not yours"
+    dangling = tmp_path / "dangling.jsonl"
+    dangling.symlink_to(tmp_path / "nowhere")
+    with pytest.raises(ConfigError, match=re.escape(str(dangling))):
+        open_report(str(dangling))
+    assert not (tmp_path / "nowhere").exists()
+    # A link to something that is not a regular file (/dev/stdout, a shell's >(...)) is fine:
+    # opening it truncates nothing.
+    to_null = tmp_path / "null.jsonl"
+    to_null.symlink_to(os.devnull)
+    with open_report(str(to_null)) as report:
+        report.write("{}\n")
+    # A plain path is created, or truncated.
+    plain = tmp_path / "plain.jsonl"
+    plain.write_text("old\n" * 10)
+    with open_report(str(plain)) as report:
+        report.write("new\n")
+    assert plain.read_text() == "new\n"
+
+
+def chats_db(path: Path, id_column: str = "id") -> None:
+    conn = sqlite3.connect(path)
+    conn.execute(
+        f"CREATE TABLE chats ({id_column} INTEGER PRIMARY KEY, messages TEXT, provider TEXT)"
+    )
+    conn.executemany(
+        "INSERT INTO chats VALUES (?, ?, NULL)",
+        [(i, json.dumps(ORPHAN_AI_SDK)) for i in range(1, 51)],
+    )
+    conn.commit()
+    conn.close()
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (
+            (),
+            "no column 'id' in table chats (columns: conv_id, messages, provider); "
+            "pass --id-column",
+        ),
+        (
+            ("--id-column", "conv_id", "--column", "mesages"),
+            "no column 'mesages' in table chats (columns: conv_id, messages, provider); "
+            "pass --column",
+        ),
+        (
+            ("--id-column", "conv_id", "--provider-column", "provder"),
+            "no column 'provder' in table chats (columns: conv_id, messages, provider); "
+            "pass --provider-column",
+        ),
+        (("--id-column", "conv_id", "--table", "chat"), "no table 'chat' in "),
+    ],
+)
+def test_a_missing_table_or_column_is_named_before_any_row_is_read(
+    tmp_path: Path, options: tuple[str, ...], message: str
+) -> None:
+    path = tmp_path / "chats.db"
+    chats_db(path, "conv_id")
+    before = digest(path)
+    argv = ["migrate", f"sqlite:///{path}", "--table", "chats", "--column", "messages"]
+    for option, value in zip(options[::2], options[1::2], strict=True):
+        if option in argv:
+            argv[argv.index(option) + 1] = value
+        else:
+            argv += [option, value]
+    for dry_run in ((), ("--dry-run",)):
+        code, out, err = run(*argv, *dry_run)
+        assert (code, out) == (2, "")
+        assert err.startswith("heal-messages: error: ") and message in err, err
+        assert err.count("\n") == 1
+    if "--table" in options:
+        assert "(tables: chats); pass --table" in err
+    assert digest(path) == before
+
+
+def test_the_right_id_column_or_sqlites_rowid_heals_every_row(tmp_path: Path) -> None:
+    path = tmp_path / "chats.db"
+    chats_db(path, "conv_id")
+    base = ("migrate", f"sqlite:///{path}", "--table", "chats", "--column", "messages")
+    code, out, _ = run(*base, "--id-column", "conv_id", "--batch-size", "7", "--dry-run")
+    assert code == 0 and "would heal: 50;" in out
+    code, out, _ = run(*base, "--id-column", "rowid", "--batch-size", "7")
+    assert code == 0 and "healed: 50;" in out
+    conn = sqlite3.connect(path)
+    stored = [json.loads(m) for (m,) in conn.execute("SELECT messages FROM chats")]
+    conn.close()
+    assert stored == [expected(ORPHAN_AI_SDK)] * 50
+
+
+def test_null_ids_stop_the_run_with_an_error_instead_of_skipping_rows(tmp_path: Path) -> None:
+    # NULLs sort first: a page of NULL ids used to end the paging, silently, with exit 0.
+    path = tmp_path / "chats.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE chats (ref INTEGER, messages TEXT)")
+    conn.executemany(
+        "INSERT INTO chats VALUES (?, ?)",
+        [(None, "[]"), (None, "[]"), *((i, json.dumps(ORPHAN_AI_SDK)) for i in range(1, 6))],
+    )
+    conn.commit()
+    conn.close()
+    argv = ("migrate", f"sqlite:///{path}", "--table", "chats", "--column", "messages")
+    code, out, err = run(*argv, "--id-column", "ref", "--batch-size", "2")
+    assert code == 2, out
+    assert "NULL" in err and "'ref'" in err
+
+
+def test_a_page_that_does_not_get_past_the_last_stops_the_run(db: tuple[Path, Any]) -> None:
+    # Whatever made the paging predicate not apply, the same page must not come back forever.
+    from heal.errors import ConfigError
+
+    path, _ = db
+    store = open_store(f"sqlite:///{path}", table="chats", column="messages", dry_run=True)
+    store._select = "SELECT id, messages, NULL FROM chats WHERE ?1 ORDER BY id LIMIT ?2"  # type: ignore[attr-defined]
+    with within(10), pytest.raises(ConfigError, match="paging by 'id' did not get past 10"):
+        for _ in store.batches(10):
+            pass
+    store.close()
+
+
+@pytest.mark.parametrize(
+    ("where", "why"),
+    [
+        ("1=1) OR (1=1", "closes a parenthesis"),
+        ("(1=1", "leaves a parenthesis open"),
+        ("provider = 'x", "leaves a quote open"),
+        ("1=1; DROP TABLE chats", "';'"),
+        ("1=1 -- all of them", "'--'"),
+        ("1=1 /* all */", "'/*'"),
+        ("1=1 ORDER BY id", "not a condition"),
+        ("id > ?", "not a condition"),
+        ("nosuchcolumn = 1", "no such column: nosuchcolumn"),
+    ],
+)
+def test_a_where_that_is_not_one_condition_is_refused(
+    db: tuple[Path, Any], where: str, why: str
+) -> None:
+    path, _ = db
+    before = digest(path)
+    with within(10):  # "1=1) OR (1=1" used to page forever, even in a dry run
+        for dry_run in (("--dry-run",), ()):
+            code, out, err = run("migrate", f"sqlite:///{path}", *SQL, "--where", where, *dry_run)
+            assert (code, out) == (2, ""), err
+            assert "--where" in err and why in err, err
+    assert digest(path) == before
+
+
+def test_a_where_with_or_and_parentheses_in_literals_heals_just_its_rows(
+    db: tuple[Path, Any],
+) -> None:
+    path, histories = db
+    where = "provider IS NULL OR messages LIKE '%(%' AND id < 0"
+    with within(20):
+        code, out, _ = run("migrate", f"sqlite:///{path}", *SQL, "--where", where)
+    assert code == 2 and "failed: 1" in out  # row 100000
+    stored = rows(path)
+    for i, history in enumerate(histories):
+        assert stored[i + 1] == (history if i % 3 == 0 else expected(history)), i + 1
+
+
+def poison_rows() -> list[str | bytes]:
+    deep = "[" * 100_000 + "]" * 100_000
+    return [
+        json.dumps({"meta": "\ud800", "messages": ORPHAN_AI_SDK}),  # the JSON text "\ud800"
+        json.dumps({"meta": "ok", "messages": ORPHAN_AI_SDK}),
+        '{"meta": ' + deep + ', "messages": []}',
+        json.dumps({"messages": NULL_CONTENT}),
+        json.dumps({"meta": "\u0000", "messages": ORPHAN_AI_SDK}),
+    ]
+
+
+POISON_ERRORS = {
+    1: "UnicodeEncodeError: ",
+    3: "RecursionError: ",
+    4: "InputError: ",
+}
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_poison_rows_fail_alone_in_sqlite(tmp_path: Path, workers: str) -> None:
+    path = tmp_path / "chats.db"
+    values: list[str | bytes] = [*poison_rows()]
+    # A BLOB holding JSON is healed like text; one that is not UTF-8 fails alone.
+    values += [json.dumps({"messages": ORPHAN_AI_SDK}).encode(), b'{"messages": "\xff"}']
+    native_db(path, values)  # type: ignore[arg-type]
+    errors = {**POISON_ERRORS, 7: "UnicodeDecodeError: "}
+    conn = sqlite3.connect(path)
+    before = dict(conn.execute("SELECT id, messages FROM chats").fetchall())
+    conn.close()
+    report = tmp_path / "report.jsonl"
+    argv = ("migrate", f"sqlite:///{path}", "--table", "chats", "--column", "messages")
+    code, out, _ = run(*argv, "--key", "messages", "--workers", workers, "--report", str(report))
+    assert code == 2, out
+    assert f"failed: {len(errors)}" in out and "healed: 3;" in out
+    failures = [r for r in map(json.loads, report.read_text().splitlines()) if "kind" in r]
+    assert {r["row_id"]: r["error"][: len(errors[r["row_id"]])] for r in failures} == errors
+    conn = sqlite3.connect(path)
+    after = dict(conn.execute("SELECT id, messages FROM chats").fetchall())
+    conn.close()
+    for row_id in errors:
+        assert after[row_id] == before[row_id]
+    for row_id in (2, 5, 6):
+        assert json.loads(after[row_id])["messages"] == expected(ORPHAN_AI_SDK)
+    assert json.loads(after[5])["meta"] == "\u0000"
+
+
+def test_poison_lines_fail_alone_in_json_lines(tmp_path: Path) -> None:
+    source = tmp_path / "chats.jsonl"
+    lines = [v if isinstance(v, bytes) else v.encode() for v in poison_rows()]
+    lines.append(b'{"messages": "\xff"}')
+    source.write_bytes(b"\n".join(lines) + b"\n")
+    code, out, _ = run("migrate", str(source), "--key", "messages")
+    assert code == 2, out
+    errors = {**POISON_ERRORS, 6: "UnicodeDecodeError: "}
+    for row_id, error in errors.items():
+        assert f"failed row {row_id}: {error}" in out
+    after = source.read_bytes().split(b"\n")
+    for row_id in errors:
+        assert after[row_id - 1] == lines[row_id - 1]
+    for row_id in (2, 5):
+        assert json.loads(after[row_id - 1])["messages"] == expected(ORPHAN_AI_SDK)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["chats.jsonl"]
+
+
+def test_a_failed_rewrite_leaves_the_file_and_no_temporary_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = tmp_path / "chats.jsonl"
+    original = healable_jsonl(source)
+
+    def disk_full(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", disk_full)
+    code, _, err = run("migrate", str(source), "--key", "messages", "--backup")
+    assert code == 2 and "No space left on device" in err
+    assert source.read_bytes() == original
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["chats.jsonl"]
+
+
+def test_a_row_the_database_refuses_fails_alone_and_the_rest_of_its_batch_is_written(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "chats.db"
+    frozen = json.dumps(ORPHAN_AI_SDK)
+    conn = sqlite3.connect(path)
+    conn.execute(
+        "CREATE TABLE chats (id INTEGER PRIMARY KEY, messages TEXT, "
+        f"CONSTRAINT frozen CHECK (id <> 2 OR messages = '{frozen}'))"
+    )
+    conn.executemany("INSERT INTO chats VALUES (?, ?)", [(i, frozen) for i in range(1, 5)])
+    conn.commit()
+    conn.close()
+    report = tmp_path / "report.jsonl"
+    argv = ("migrate", f"sqlite:///{path}", "--table", "chats", "--column", "messages")
+    code, out, _ = run(*argv, "--backup", "--report", str(report))
+    assert code == 2, out
+    assert "healed: 3;" in out and "failed: 1" in out
+    assert "failed row 2: not written: IntegrityError: CHECK constraint failed: frozen" in out
+    stored = rows(path)
+    assert stored[2] == ORPHAN_AI_SDK
+    assert all(stored[i] == expected(ORPHAN_AI_SDK) for i in (1, 3, 4))
+    conn = sqlite3.connect(path)
+    assert [r for (r,) in conn.execute("SELECT row_id FROM chats_heal_backup")] == [1, 3, 4]
+    conn.close()
+    records = [json.loads(line) for line in report.read_text().splitlines()]
+    assert [(r["row_id"], r.get("kind")) for r in records] == [
+        (1, None),
+        (2, "failure"),
+        (3, None),
+        (4, None),
+    ]
+
+
+def _children(pid: int) -> set[int]:
+    found: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        with contextlib.suppress(OSError):  # the task ended meanwhile
+            found.update(int(c) for c in (task / "children").read_text().split())
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has died; no one reaped it
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
+def test_workers_die_with_a_killed_migration(tmp_path: Path) -> None:
+    source = tmp_path / "chats.jsonl"
+    histories = corpus(conversations=2000, length=12, broken=0.5, seed=8)
+    jsonl(source, [{"messages": h} for h in histories])
+    cmd = [sys.executable, "-m", "heal", "migrate", str(source), "--key", "messages"]
+    cmd += ["--workers", "2", "--batch-size", "10"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    workers: set[int] = set()
+    try:
+        deadline = time.monotonic() + 20
+        while len(workers) < 2 and proc.poll() is None and time.monotonic() < deadline:
+            workers = _children(proc.pid)
+            time.sleep(0.01)
+        assert len(workers) >= 2, "the workers never started"
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        deadline = time.monotonic() + 5
+        while any(map(_alive, workers)) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert not [pid for pid in workers if _alive(pid)], "workers outlived the migration"
+    finally:
+        proc.kill()
+        proc.wait()
+        for pid in workers:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+# --- histories in another format (issue 11, item 1) ---------------------------------------------
+
+# An OpenAI Chat history whose last call has no result: its assistant message has content "".
+# Read as AI SDK messages it was an empty message, and healing removed it with its call.
+OPENAI_CHAT_ORPHAN: list[dict[str, Any]] = [
+    {"role": "user", "content": "weather?"},
+    {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+        ],
+    },
+    {"role": "user", "content": "and?"},
+]
+MIXED_FORMATS: list[dict[str, Any]] = [
+    *OPENAI_CHAT_ORPHAN,
+    {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "f", "input": {}}]},
+]
+
+
+def assert_openai_chat_call_kept(healed: list[dict[str, Any]]) -> None:
+    """The call is still there, answered by a tool message right after it."""
+    assert healed[1]["tool_calls"][0]["id"] == "c1"
+    assert healed[2]["role"] == "tool" and healed[2]["tool_call_id"] == "c1"
+    assert healed[-1] == {"role": "user", "content": "and?"}
+
+
+def wrong_format_rows() -> list[list[dict[str, Any]]]:
+    return [OPENAI_CHAT_ORPHAN, ORPHAN_AI_SDK, MIXED_FORMATS]
+
+
+def test_wrong_format_rows_in_json_lines(tmp_path: Path) -> None:
+    path = tmp_path / "chats.jsonl"
+    path.write_text("".join(json.dumps(h) + "\n" for h in wrong_format_rows()))
+    # Told the rows are AI SDK messages, the OpenAI Chat row fails and is left as it is.
+    code, out, _ = run("migrate", str(path), "--format", "ai-sdk")
+    assert code == 2
+    assert "failed row 1: InputError: messages[1]: this looks like an OpenAI Chat" in out
+    stored = [json.loads(line) for line in path.read_text().splitlines()]
+    assert stored[0] == OPENAI_CHAT_ORPHAN
+    # By default each row is read in its own format: the call is kept and answered.
+    code, out, _ = run("migrate", str(path))
+    assert code == 2  # the mixed row
+    assert "failed row 3: ValueError: the history mixes formats" in out
+    stored = [json.loads(line) for line in path.read_text().splitlines()]
+    assert_openai_chat_call_kept(stored[0])
+    assert stored[1] == expected(ORPHAN_AI_SDK)
+    assert stored[2] == MIXED_FORMATS
+
+
+def test_wrong_format_rows_in_sqlite(tmp_path: Path) -> None:
+    path = tmp_path / "chats.db"
+    make_db(path, wrong_format_rows(), bad_row=False)
+    code, out, _ = run("migrate", f"sqlite:///{path}", *SQL[:4], "--format", "ai-sdk")
+    assert code == 2 and "failed row 1: InputError" in out
+    assert rows(path)[1] == OPENAI_CHAT_ORPHAN
+    code, out, _ = run("migrate", f"sqlite:///{path}", *SQL[:4])
+    assert code == 2 and "failed row 3: ValueError: the history mixes formats" in out
+    stored = rows(path)
+    assert_openai_chat_call_kept(stored[1])
+    assert stored[2] == expected(ORPHAN_AI_SDK)
+    assert stored[3] == MIXED_FORMATS

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, PrivateAttr
 
 from heal._engine import HealScope, heal_messages
 from heal.errors import InputError
@@ -20,9 +20,11 @@ from heal.rules import Rule
 __all__ = [
     "Loaded",
     "NativeHealResult",
+    "NativeRepair",
     "expect_object",
     "expect_string",
     "heal_native",
+    "native_path",
     "native_repair",
 ]
 
@@ -57,6 +59,67 @@ class Loaded:
         if parts is None:
             return native_message, part
         return native_message, parts[part] if part < len(parts) else None
+
+    def describe_location(self, repair: Repair) -> str | None:
+        """Name the native place of ``repair`` (at canonical locations), such as
+        ``messages[3].parts[1]``; None when :meth:`Repair.describe`'s own
+        ``messages[i].content[j]`` already names it (the base class: formats shaped that way).
+
+        Adapters whose format names its places otherwise override this; the repairs they return
+        are then :class:`NativeRepair`, whose ``describe()`` says it.
+        """
+        return None
+
+
+def native_path(
+    message: int | None,
+    part: int | None,
+    anchor: int | None,
+    *,
+    root: str = "messages",
+    parts: str = "content",
+) -> str:
+    """A native location as :meth:`Repair.describe` words a canonical one, with the format's own
+    names for the message list (``root``) and a message's parts (``parts``)."""
+    if message is not None:
+        return f"{root}[{message}]" if part is None else f"{root}[{message}].{parts}[{part}]"
+    return root if anchor is None else f"after {root}[{anchor}]"
+
+
+class NativeRepair(Repair):
+    """A repair at native locations whose :meth:`describe` names the native place, such as
+    ``messages[3].parts[1]`` (what logs, :class:`~heal.errors.HealingError` and the CLI show).
+
+    The place is derived from the fields and the native history, so it is left out of the JSON
+    and of equality: a ``NativeRepair`` dumps as, and equals, the plain :class:`Repair` with the
+    same fields. ``model_copy`` keeps the place: a repair moved elsewhere needs :meth:`at`.
+    """
+
+    _location: str = PrivateAttr(default="messages")
+
+    @property
+    def location(self) -> str:
+        """The native place, such as ``messages[3].parts[1]`` or ``after input[4]``."""
+        return self._location
+
+    def describe(self) -> str:
+        """A one-line, human-readable summary: native location, rule and reason."""
+        return f"{self._location}: {self.rule}: {self.reason}"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Repair):
+            return dict(self) == dict(other)
+        return NotImplemented
+
+    # Hash as a plain Repair does (defining __eq__ would otherwise drop it).
+    __hash__ = Repair.__hash__
+
+    @classmethod
+    def at(cls, repair: Repair, location: str) -> NativeRepair:
+        """``repair`` (already at native indices) with its native place."""
+        out = cls.model_construct(repair.model_fields_set, **dict(repair))
+        out._location = location
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,12 +190,15 @@ def heal_native(
 
 
 def native_repair(repair: Repair, loaded: Loaded) -> Repair:
-    """The same repair, with its locations in the native history of ``loaded``."""
+    """The same repair, with its locations in the native history of ``loaded`` (a
+    :class:`NativeRepair` when ``loaded`` names native places its own way)."""
     message, part = loaded.native_location(repair.message_index, repair.part_index)
     anchor = None if repair.anchor_index is None else loaded.origins[repair.anchor_index]
-    return repair.model_copy(
+    moved = repair.model_copy(
         update={"message_index": message, "part_index": part, "anchor_index": anchor}
     )
+    location = loaded.describe_location(repair)
+    return moved if location is None else NativeRepair.at(moved, location)
 
 
 def expect_object(value: Any, path: str, what: str) -> dict[str, Any]:

@@ -60,7 +60,10 @@ Part indices
 A repair's ``part_index`` is the ``content`` index of the block a part came from (a string content
 counts as one block), or, for a tool call with no block, ``len(content) + i`` for ``tool_calls[i]``
 and ``len(content) + len(tool_calls) + i`` for ``invalid_tool_calls[i]``; reasoning from
-``additional_kwargs`` has none.
+``additional_kwargs`` has none. ``describe()`` names the place itself: ``messages[1].tool_calls[0]``
+for a tool call (with a content block or not), ``messages[1].invalid_tool_calls[0]``,
+``messages[1].additional_kwargs.reasoning_content``, ``messages[2]`` for a tool result (its whole
+ToolMessage), ``messages[0].content[1]`` for a block.
 
 Where native-only fields live
 -----------------------------
@@ -75,7 +78,8 @@ such as OpenAI ``web_search_call``) ride along verbatim under ``hidden`` at thei
 message has other content; heal does not check them. When healing removes all that other content,
 they are removed with it (a repair each, under the rule that removed the last of it).
 
-Not representable (raise :class:`~heal.errors.InputError`): message chunks (``AIMessageChunk``:
+Not representable (raise :class:`~heal.errors.InputError`): content blocks whose ``type`` is a
+list or an object (LangChain itself fails on them), message chunks (``AIMessageChunk``:
 merge them with ``message_chunk_to_message`` first), ``ChatMessage``, ``FunctionMessage``,
 ``RemoveMessage``, unknown block types in system, human and tool messages (and an AI message made
 only of them), files referenced by provider file id, and field values that are not JSON (an
@@ -102,6 +106,7 @@ import json
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, cast
 
 from langchain_core.messages import (
@@ -114,7 +119,7 @@ from langchain_core.messages import (
 )
 
 from heal._engine import HealScope
-from heal.adapters._common import Loaded, NativeHealResult, heal_native
+from heal.adapters._common import Loaded, NativeHealResult, heal_native, native_path
 from heal.errors import InputError
 from heal.messages import ModelMessage
 from heal.messages import dump_messages as _dump_canonical
@@ -665,6 +670,38 @@ def _standard_base64(data: str) -> str:
 # --- load ------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class _Loaded(Loaded):
+    """A :class:`Loaded` naming LangChain's own places in repairs (see "Part indices")."""
+
+    def describe_location(self, repair: Repair) -> str:
+        """A tool call is its ``tool_calls[k]`` (or ``invalid_tool_calls[k]``) entry, block or
+        not; a tool result its whole ToolMessage; reasoning from ``additional_kwargs`` that key;
+        any other part its ``content`` block (``content`` itself when that is a string)."""
+        m, p = repair.message_index, repair.part_index
+        if m is None:
+            anchor = None if repair.anchor_index is None else self.origins[repair.anchor_index]
+            return native_path(None, None, anchor)
+        where = f"messages[{self.origins[m]}]"
+        message = self.messages[m]
+        content = message.content
+        if p is None or message.role == "tool" or isinstance(content, str) or p >= len(content):
+            return where
+        meta = _meta({"providerOptions": getattr(content[p], "provider_options", None)})
+        if "tc" in meta:
+            return f"{where}.tool_calls[{meta['tc']}]"
+        if "itc" in meta:
+            return f"{where}.invalid_tool_calls[{meta['itc']}]"
+        if meta.get("from") == "reasoning_content":
+            return f"{where}.additional_kwargs.reasoning_content"
+        block = self.native_location(m, p)[1]
+        if block is None:
+            return where
+        if _meta({"providerOptions": message.provider_options}).get("content") == "str":
+            return f"{where}.content"
+        return f"{where}.content[{block}]"
+
+
 class _Loader:
     def __init__(self, native: list[BaseMessage]) -> None:
         self.native = native
@@ -701,7 +738,7 @@ class _Loader:
             found = re.match(r"messages\[(\d+)\]", exc.path)
             where = f"messages[{self.origins[int(found.group(1))]}]" if found else "messages"
             raise InputError(f"cannot be represented: {exc.reason}", path=where) from None
-        return Loaded(canonical, self.origins, self.part_origins)
+        return _Loaded(canonical, self.origins, self.part_origins)
 
     def _system(self, msg: SystemMessage, path: str) -> Json:
         meta: Json = {}
@@ -754,7 +791,7 @@ class _Loader:
         if not isinstance(block, dict):
             raise InputError(f"expected a content block, got {_kind(block)}", path=path)
         _check_json(block, path)
-        kind = block.get("type")
+        kind = _block_type(block, path)
         if kind == "text":
             text = block.get("text")
             if not isinstance(text, str):
@@ -894,7 +931,7 @@ class _Loader:
             return _node({"type": "text", "text": block}, {"at": k})
         if not isinstance(block, dict):
             raise InputError(f"expected a content block, got {_kind(block)}", path=path)
-        kind = block.get("type")
+        kind = _block_type(block, path)
         if kind == "text":
             _check_json(block, path)
             text = block.get("text")
@@ -971,6 +1008,19 @@ class _Loader:
             meta["message"] = rest
         node = {"type": "tool-result", "toolCallId": cid, "toolName": name, "output": output}
         return {"role": "tool", "content": [_node(node, meta)]}
+
+
+def _block_type(block: Json, path: str) -> Any:
+    """A content block's ``type``. A list or an object there is refused: LangChain itself looks
+    the type up in dicts (``content_blocks``, ``convert_to_openai_messages``) and fails with a
+    TypeError, so no such message can be sent. Other non-string values are unknown types, which
+    LangChain keeps as ``non_standard`` blocks and this adapter as unknown blocks."""
+    kind = block.get("type")
+    if isinstance(kind, (list, dict)):
+        raise InputError(
+            f"content block type must be a string, got {_kind(kind)}", path=f"{path}.type"
+        )
+    return kind
 
 
 def _without(block: Mapping[str, Any], *keys: str) -> Json:

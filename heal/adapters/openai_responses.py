@@ -59,7 +59,9 @@ Repairs name native places: ``message_index`` is the index of the input ITEM (of
 came from, for part-level repairs), and ``part_index`` the index inside that item (its
 ``content`` element, or its ``summary`` entry), or None where the part is the whole item (a
 function call, an output). ``anchor_index`` of an insert is the first item of the assistant turn
-the new item follows.
+the new item follows. ``describe()`` names the places in ``input``: ``input[3]``,
+``input[4].content[0]``, ``input[1].summary[0]``, and ``after input[5]`` for an insert (the LAST
+item of that turn, which the new item follows).
 
 Not represented (``InputError``): images and files inside assistant messages, system messages
 whose content list is not exactly one ``input_text``, content element types the API does not
@@ -171,6 +173,25 @@ class ResponsesLoaded(Loaded):
         if items is None or part >= len(items):
             return self.origins[message], None
         return items[part], subs[part]
+
+    def describe_location(self, repair: Repair) -> str:
+        """``input[i]`` for an item, ``input[i].content[j]`` / ``input[i].summary[j]`` inside
+        one; an insert is ``after input[i]``, the LAST item of the canonical message it follows
+        (``anchor_index`` keeps the first, as documented), which is where the new item goes."""
+        m, p = repair.message_index, repair.part_index
+        if m is None:
+            anchor = repair.anchor_index
+            if anchor is None:
+                return "input"
+            items = self.part_origins[anchor] if self.part_origins is not None else None
+            last = max((i for i in items or () if i is not None), default=self.origins[anchor])
+            return f"after input[{last}]"
+        item, sub = self.native_location(m, p)
+        if sub is None or p is None:
+            return f"input[{item}]"
+        part = self.messages[m].content[p]
+        # Sub-indices count a reasoning item's summary entries, or a message's content elements.
+        return f"input[{item}].{'summary' if isinstance(part, ReasoningPart) else 'content'}[{sub}]"
 
 
 # --- public API ------------------------------------------------------------------------------

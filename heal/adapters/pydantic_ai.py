@@ -86,8 +86,9 @@ they go where the message carrying them goes: if heal removes that message, they
 repair's ``removed`` value.
 
 Repairs carry native locations: ``message_index`` is the index in your list, ``part_index`` the
-index in that message's ``.parts`` (for a part of a list prompt, the prompt's index); a repair of
-a whole canonical message made from one system or user prompt part points at that part. One
+index in that message's ``.parts`` (for a part of a list prompt, the prompt's index), and
+``describe()`` names them so (``messages[2].parts[1]: ...``); a repair of a whole canonical
+message made from one system or user prompt part points at that part. One
 artifact of the split: when heal removes every tool result of a request, the emptied canonical
 tool message is removed too, and that ``empty-message`` repair names the request (which keeps its
 other parts) with no part index.
@@ -105,9 +106,10 @@ Canonical → native for histories from elsewhere
 Consecutive system / user / tool messages with no pydantic-ai record become one ``ModelRequest``;
 every assistant message one ``ModelResponse``. Timestamps pydantic-ai requires but heal does not
 know are copied from the nearest earlier native timestamp (pydantic-ai's own repair does the same
-for the returns it synthesizes), else ``1970-01-01T00:00:00Z``: never the clock. Tool results heal
-synthesized get pydantic-ai's own marker, ``metadata={"pydantic_ai_synthesized_tool_return":
-True}``.
+for the returns it synthesizes), else ``1970-01-01T00:00:00Z``: never the clock. The same goes
+for timestamps JSON input leaves out, which pydantic-ai's reader would take from the clock: the
+same input always heals to the same output. Tool results heal synthesized get pydantic-ai's own
+marker, ``metadata={"pydantic_ai_synthesized_tool_return": True}``.
 """
 
 from __future__ import annotations
@@ -119,6 +121,7 @@ import re
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import MISSING, dataclass, field, fields, is_dataclass
+from datetime import datetime, timezone
 from functools import cache
 from typing import Any, Literal, TypeVar, cast, overload
 
@@ -128,7 +131,7 @@ from pydantic_ai import PydanticAIDeprecationWarning
 from pydantic_ai import messages as pa
 
 from heal._engine import HealScope
-from heal.adapters._common import Loaded, NativeHealResult, heal_native
+from heal.adapters._common import Loaded, NativeHealResult, heal_native, native_path
 from heal.errors import InputError
 from heal.messages import ModelMessage
 from heal.messages import dump_messages as _dump_canonical
@@ -148,6 +151,7 @@ __all__ = [
 
 _NS = "pydantic_ai"
 _EPOCH = "1970-01-01T00:00:00Z"
+_EPOCH_TIME = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _BIG = 1 << 62
 _URL = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*:")
 
@@ -350,12 +354,14 @@ def heal_pydantic_ai(
 def _native_list(native: Any) -> list[pa.ModelMessage]:
     if isinstance(native, (str, bytes, bytearray)):
         try:
-            return _MESSAGES.validate_json(native)
+            objects = _MESSAGES.validate_json(native)
         except pydantic.ValidationError as exc:
             first = exc.errors(include_url=False)[0]
             raise InputError(
                 f"not a pydantic-ai history: {first['msg']}", path=_loc_path(first["loc"])
             ) from None
+        _restamp(objects, json.loads(native))
+        return objects
     if isinstance(native, Mapping) or not isinstance(native, Iterable):
         raise InputError(
             "expected a list of pydantic-ai ModelRequest / ModelResponse objects, or their JSON; "
@@ -374,6 +380,44 @@ def _native_list(native: Any) -> list[pa.ModelMessage]:
                 path=f"messages[{i}]",
             )
     return out
+
+
+def _restamp(objects: list[pa.ModelMessage], data: Any) -> None:
+    """Give each timestamp the JSON left out a value that depends on the history alone.
+
+    pydantic-ai's reader fills a missing timestamp (a part's, a response's) from the clock, which
+    would make heal's output differ from one run to the next for the same input. Such a
+    timestamp becomes the nearest earlier one of the history instead, else the epoch: the rule
+    :class:`_Dumper` follows for histories from elsewhere, and the one pydantic-ai's own repair
+    follows for the returns it synthesizes (their response's). Timestamps that are optional
+    (``ModelRequest.timestamp``) stay as read; a present one sets the clock for what follows.
+    """
+    clock: Any = None
+
+    def visit(obj: Any, raw: Any) -> None:
+        nonlocal clock
+        if not isinstance(raw, Mapping) or not _clock_stamped(obj.__class__):
+            known = getattr(obj, "timestamp", None)
+            clock = known if known is not None else clock
+        elif raw.get("timestamp") is None:
+            obj.timestamp = clock if clock is not None else _EPOCH_TIME
+        else:
+            clock = obj.timestamp
+
+    for msg, raw in zip(objects, data, strict=True):
+        visit(msg, raw)
+        raw_parts = raw.get("parts") if isinstance(raw, Mapping) else None
+        if isinstance(raw_parts, list) and len(raw_parts) == len(msg.parts):
+            for part, raw_part in zip(msg.parts, raw_parts, strict=True):
+                visit(part, raw_part)
+
+
+@cache
+def _clock_stamped(cls: type) -> bool:
+    """Whether pydantic-ai fills ``cls.timestamp`` from a factory (the clock) when it is absent."""
+    return is_dataclass(cls) and any(
+        f.name == "timestamp" and f.default_factory is not MISSING for f in fields(cls)
+    )
 
 
 def _message_json(objects: list[pa.ModelMessage]) -> list[Json]:
@@ -516,6 +560,12 @@ class _Loaded(Loaded):
             if unit is not None:
                 return self.origins[message], unit
         return Loaded.native_location(self, message, part)
+
+    def describe_location(self, repair: Repair) -> str:
+        """``messages[i].parts[j]``: a pydantic-ai message holds ``parts``, not ``content``."""
+        message, part = self.native_location(repair.message_index, repair.part_index)
+        anchor = None if repair.anchor_index is None else self.origins[repair.anchor_index]
+        return native_path(message, part, anchor, parts="parts")
 
 
 class _Loader:
@@ -898,14 +948,17 @@ def _output(obj: Any, content: Any, outcome: str, meta: Json, path: str) -> Json
         and all(isinstance(x, str) or _is_file(x) for x in obj)
     )
     if files:
+        # Items are named inside the part's ``content``: the file itself, or a list entry.
         if _is_file(obj):
             meta["single"] = True
-            pairs = [(obj, content)]
+            items = [_output_item(obj, content, f"{path}.content")]
         else:
-            pairs = list(zip(obj, content, strict=True))
             if isinstance(obj, tuple):
                 meta["content_tuple"] = True
-        items = [_output_item(x, xj, f"{path}[{k}]") for k, (x, xj) in enumerate(pairs)]
+            items = [
+                _output_item(x, xj, f"{path}.content[{k}]")
+                for k, (x, xj) in enumerate(zip(obj, content, strict=True))
+            ]
         return {"type": "content", "value": items}
     if outcome == "denied" and isinstance(content, str):
         return {"type": "execution-denied", "reason": content}

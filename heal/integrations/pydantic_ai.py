@@ -35,6 +35,18 @@ is not in the history and adds a return for each unanswered call (``_clean_messa
 heal sees the history after that, and fixes what pydantic-ai leaves: duplicated tool returns,
 tool names and call ids the provider rejects, another provider's reasoning, and the rest of
 heal's rules for the provider.
+
+Unanswered calls at the END of a stored history are the exception: pydantic-ai leaves them for
+the run to execute, and refuses a new prompt on top of them (``UserError: Cannot provide a new
+user prompt when the message history contains unprocessed tool calls``) before any request hook
+runs. :class:`HealHistory` answers them first, when a run starts with a new prompt: heal's
+``orphan-tool-call`` rule gives each its placeholder result (or, as the policy chooses, drops
+the call, or keeps it and pydantic-ai's refusal stands). pydantic-ai only runs a history whose
+calls are answered, so these results stay in the run's history, as pydantic-ai's own answers to
+earlier calls do. A run without a new prompt executes the calls as usual, and
+``deferred_tool_results`` answer them as usual. :func:`heal_history` runs too late for this (a
+processor runs before each model request); heal such a history before the run instead:
+``agent.run(prompt, message_history=heal_pydantic_ai(history).messages)``.
 """
 
 from __future__ import annotations
@@ -43,18 +55,21 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic_ai.capabilities import AbstractCapability
-from pydantic_ai.messages import ModelMessage
+from pydantic_ai import UserPromptNode
+from pydantic_ai.capabilities import AbstractCapability, AgentNode
+from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.tools import RunContext
 
-from heal._engine import HealScope
+from heal._engine import HealScope, _notify
+from heal.adapters._common import NativeRepair, native_path
 from heal.adapters.pydantic_ai import heal_pydantic_ai
+from heal.errors import HealingError
 from heal.integrations._common import AUTO, HealOptions, ProviderChoice, guarded
 from heal.policy import Policy
 from heal.providers import ProviderId, infer_provider
-from heal.repairs import Repair
-from heal.rules import Rule
+from heal.repairs import Action, Repair
+from heal.rules import Rule, default_registry
 
 __all__ = ["HealHistory", "HistoryProcessor", "heal_history"]
 
@@ -90,6 +105,29 @@ class HealHistory(AbstractCapability[Any]):
     def get_serialization_name(cls) -> str | None:
         """Not constructible from an agent spec: it takes a callback."""
         return None
+
+    async def before_node_run(
+        self, ctx: RunContext[Any], *, node: AgentNode[Any]
+    ) -> AgentNode[Any]:
+        """When a run starts with a new prompt, answer the calls its history leaves open.
+
+        pydantic-ai's first node (``UserPromptNode``) refuses a new prompt on a history ending in
+        unanswered tool calls, and this hook is the last one that runs before it (see the module
+        docstring). Not for a run without a new prompt (it executes the calls) or with
+        ``deferred_tool_results`` (they answer them).
+        """
+        if (
+            isinstance(node, UserPromptNode)
+            and node.user_prompt is not None
+            and node.deferred_tool_results is None
+        ):
+            messages = ctx.messages
+            closed = _close_pending_calls(self._options, messages)
+            if closed is not messages:
+                # In place: the node reads the run's history from the run state, and
+                # ``ctx.messages`` is that very list (pydantic-ai's copy, not the caller's).
+                messages[:] = closed
+        return node
 
     async def prepare_model_request(
         self, ctx: RunContext[Any], request_context: ModelRequestContext
@@ -147,3 +185,64 @@ def _heal(
         return result.messages if result.changed else messages
 
     return guarded(options, "pydantic-ai message history", heal, messages)
+
+
+_CLOSING_RULES = frozenset({"orphan-tool-call", "empty-message"})
+"""What answering a history's pending calls runs: the placeholder (or, under ``drop-call``, the
+removal) and the removal of a response ``drop-call`` leaves empty."""
+
+
+def _closing_policy(policy: Policy | Mapping[str, str] | None) -> Policy:
+    """The user's policy for the closing rules, with every other rule turned off: answering the
+    pending calls goes into the run's history, so it changes nothing else there."""
+    chosen = Policy.coerce(policy)
+    others = [rule.id for rule in default_registry if rule.id not in _CLOSING_RULES]
+    return Policy(
+        {k: v for k, v in chosen.choices.items() if k in _CLOSING_RULES},
+        disable=[*others, *(chosen.disabled & _CLOSING_RULES)],
+    )
+
+
+def _close_pending_calls(options: HealOptions, messages: list[ModelMessage]) -> list[ModelMessage]:
+    """``messages`` with the unanswered calls of its last response answered, or ``messages``
+    itself when that response has none pydantic-ai would refuse a new prompt on."""
+    last = messages[-1] if messages else None
+    # pydantic-ai answers an interrupted response's calls itself, and refuses a new prompt on a
+    # suspended one for another reason (resume it first): both are left to it.
+    if (
+        not isinstance(last, ModelResponse)
+        or not last.tool_calls
+        or last.state in ("interrupted", "suspended")
+    ):
+        return messages
+    offset = len(messages) - 1
+
+    def close() -> list[ModelMessage]:
+        # The last response alone: the calls' results can only come after it, and nothing
+        # earlier is touched. No provider: the closing rules are the shared ones. The policy is
+        # built here, not once, so that rules registered since are turned off too.
+        policy = _closing_policy(options.policy)
+        result = heal_pydantic_ai([last], provider=None, policy=policy, scope="history")
+        repairs = [_at_offset(r, offset) for r in result.repairs]
+        _notify(options.report, repairs)
+        if options.strict and any(r.action is not Action.KEEP for r in repairs):
+            raise HealingError(repairs)
+        return [*messages[:offset], *result.messages] if result.changed else messages
+
+    return guarded(options, "pydantic-ai message history", close, messages)
+
+
+def _at_offset(repair: Repair, offset: int) -> Repair:
+    """A repair of a history's tail healed alone, at its place in the whole history."""
+
+    def shift(index: int | None) -> int | None:
+        return None if index is None else index + offset
+
+    moved = repair.model_copy(
+        update={
+            "message_index": shift(repair.message_index),
+            "anchor_index": shift(repair.anchor_index),
+        }
+    )
+    where = native_path(moved.message_index, moved.part_index, moved.anchor_index, parts="parts")
+    return NativeRepair.at(moved, where)

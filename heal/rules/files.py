@@ -33,8 +33,10 @@ OPENAI_FILE_ID_PREFIX = "file-"
 """How OpenAI file ids start: the AI SDK openai provider sends data with this prefix as a
 ``file_id`` (its default ``fileIdPrefixes``). Never base64 data: '-' is not in its alphabet."""
 
-_FILE_ID_ITEMS = frozenset({"file-id", "image-file-id"})
-"""Tool output content items that name a stored file by id (the AI SDK's ``ToolResultOutput``)."""
+_FILE_ID_ITEMS = ("file-id", "image-file-id")
+"""Tool output content items that name a stored file by id (the AI SDK's ``ToolResultOutput``).
+A tuple, not a set: an item's ``type`` is any JSON value, and a list or object cannot be looked
+up in a set (it is unhashable); compared with each entry, it is simply not one of them."""
 
 ANTHROPIC_IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
 """The image media types Anthropic takes."""

@@ -401,6 +401,52 @@ def test_heal_repairs_at_native_indices(case: str) -> None:
     assert heal_langchain(result.messages, provider=None).repairs == ()
 
 
+@pytest.mark.parametrize(
+    ("case", "places"),
+    [
+        ("orphan call", ["after messages[1]"]),
+        ("orphan result", ["messages[2]", "messages[2]"]),
+        ("invalid tool name", ["messages[1].tool_calls[0]", "messages[2]"]),
+        ("string args", ["messages[1].invalid_tool_calls[0]"]),
+        ("empty text", ["messages[0].content[0]", "messages[1].content[0]"]),
+    ],
+)
+def test_repairs_name_the_native_place(case: str, places: list[str]) -> None:
+    # A tool call is an entry of ``tool_calls`` (not a content index past the blocks), and a
+    # tool result is its whole ToolMessage.
+    native, _ = _BROKEN[case]
+    result = heal_langchain(native, provider=None)
+    assert [r.describe() for r in result.repairs] == [
+        f"{place}: {r.rule}: {r.reason}" for place, r in zip(places, result.repairs, strict=True)
+    ]
+
+
+def test_repairs_name_a_call_by_its_tool_calls_entry_and_reasoning_by_its_kwarg() -> None:
+    # The second call has a tool_use block at content[1]: still named by tool_calls[1].
+    calls = [
+        {"name": "f", "args": {}, "id": "c1", "type": "tool_call"},
+        {"name": "g", "args": {}, "id": "c2", "type": "tool_call"},
+    ]
+    native: list[BaseMessage] = [
+        HumanMessage("hi"),
+        AIMessage(
+            [
+                {"type": "text", "text": "x"},
+                {"type": "tool_use", "id": "c2", "name": "g", "input": {}},
+            ],
+            tool_calls=calls,
+            additional_kwargs={"reasoning_content": "hmm"},
+            response_metadata={"model_provider": "anthropic"},
+        ),
+        HumanMessage("next"),
+    ]
+    result = heal_langchain(native, provider="anthropic", policy={"orphan-tool-call": "drop-call"})
+    places = {(r.rule, r.describe().split(": ")[0]) for r in result.repairs}
+    assert ("orphan-tool-call", "messages[1].tool_calls[0]") in places
+    assert ("orphan-tool-call", "messages[1].tool_calls[1]") in places
+    assert any(place == "messages[1].additional_kwargs.reasoning_content" for _, place in places)
+
+
 def test_orphan_call_gets_a_placeholder_tool_message() -> None:
     native, _ = _BROKEN["orphan call"]
     healed = heal_langchain(native, provider=None).messages
@@ -549,6 +595,21 @@ def test_langchain_history_healed_for_anthropic_is_valid_canonical_json() -> Non
             [AIMessage([{"type": "web_search_call", "id": "ws"}])],
             "messages[0].content[0]",
             "only content blocks",
+        ),
+        (
+            [HumanMessage("hi"), AIMessage([{"type": ["x"], "text": "hi"}])],
+            "messages[1].content[0].type",
+            "block type must be a string, got a list",
+        ),
+        (
+            [AIMessage(["ok", {"type": {"a": 1}}])],
+            "messages[0].content[1].type",
+            "block type must be a string, got a dict",
+        ),
+        (
+            [HumanMessage([{"type": ["x"], "text": "hi"}])],
+            "messages[0].content[0].type",
+            "block type must be a string, got a list",
         ),
     ],
 )

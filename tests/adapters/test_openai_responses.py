@@ -279,6 +279,54 @@ def test_repairs_are_reported_to_on_repair_at_native_indices() -> None:
     ]
 
 
+def test_repairs_name_input_items() -> None:
+    # Places in ``input`` (the request field), not heal's canonical messages: an insert follows
+    # the LAST item of the assistant turn (items 1 to 3 make one canonical message).
+    native = [
+        {"role": "user", "content": "hi"},
+        {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "x"}]},
+        _call("call_1"),
+        _call("call_2", name="web search"),
+        {**_output("call_2"), "name": "web search"},
+        {
+            "role": "user",
+            "content": [{"type": "input_text", "text": " "}, {"type": "input_text", "text": "ok"}],
+        },
+    ]
+    result = heal_openai_responses(native)
+    places = {(r.rule, r.describe().split(": ")[0]) for r in result.repairs}
+    assert places == {
+        ("invalid-tool-name", "input[3]"),
+        ("invalid-tool-name", "input[4]"),
+        ("orphan-tool-call", "after input[3]"),
+        ("empty-text", "input[5].content[0]"),
+    }
+    with pytest.raises(heal.HealingError) as caught:
+        heal_openai_responses(native, strict=True)
+    assert "  after input[3]: orphan-tool-call: " in str(caught.value)
+
+
+def test_repairs_name_reasoning_summary_entries() -> None:
+    reasoning = {
+        "type": "reasoning",
+        "id": "rs_1",
+        "summary": [{"type": "summary_text", "text": "a"}, {"type": "summary_text", "text": "b"}],
+    }
+    native = [
+        {"role": "user", "content": "hi"},
+        reasoning,
+        {"role": "assistant", "content": "x"},
+        {"role": "user", "content": "again"},
+        copy.deepcopy(reasoning),
+        {"role": "assistant", "content": "y"},
+    ]
+    result = heal_openai_responses(native)
+    assert [r.describe().split(": ")[0] for r in result.repairs] == [
+        "input[4].summary[0]",
+        "input[4].summary[1]",
+    ]
+
+
 def test_strict_raises_on_any_repair() -> None:
     with pytest.raises(heal.HealingError):
         heal_openai_responses([_output("x")], strict=True)

@@ -166,6 +166,87 @@ def test_timestamps_keep_their_offset_and_naive_ones_stay_naive() -> None:
     }
 
 
+def _clock_at(year: int) -> type[datetime]:
+    """A ``datetime`` whose ``now()`` is 1 January of ``year``: pydantic-ai's clock
+    (``pydantic_ai._utils.now_utc``, the default factory of every part timestamp) reads it."""
+
+    class Clock(datetime):
+        @classmethod
+        def now(cls, tz: Any = None) -> Any:
+            return datetime(year, 1, 1, tzinfo=timezone.utc)
+
+    return Clock
+
+
+_NO_TIMESTAMPS = [
+    # Stored JSON may leave timestamps out (written by hand, or by another tool); pydantic-ai's
+    # reader fills each one it misses from the clock.
+    {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "hi"}]},
+    {
+        "kind": "response",
+        "parts": [{"part_kind": "tool-call", "tool_name": "f", "args": {}, "tool_call_id": "c1"}],
+        "timestamp": "2025-03-01T12:00:00+02:00",
+    },
+    {
+        "kind": "request",
+        "parts": [
+            {"part_kind": "retry-prompt", "content": "try again"},
+            {"part_kind": "user-prompt", "content": "next"},
+        ],
+    },
+    {"kind": "response", "parts": [{"part_kind": "text", "content": "ok"}]},
+]
+
+
+@pytest.mark.parametrize("as_bytes", [False, True], ids=["text", "bytes"])
+def test_json_without_timestamps_heals_the_same_whatever_the_clock(
+    monkeypatch: pytest.MonkeyPatch, as_bytes: bool
+) -> None:
+    import pydantic_ai._utils
+
+    text = json.dumps(_NO_TIMESTAMPS)
+    stored: str | bytes = text.encode() if as_bytes else text
+    outputs = []
+    for year in (2001, 2031):
+        monkeypatch.setattr(pydantic_ai._utils, "datetime", _clock_at(year))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PydanticAIDeprecationWarning)
+            result = heal_pydantic_ai(stored, provider=None)
+        assert [r.rule for r in result.repairs] == ["orphan-tool-call"]
+        outputs.append(result.messages)
+    assert outputs[0] == outputs[1]
+    healed = json.loads(outputs[0])
+    # Each absent timestamp is the nearest earlier one of the history, else the epoch; the
+    # placeholder result takes its response's, as pydantic-ai's own repair does.
+    stamps = [
+        [m["timestamp"]] + [p["timestamp"] for p in m["parts"] if "timestamp" in p] for m in healed
+    ]
+    assert stamps == [
+        [None, "1970-01-01T00:00:00Z"],
+        ["2025-03-01T12:00:00+02:00"],
+        [None, "2025-03-01T12:00:00+02:00"],
+        [None, "2025-03-01T12:00:00+02:00", "2025-03-01T12:00:00+02:00"],
+        ["2025-03-01T12:00:00+02:00"],
+    ]
+
+
+def test_json_timestamps_it_holds_are_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    import pydantic_ai._utils
+
+    monkeypatch.setattr(pydantic_ai._utils, "datetime", _clock_at(2031))
+    native = [
+        user("hi"),
+        pa.ModelResponse([pa.ToolCallPart("f", {}, "c1")], timestamp=TS),
+        pa.ModelRequest([pa.UserPromptPart("next", timestamp=TS + timedelta(minutes=1))]),
+    ]
+    healed = TA.validate_json(heal_pydantic_ai(TA.dump_json(native), provider=None).messages)
+    assert [p.timestamp for m in healed for p in m.parts if hasattr(p, "timestamp")] == [
+        TS,
+        TS,  # the placeholder: its response's
+        TS + timedelta(minutes=1),
+    ]
+
+
 # --- mapping ---------------------------------------------------------------------------------
 
 
@@ -515,6 +596,28 @@ def test_heal_repairs_at_native_indices(case: str) -> None:
     assert heal_pydantic_ai(result.messages, provider=None).repairs == ()
 
 
+@pytest.mark.parametrize(
+    ("case", "places"),
+    [
+        ("orphan call", ["after messages[1]"]),
+        ("orphan return", ["messages[2].parts[0]", "messages[2]"]),
+        ("invalid tool name", ["messages[1].parts[1]", "messages[2].parts[1]"]),
+        ("string args", ["messages[1].parts[0]"]),
+        ("empty text", ["messages[1].parts[0]", "messages[0].parts[1]"]),
+    ],
+)
+def test_repairs_name_the_native_place(case: str, places: list[str]) -> None:
+    # What logs, HealingError and the CLI show: pydantic-ai's ``.parts``, not heal's ``content``.
+    native, _ = _BROKEN[case]
+    result = heal_pydantic_ai(native, provider=None)
+    assert [r.describe() for r in result.repairs] == [
+        f"{place}: {r.rule}: {r.reason}" for place, r in zip(places, result.repairs, strict=True)
+    ]
+    with pytest.raises(heal.HealingError) as caught:
+        heal_pydantic_ai(native, provider=None, strict=True)
+    assert f"  {places[0]}: " in str(caught.value)
+
+
 def test_placeholder_result_is_deterministic_and_marked() -> None:
     native, _ = _BROKEN["orphan call"]
     first = heal_pydantic_ai(native, provider=None).messages
@@ -664,6 +767,27 @@ def test_pydantic_ai_history_dumps_through_the_anthropic_adapter() -> None:
                 )
             ],
             "messages[0].parts[0].content[1]",
+            "UploadedFile has no AI SDK equivalent",
+        ),
+        (
+            [
+                user("hi"),
+                pa.ModelResponse([pa.ToolCallPart("f", {}, "c1")], timestamp=TS),
+                pa.ModelRequest(
+                    [
+                        pa.ToolReturnPart(
+                            "f",
+                            [
+                                pa.ImageUrl("https://x.test/a.png"),
+                                pa.UploadedFile("file-1", "openai"),
+                            ],
+                            "c1",
+                            timestamp=TS,
+                        )
+                    ]
+                ),
+            ],
+            "messages[2].parts[0].content[1]",
             "UploadedFile has no AI SDK equivalent",
         ),
         (

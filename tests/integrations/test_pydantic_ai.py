@@ -14,6 +14,7 @@ import pytest
 from openai import AsyncOpenAI
 from pydantic_ai import Agent
 from pydantic_ai.capabilities import ProcessHistory
+from pydantic_ai.exceptions import UserError
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
@@ -193,6 +194,10 @@ def test_repairs_are_logged_without_a_callback(caplog: pytest.LogCaptureFixture)
     assert record.levelno == logging.INFO
     assert "duplicate-tool-result" in record.getMessage()
     assert getattr(record, "heal_repair").rule == "duplicate-tool-result"  # noqa: B009
+    # The place is named in pydantic-ai's terms: the request's ``.parts``.
+    assert record.getMessage().startswith(
+        "healed request: messages[2].parts[1]: duplicate-tool-result: "
+    )
 
 
 def test_strict_fails_the_run_instead_of_sending() -> None:
@@ -216,6 +221,101 @@ def test_async_runs_are_healed() -> None:
     agent = Agent(FunctionModel(recorder), capabilities=[HealHistory()])
     asyncio.run(agent.run("next", message_history=history(ret("c1"), ret("c1", "dup"))))
     assert returns(recorder.received[0][2]) == [("c1", "sunny")]
+
+
+def pending_calls() -> list[ModelMessage]:
+    """A stored history whose last response made a call that never got its result (the process
+    stopped, the user walked away): the main case for healing a stored history."""
+    return [
+        ModelRequest(parts=[UserPromptPart("weather in Paris?")]),
+        ModelResponse(parts=[TextPart("Checking."), call("c1")]),
+    ]
+
+
+def test_new_prompt_after_unanswered_calls_fails_without_heal() -> None:
+    # What HealHistory has to cover: pydantic-ai refuses before any request hook runs.
+    agent = Agent(FunctionModel(Recorder()))
+    with pytest.raises(UserError, match="unprocessed tool calls"):
+        agent.run_sync("and Rome?", message_history=pending_calls())
+
+
+def test_new_prompt_after_unanswered_calls_is_answered() -> None:
+    recorder, repairs = Recorder(), list[Repair]()
+    agent = Agent(FunctionModel(recorder), capabilities=[HealHistory(on_repair=repairs.append)])
+    stored = pending_calls()
+
+    result = agent.run_sync("and Rome?", message_history=stored)
+
+    assert result.output == "ok"
+    (received,) = recorder.received
+    assert_valid(received)
+    assert received[:2] == stored
+    ((tool_call_id, content),) = returns(received[2])
+    assert tool_call_id == "c1" and "unavailable" in content
+    last = received[-1].parts[-1]
+    assert isinstance(last, UserPromptPart) and last.content == "and Rome?"
+    assert [(r.rule, r.anchor_index, r.describe().split(": ")[0]) for r in repairs] == [
+        ("orphan-tool-call", 1, "after messages[1]")
+    ]
+    # pydantic-ai only runs a history whose calls are answered, so the answer stays in the run's
+    # history; the caller's list is not changed.
+    assert returns(result.all_messages()[2]) == [(tool_call_id, content)]
+    assert len(stored) == 2
+
+
+def test_new_prompt_after_unanswered_calls_is_answered_when_streamed() -> None:
+    received: list[list[ModelMessage]] = []
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+        received.append(list(messages))
+        yield "ok"
+
+    agent = Agent(FunctionModel(stream_function=stream), capabilities=[HealHistory()])
+
+    async def go() -> str:
+        async with agent.run_stream("and Rome?", message_history=pending_calls()) as result:
+            return await result.get_output()
+
+    assert asyncio.run(go()) == "ok"
+    assert [tool_call_id for tool_call_id, _ in returns(received[0][2])] == ["c1"]
+
+
+def test_pending_calls_still_run_when_no_new_prompt_is_given() -> None:
+    # Without a new prompt pydantic-ai executes the pending calls: nothing to close out.
+    recorder, repairs = Recorder(), list[Repair]()
+    agent = Agent(FunctionModel(recorder), capabilities=[HealHistory(on_repair=repairs.append)])
+    cities: list[str] = []
+
+    @agent.tool_plain
+    def get_weather(city: str) -> str:
+        cities.append(city)
+        return "sunny"
+
+    agent.run_sync(message_history=pending_calls())
+    assert cities == ["Paris"]
+    assert returns(recorder.received[0][2]) == [("c1", "sunny")]
+    assert repairs == []
+
+
+def test_unanswered_calls_follow_the_policy_and_strict() -> None:
+    agent = Agent(FunctionModel(Recorder()), capabilities=[HealHistory(strict=True)])
+    with pytest.raises(HealingError) as raised:
+        agent.run_sync("and Rome?", message_history=pending_calls())
+    assert [r.rule for r in raised.value.repairs] == ["orphan-tool-call"]
+    # "keep" leaves the calls as they are (reported as kept): pydantic-ai's own refusal stands.
+    kept: list[Repair] = []
+    keep = HealHistory(policy={"orphan-tool-call": "keep"}, on_repair=kept.append)
+    with pytest.raises(UserError):
+        Agent(FunctionModel(Recorder()), capabilities=[keep]).run_sync(
+            "and Rome?", message_history=pending_calls()
+        )
+    assert [(r.rule, r.action.value) for r in kept] == [("orphan-tool-call", "keep")]
+    recorder = Recorder()
+    drop = HealHistory(policy={"orphan-tool-call": "drop-call"})
+    Agent(FunctionModel(recorder), capabilities=[drop]).run_sync(
+        "and Rome?", message_history=pending_calls()
+    )
+    assert recorder.received[0][1].parts == [TextPart("Checking.")]
 
 
 # --- heal_history (history processor) --------------------------------------------------------
