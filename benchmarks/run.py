@@ -47,6 +47,50 @@ def _median_seconds(work: Callable[[], object], runs: int) -> float:
     return statistics.median(times)
 
 
+def _scaling(
+    small: list[Any], large: list[Any], provider: ProviderId | None, runs: int
+) -> tuple[float, float]:
+    """Median seconds to heal ``small`` and ``large``: their ratio shows how heal scales.
+
+    Both sizes get every run: a ratio of two medians is only as steady as its noisier half,
+    and the small size is the one a busy machine disturbs most.
+    """
+    t_small = _median_seconds(partial(heal_messages, small, provider=provider), runs)
+    t_large = _median_seconds(partial(heal_messages, large, provider=provider), runs)
+    return t_small, t_large
+
+
+def replayed_id_every_turn(length: int) -> list[dict[str, Any]]:
+    """A long history that reuses one tool call id in every turn, with each call answered
+    (the renaming stress of ``duplicate-tool-call-id``: every call after the first, and its
+    result, gets a new id). Cut to ``length`` messages like ``orphan_every_turn``."""
+    msgs: list[dict[str, Any]] = []
+    while len(msgs) < length:
+        msgs.append({"role": "user", "content": "again"})
+        msgs.append(
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool-call", "toolCallId": "call_1", "toolName": "run", "input": {}}
+                ],
+            }
+        )
+        msgs.append(
+            {
+                "role": "tool",
+                "content": [
+                    {
+                        "type": "tool-result",
+                        "toolCallId": "call_1",
+                        "toolName": "run",
+                        "output": {"type": "text", "value": "done"},
+                    }
+                ],
+            }
+        )
+    return msgs[:length]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
@@ -125,23 +169,35 @@ def main(argv: list[str] | None = None) -> int:
         _median_seconds(end_to_end, runs),
     )
 
-    small = load_messages(orphan_every_turn(8_000))
-    large = load_messages(orphan_every_turn(80_000))
     scaled: tuple[ProviderId | None, ...] = (None, "anthropic")
-    for provider in scaled:
-        label = provider or "none"
-        # Both sizes get every run: a ratio of two medians is only as steady as its noisier
-        # half, and the small size is the one a busy machine disturbs most.
-        t_small = _median_seconds(partial(heal_messages, small, provider=provider), runs)
-        t_large = _median_seconds(partial(heal_messages, large, provider=provider), runs)
-        ratio = t_large / t_small
-        results[f"orphan_every_turn_8k_seconds_{label}"] = round(t_small, 4)
-        results[f"orphan_every_turn_80k_seconds_{label}"] = round(t_large, 4)
-        results[f"scaling_ratio_80k_over_8k_{label}"] = round(ratio, 2)
-        print(
-            f"scaling, provider={label}: orphan call in every turn, 80,000 vs 8,000 messages: "
-            f"{t_large:.3f} s / {t_small:.3f} s = {ratio:.2f} (linear is about 10)"
-        )
+    for build, what, seconds_key, ratio_key in (
+        (
+            orphan_every_turn,
+            "orphan call in every turn",
+            "orphan_every_turn",
+            "scaling_ratio_80k_over_8k",
+        ),
+        (
+            replayed_id_every_turn,
+            "one tool call id replayed in every turn",
+            "replayed_id_every_turn",
+            "replayed_id_scaling_ratio_80k_over_8k",
+        ),
+    ):
+        small = load_messages(build(8_000))
+        large = load_messages(build(80_000))
+        for provider in scaled:
+            label = provider or "none"
+            t_small, t_large = _scaling(small, large, provider, runs)
+            ratio = t_large / t_small
+            results[f"{seconds_key}_8k_seconds_{label}"] = round(t_small, 4)
+            results[f"{seconds_key}_80k_seconds_{label}"] = round(t_large, 4)
+            results[f"{ratio_key}_{label}"] = round(ratio, 2)
+            print(
+                f"scaling, provider={label}: {what}, 80,000 vs 8,000 messages: "
+                f"{t_large:.3f} s / {t_small:.3f} s = {ratio:.2f} (linear is about 10)",
+                flush=True,
+            )
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(results, f, indent=2)

@@ -7,10 +7,17 @@ They run before the pairing rules, because pairing keys on ids: once ids are val
 from __future__ import annotations
 
 import json
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from heal.messages import ToolApprovalRequest, ToolCallPart, ToolResultPart
+from heal.messages import (
+    JSON_NESTING_LIMIT,
+    ToolApprovalRequest,
+    ToolCallPart,
+    ToolResultPart,
+    nested_deeper_than,
+)
 from heal.repairs import Action
 from heal.rules._base import Context, DropPart, Example, Finding, Rejection, Rule, SetPart
 from heal.rules._naming import rename_all
@@ -148,6 +155,12 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+_PARSED_DEPTH_LIMIT = JSON_NESTING_LIMIT - 2
+"""How deeply a string's object may be nested for the rule to use it as the input: the models
+take :data:`JSON_NESTING_LIMIT` levels, the repair record holds the input one level deeper (under
+``"input"``), and pydantic's JSON writer counts the record itself as one more."""
+
+
 def _coerce(value: Any, *, missing: bool, wrap: bool) -> dict[str, Any]:
     if missing:
         return {}
@@ -157,11 +170,22 @@ def _coerce(value: Any, *, missing: bool, wrap: bool) -> dict[str, Any]:
         try:
             # NaN and Infinity are not JSON: a string holding them stays wrapped, not parsed.
             parsed = json.loads(value, parse_constant=_reject_constant)
-        except ValueError:
+        except (ValueError, RecursionError):
+            # The parser recurses once per level: JSON nested about a thousand levels deep
+            # exhausts the stack, and is no more a usable input than text that is not JSON.
             parsed = None
-        if isinstance(parsed, dict):
+        if isinstance(parsed, dict) and not _too_deep(value, parsed):
             return parsed
     return {"raw": value} if wrap else {}
+
+
+def _too_deep(text: str, parsed: dict[str, Any]) -> bool:
+    # An object nested too deeply for the models would make a history that cannot be dumped or
+    # loaded again: it is kept as text, as unparseable input is. Every level takes a bracket, so
+    # counting them (at C speed) spares the walk for every input an agent writes.
+    if text.count("{") + text.count("[") <= _PARSED_DEPTH_LIMIT:
+        return False
+    return nested_deeper_than(parsed, _PARSED_DEPTH_LIMIT)
 
 
 class InvalidToolCallId(Rule):
@@ -407,11 +431,16 @@ def _assign_owners(
     calls with its id, in order; an approval request, to the calls of its own message, in order;
     anything else (a provider-executed result, a misplaced result) to the nearest call before
     it, or to the first call when it comes before all of them.
+
+    Each candidate group is a contiguous run of an id's calls (which are in history order),
+    found by bisection: a history that replays one id in every turn has as many calls with it
+    as turns, and scanning them all for each result made this quadratic.
     """
     block_end = ctx.index.pairing.block_end
     roles = ctx.index.roles
     owners: dict[tuple[int, int], list[tuple[int, int, _IdPart]]] = {}
     seen: dict[tuple[int, str, str], int] = {}
+    groups: dict[str, _Calls] = {}
     refs: list[tuple[int, int, _IdPart]] = [*ctx.index.results, *ctx.index.requests]
     for ref in refs:
         m, p, part = ref
@@ -419,27 +448,64 @@ def _assign_owners(
         calls = dupes.get(tid)
         if calls is None:
             continue
+        by_id = groups.get(tid)
+        if by_id is None:
+            by_id = groups[tid] = _Calls(calls, block_end)
         in_tool = roles[m] == "tool"
+        group: list[tuple[int, int, ToolCallPart]]
         if isinstance(part, ToolApprovalRequest):
-            group = [c for c in calls if c[0] == m]
+            # The calls of its own message.
+            group, lo = calls, bisect_left(by_id.messages, m)
+            hi = bisect_right(by_id.messages, m, lo)
         elif in_tool:
             # Tool messages answer client calls only; provider-run calls keep their results.
-            group = [c for c in calls if not c[2].provider_executed and c[0] < m < block_end[c[0]]]
+            # The client calls before it whose result block reaches it: those before ``m`` with
+            # ``block_end`` past it, a final run of them as ``block_end`` never decreases.
+            group, hi = by_id.client, bisect_left(by_id.client_messages, m)
+            lo = bisect_right(by_id.client_ends, m, 0, hi)
         else:
-            group = []
-        if group:
-            key = (group[0][0], tid, part.type)
+            group, lo, hi = calls, 0, 0
+        if lo < hi:
+            key = (group[lo][0], tid, part.type)
             k = seen.get(key, 0)
             seen[key] = k + 1
-            owner = group[min(k, len(group) - 1)]
+            owner = group[lo + min(k, hi - lo - 1)]
         else:
             # A result in an assistant message answers a provider-run call; elsewhere, a client
             # call. Prefer the nearest such call before it.
-            kind = [c for c in calls if bool(c[2].provider_executed) != in_tool] or calls
-            before = [c for c in kind if (c[0], c[1]) < (m, p)]
-            owner = before[-1] if before else kind[0]
+            kind = by_id.client if in_tool else by_id.provider
+            positions = by_id.client_positions if in_tool else by_id.provider_positions
+            if not kind:
+                kind, positions = calls, by_id.positions
+            before = bisect_left(positions, (m, p))
+            owner = kind[before - 1] if before else kind[0]
         owners.setdefault((owner[0], owner[1]), []).append(ref)
     return owners
+
+
+class _Calls:
+    """The calls sharing one id (in history order), split and keyed for bisection."""
+
+    __slots__ = (
+        "client",
+        "client_ends",
+        "client_messages",
+        "client_positions",
+        "messages",
+        "positions",
+        "provider",
+        "provider_positions",
+    )
+
+    def __init__(self, calls: list[tuple[int, int, ToolCallPart]], block_end: list[int]) -> None:
+        self.messages = [c[0] for c in calls]
+        self.positions = [(c[0], c[1]) for c in calls]
+        self.client = [c for c in calls if not c[2].provider_executed]
+        self.provider = [c for c in calls if c[2].provider_executed]
+        self.client_messages = [c[0] for c in self.client]
+        self.client_ends = [block_end[c[0]] for c in self.client]
+        self.client_positions = [(c[0], c[1]) for c in self.client]
+        self.provider_positions = [(c[0], c[1]) for c in self.provider]
 
 
 class InvalidToolName(Rule):
