@@ -10,6 +10,10 @@ run). Each input is healed by this tree and by a checkout of ``--against`` (a te
 (input, provider): the SHA-256 of the healed history and the repair records as JSON, or of the
 error raised. The run prints how many lines differ, the first few with their input, and exits 1
 when any does.
+
+Each tree heals under the providers IT lists (``--providers`` names them instead), and lines are
+matched by (input, provider): a provider only one tree has (one being added) is counted apart,
+not compared, so adding a provider never reads as a difference in the others.
 """
 
 from __future__ import annotations
@@ -39,10 +43,11 @@ def digest(entry, provider):
     text = json.dumps(body, sort_keys=True, ensure_ascii=True)
     return hashlib.sha256(text.encode()).hexdigest()
 
+chosen = json.loads(sys.argv[3]) if len(sys.argv) > 3 else [None, *PROVIDERS]
 with open(sys.argv[1], encoding="utf-8") as src, open(sys.argv[2], "w") as out:
     for line in src:
         entry = json.loads(line)
-        for provider in entry.get("providers") or [None, *PROVIDERS]:
+        for provider in entry.get("providers") or chosen:
             out.write(f"{entry['id']}\t{provider}\t{digest(entry, provider)}\n")
 """
 
@@ -99,9 +104,10 @@ def _generated(count: int) -> list[Any]:
     return out[:count]
 
 
-def _run(tree: Path, inputs: Path, output: Path) -> None:
+def _run(tree: Path, inputs: Path, output: Path, providers: list[str | None] | None) -> None:
+    chosen = [] if providers is None else [json.dumps(providers)]
     subprocess.run(
-        [sys.executable, "-c", _WORKER, str(inputs), str(output)],
+        [sys.executable, "-c", _WORKER, str(inputs), str(output), *chosen],
         cwd=tree,
         env={"PYTHONPATH": str(tree), "PYTHONHASHSEED": "0", "PATH": "/usr/bin:/bin"},
         check=True,
@@ -112,7 +118,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--against", default="HEAD", help="the commit to compare with")
     parser.add_argument("--histories", type=int, default=3000, help="generated histories")
+    parser.add_argument(
+        "--providers",
+        help="comma-separated provider ids to heal under, 'none' for no provider "
+        "(default: every provider each tree lists)",
+    )
     args = parser.parse_args(argv)
+    providers: list[str | None] | None = None
+    if args.providers is not None:
+        names = [name.strip() for name in args.providers.split(",") if name.strip()]
+        providers = [None if name == "none" else name for name in names]
     with tempfile.TemporaryDirectory(prefix="heal-identity-") as tmp:
         work = Path(tmp)
         entries = _inputs(args.histories)
@@ -128,25 +143,40 @@ def main(argv: list[str] | None = None) -> int:
             capture_output=True,
         )
         try:
-            _run(base, inputs, work / "base.txt")
-            _run(ROOT, inputs, work / "this.txt")
+            _run(base, inputs, work / "base.txt", providers)
+            _run(ROOT, inputs, work / "this.txt", providers)
         finally:
             subprocess.run(
                 ["git", "worktree", "remove", "--force", str(base)], cwd=ROOT, check=False
             )
-        old = (work / "base.txt").read_text().splitlines()
-        new = (work / "this.txt").read_text().splitlines()
+        old = _digests(work / "base.txt")
+        new = _digests(work / "this.txt")
     by_id = {e["id"]: e for e in entries}
-    differ = [(a, b) for a, b in zip(old, new, strict=True) if a != b]
+    shared = [key for key in new if key in old]
+    differ = [key for key in shared if old[key] != new[key]]
     print(
         f"{len(entries):,} inputs ({sum(1 for e in entries if e['id'].startswith('generated'))} "
-        f"generated), {len(new):,} heals: {len(differ)} differ from {args.against}"
+        f"generated), {len(shared):,} heals: {len(differ)} differ from {args.against}"
     )
-    for a, _ in differ[:5]:
-        key, provider, _ = a.split("\t")
+    unmatched = old.keys() ^ new.keys()
+    if unmatched:
+        lacking = ", ".join(sorted({provider for _, provider in unmatched}))
+        print(
+            f"  not compared: {len(unmatched):,} heals under providers one tree lacks ({lacking})"
+        )
+    for key, provider in differ[:5]:
         history = json.dumps(by_id[key]["history"])
         print(f"  {key} provider={provider}: {history[:300]}")
     return 1 if differ else 0
+
+
+def _digests(path: Path) -> dict[tuple[str, str], str]:
+    """A worker's output: (input id, provider) -> digest, in the order written."""
+    found: dict[tuple[str, str], str] = {}
+    for line in path.read_text().splitlines():
+        key, provider, digest = line.split("\t")
+        found[key, provider] = digest
+    return found
 
 
 if __name__ == "__main__":

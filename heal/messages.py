@@ -496,6 +496,19 @@ def kind_of(value: Any) -> str:
     return f"a {type(value).__name__}"
 
 
+def shown(value: Any) -> str:
+    """A value from the input, for an error message: its repr when that is short and safe, else
+    what it is. ``repr`` itself may fail on input (an integer past ``str()``'s digit limit, a
+    list nested thousands deep) and must never turn a clear error into another exception."""
+    if isinstance(value, str):
+        return repr(value) if len(value) <= 60 else repr(value[:60]) + "..."
+    if value is None or isinstance(value, (bool, float)):
+        return repr(value)
+    if isinstance(value, int):
+        return repr(value) if value.bit_length() <= 64 else "a very large number"
+    return kind_of(value)
+
+
 def _diagnose(raw: list[Any]) -> tuple[str, str] | None:
     """Find the first problem in raw message data, as (path, message)."""
     for i, msg in enumerate(raw):
@@ -511,7 +524,10 @@ def _diagnose(raw: list[Any]) -> tuple[str, str] | None:
         if role is None:
             return path, "message has no role"
         if role not in _ROLES:
-            return f"{path}.role", f"unknown role {role!r} (expected one of {', '.join(_ROLES)})"
+            return (
+                f"{path}.role",
+                f"unknown role {shown(role)} (expected one of {', '.join(_ROLES)})",
+            )
         if "content" not in msg:
             return path, f"{role} message has no content"
         content = msg["content"]
@@ -555,7 +571,8 @@ def _diagnose_part(part: Any, role: str, path: str) -> tuple[str, str] | None:
     if ptype not in allowed:
         return (
             f"{path}.type",
-            f"{ptype!r} part is not allowed in a {role} message (allowed: {', '.join(allowed)})",
+            f"{shown(ptype)} part is not allowed in a {role} message "
+            f"(allowed: {', '.join(allowed)})",
         )
     for field, expected in _REQUIRED[ptype]:
         if field not in part or part[field] is None:
@@ -572,7 +589,7 @@ def _diagnose_part(part: Any, role: str, path: str) -> tuple[str, str] | None:
         if out_type not in _OUTPUT_TYPES:
             return (
                 f"{path}.output.type",
-                f"unknown tool output type {out_type!r} "
+                f"unknown tool output type {shown(out_type)} "
                 f"(expected one of {', '.join(_OUTPUT_TYPES)})",
             )
     return None

@@ -1,31 +1,57 @@
-"""Provider ids, the profile of what differs between providers, and :func:`infer_provider`.
+"""Everything heal knows about each provider, in one place.
 
 A provider id names a WIRE FORMAT, not a vendor: Claude served through Vertex AI speaks the
 Anthropic Messages API and is ``anthropic``; Bedrock's Converse API is ``bedrock``. ``None``
 means "no particular provider": only the shared rules run.
 
-A :class:`ProviderProfile` holds the facts rules consult (which tool names and tool-call ids
-are accepted), so adding a provider means adding a profile and its rules, not editing rules.
-Each profile's docstring cites where its limits come from (the provider-rules report, by issue
-or documentation page).
+This module holds, for every provider id:
 
-:func:`infer_provider` maps what callers have (an AI SDK ``model.provider``, a pydantic-ai model
-string or ``Model``, a LiteLLM model string) to a provider id, and answers ``None`` rather than
-guess.
+* its :class:`ProviderProfile`: what it accepts in a history (tool names, tool-call ids) and the
+  capabilities rules ask about (the request shape it is sent, which files it takes), each
+  profile's docstring citing where its limits come from (the provider-rules report, by issue or
+  documentation page). Rules consult profiles (``providers_where``), so adding a provider means
+  adding a profile and its own rules, not editing the shared ones;
+* its inference keys, one table per id style (AI SDK ``model.provider``, AI Gateway model ids,
+  pydantic-ai model strings, ``Model`` classes and systems, LiteLLM prefixes, LangChain chat model
+  classes and ``model_provider`` metadata, OpenAI-format hostnames), read by
+  :func:`infer_provider` and by every adapter and integration that infers a provider. Each table
+  answers "which API is the request body written in", never "who made the model", and gets an
+  entry only when the wire format is certain: everything else is None, never a guess. The tables
+  are heal's working data, not API: they change as providers do.
+
+:data:`HEAL_NAMESPACE` is heal's own ``providerOptions`` key (synthesized parts carry
+:data:`SYNTHESIZED`); it is never a provider.
+
+docs/architecture.md walks through adding a provider.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import PackageNotFoundError, version
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Literal, get_args
+from urllib.parse import urlsplit
 
 from heal.errors import ConfigError
 
-__all__ = ["PROVIDERS", "ProviderId", "ProviderProfile", "get_profile", "infer_provider"]
+if TYPE_CHECKING:
+    from pydantic import JsonValue
+
+__all__ = [
+    "HEAL_NAMESPACE",
+    "PROVIDERS",
+    "SYNTHESIZED",
+    "ProviderId",
+    "ProviderProfile",
+    "TextFiles",
+    "WireFormat",
+    "get_profile",
+    "infer_provider",
+    "providers_where",
+]
 
 ProviderId = Literal[
     "anthropic",
@@ -43,10 +69,29 @@ ProviderId = Literal[
 PROVIDERS: tuple[ProviderId, ...] = get_args(ProviderId)
 """Every known provider id."""
 
+HEAL_NAMESPACE = "heal"
+"""heal's own ``providerOptions`` key: adapters keep what a format has and the AI SDK lacks
+under it, and rules mark what they synthesize with it. Never a provider's namespace, so rules
+that judge "whose part is this" skip it."""
+
+SYNTHESIZED: dict[str, dict[str, JsonValue]] = {HEAL_NAMESPACE: {"synthesized": True}}
+"""The ``providerOptions`` of a part or message heal made up (a placeholder tool result, a
+bridging message): the metadata marker that tells it from the conversation. Shared by every rule
+that synthesizes; never mutate it."""
+
+WireFormat = Literal[
+    "anthropic-messages", "bedrock-converse", "chat-completions", "responses", "gemini"
+]
+"""The shape of the request body a provider is sent (by its AI SDK adapter)."""
+
+TextFiles = Literal["accepted", "as-text", "rejected"]
+"""What becomes of a ``text/*`` file attached to a user message; see
+:attr:`ProviderProfile.text_files`."""
+
 
 @dataclass(frozen=True, slots=True)
 class ProviderProfile:
-    """What a provider accepts in a history, as data the rules consult.
+    """What a provider accepts in a history and what it is capable of, as data the rules consult.
 
     The shared ``invalid-tool-name`` and ``invalid-tool-call-id`` rules repair a value by
     replacing each character :attr:`tool_name_forbidden` (or :attr:`tool_call_id_forbidden`)
@@ -75,6 +120,23 @@ class ProviderProfile:
     tool_call_id_exact_chars: str | None = None
     """The only characters allowed in an id of :attr:`tool_call_id_exact_length` (Mistral:
     ``a-zA-Z0-9``, no ``_``), as a regex character class body; set together with it."""
+    wire: WireFormat | None = None
+    """The shape of the request body it is sent, which decides the format-level rules that apply
+    (None for the shared profile). ``chat-completions``: a ``messages`` array in which each
+    ``tool_calls`` entry is answered by a ``tool`` message."""
+    refines_openai_compatible: bool = False
+    """An OpenAI-format server with an id of its own, which a caller may also have reached as
+    ``openai-compatible``: an error text only it writes refines such a call
+    (:func:`heal.reactive.heal_after_error`), and its host is in :data:`OPENAI_FORMAT_HOSTS`.
+    Only for ``chat-completions`` providers."""
+    openai_file_ids: bool = False
+    """It fetches a file named by an OpenAI file id (``file-...``). Only OpenAI's own APIs do;
+    every other provider gets ``openai-file-id``."""
+    text_files: TextFiles = "accepted"
+    """What becomes of a ``text/*`` file attached to a user message: ``accepted`` (sent as a
+    file; no rejection is known), ``as-text`` (sent as a JSON string, so its bytes must be UTF-8:
+    Anthropic's ``text/plain`` document) or ``rejected`` (the AI SDK adapter refuses it, so
+    ``text-file-attachment`` sends its text as a text part, which must be UTF-8 too)."""
     tool_name_pattern: re.Pattern[str] = field(init=False, repr=False, compare=False)
     tool_name_forbidden: re.Pattern[str] = field(init=False, repr=False, compare=False)
     tool_call_id_pattern: re.Pattern[str] = field(init=False, repr=False, compare=False)
@@ -137,6 +199,8 @@ class ProviderProfile:
             raise ConfigError(
                 f"{where}: set tool_call_id_exact_length and tool_call_id_exact_chars together"
             )
+        if self.refines_openai_compatible and self.wire != "chat-completions":
+            raise ConfigError(f"{where}: refines_openai_compatible needs wire='chat-completions'")
 
     def valid_tool_name(self, name: str) -> bool:
         """Whether a tool name is accepted in history."""
@@ -185,20 +249,26 @@ SHARED_PROFILE = ProviderProfile(id=None)
 ``[a-zA-Z0-9_-]+``). Provider-specific limits (id lengths, Gemini's first character, Mistral's
 nine-character ids) apply only when the provider is named."""
 
-_ANTHROPIC = ProviderProfile(id="anthropic")
+_ANTHROPIC = ProviderProfile(id="anthropic", wire="anthropic-messages", text_files="as-text")
 """Anthropic Messages API (also Claude on Vertex and Bedrock InvokeModel): history tool names
 ``^[a-zA-Z0-9_-]{1,64}$`` (definitions allow 128, history does not) and ids ``^[a-zA-Z0-9_-]+$``
 with no length limit. Source: report §1(b)/(c), ``tool_use.name: String should match pattern``
 (drorm/vmpilot docs), ``tool_use.id: String should match pattern`` (CommandCodeAI/command-code#323,
 HKUDS/nanobot PR#4356)."""
 
-_BEDROCK = ProviderProfile(id="bedrock", tool_call_id_max=64)
+_BEDROCK = ProviderProfile(id="bedrock", tool_call_id_max=64, wire="bedrock-converse")
 """Bedrock Converse: ``toolUse.name`` 1-64 of ``[a-zA-Z0-9_-]`` and ``toolUseId`` 1-64 of
 ``[a-zA-Z0-9_-]`` (the stricter of the two API-reference versions; the other allows ``.:``).
 Source: report §5(b)/(c) and §16 item 4, docs.aws.amazon.com/bedrock/latest/APIReference/
 API_runtime_ToolUseBlock.html, openclaw/openclaw#12892, vercel/ai#9173."""
 
-_OPENAI_CHAT = ProviderProfile(id="openai-chat", tool_call_id_max=40)
+_OPENAI_CHAT = ProviderProfile(
+    id="openai-chat",
+    tool_call_id_max=40,
+    wire="chat-completions",
+    openai_file_ids=True,
+    text_files="rejected",
+)
 """OpenAI (and Azure OpenAI) Chat Completions: ``function.name`` ``^[a-zA-Z0-9_-]+$``, at most
 64 (documented, not confirmed live); ``tool_calls[].id`` at most 40. vercel/ai PR#17233
 (2026-07) saw a 51-character id accepted, but Azure (Portkey-AI/gateway#1062) and older
@@ -206,7 +276,13 @@ deployments reject over 40 and shortening is lossless (the old id is in the repa
 40 stays. Id characters are not documented; the shared set is used. Source: report §2(b)-(d)
 and §16 item 1, mcp-use/mcp-use PR#94, agno-agi/agno#5382, vercel/ai#8132."""
 
-_OPENAI_RESPONSES = ProviderProfile(id="openai-responses", tool_call_id_max=64)
+_OPENAI_RESPONSES = ProviderProfile(
+    id="openai-responses",
+    tool_call_id_max=64,
+    wire="responses",
+    openai_file_ids=True,
+    text_files="rejected",
+)
 """OpenAI Responses (also Azure and the ChatGPT/Codex backend): function names as for Chat
 Completions; ``call_id`` at most 64, which the report does not list:
 ``Invalid 'input[95].call_id': string too long. Expected a string with maximum length 64``
@@ -214,7 +290,7 @@ Completions; ``call_id`` at most 64, which the report does not list:
 (``fc_...``) are provider options, not tool-call ids (report §3, rule T6)."""
 
 _GOOGLE = ProviderProfile(
-    id="google", tool_name_chars="a-zA-Z0-9_.:-", tool_name_first_chars="a-zA-Z_"
+    id="google", tool_name_chars="a-zA-Z0-9_.:-", tool_name_first_chars="a-zA-Z_", wire="gemini"
 )
 """Gemini (API and Vertex): function names start with a letter or ``_``, then letters, digits,
 ``_ . : -``, at most 64 (Vertex documents 128 in places; 64 is the common limit).
@@ -223,7 +299,12 @@ _GOOGLE = ProviderProfile(
 #6704, #7878; BerriAI/litellm#12543)."""
 
 _MISTRAL = ProviderProfile(
-    id="mistral", tool_call_id_exact_length=9, tool_call_id_exact_chars="a-zA-Z0-9"
+    id="mistral",
+    tool_call_id_exact_length=9,
+    tool_call_id_exact_chars="a-zA-Z0-9",
+    wire="chat-completions",
+    refines_openai_compatible=True,
+    text_files="rejected",
 )
 """Mistral: function names ``a-zA-Z0-9_-`` at most 64; tool-call ids exactly 9 of
 ``a-zA-Z0-9`` (the shared rule cleans characters first, the Mistral rule maps to the exact
@@ -232,23 +313,27 @@ underscores and dashes, with a maximum length of 64`` (Kochava-Studios/witsy PR#
 ``Tool call id was ... but must be a-z, A-Z, 0-9, with a length of 9`` (anomalyco/opencode#1680,
 langchain-ai/langchain PR#24668)."""
 
-_DEEPSEEK = ProviderProfile(id="deepseek")
+_DEEPSEEK = ProviderProfile(id="deepseek", wire="chat-completions", refines_openai_compatible=True)
 """DeepSeek (OpenAI-format endpoint): no name or id limits of its own were found; the OpenAI
 name rule (64) and the shared id set apply. Source: report §7 ("Same as OpenAI Chat")."""
 
-_CEREBRAS = ProviderProfile(id="cerebras")
+_CEREBRAS = ProviderProfile(id="cerebras", wire="chat-completions", refines_openai_compatible=True)
 """Cerebras: OpenAI-compatible; no name or id texts of its own were found (report §8), so the
 OpenAI name rule and the shared id set apply."""
 
-_GROQ = ProviderProfile(id="groq")
+_GROQ = ProviderProfile(id="groq", wire="chat-completions", refines_openai_compatible=True)
 """Groq: OpenAI-compatible with a strict schema; no name or id limits of its own were found
 (report §9), so the OpenAI name rule and the shared id set apply."""
 
-_XAI = ProviderProfile(id="xai")
+_XAI = ProviderProfile(id="xai", wire="chat-completions", refines_openai_compatible=True)
 """xAI (Chat Completions and Responses): no name or id limits were found; Grok reuses ids such
-as ``call_0``, which the duplicate-id rule handles (report §10, NVIDIA-NeMo/Switchyard#502)."""
+as ``call_0``, which the duplicate-id rule handles (report §10, NVIDIA-NeMo/Switchyard#502).
+``chat-completions`` for both APIs: xAI validates its Responses body with its chat endpoint's
+rules (see ``xai.responses`` in :data:`AI_SDK_PROVIDERS`)."""
 
-_OPENAI_COMPATIBLE = ProviderProfile(id="openai-compatible", tool_call_id_max=64)
+_OPENAI_COMPATIBLE = ProviderProfile(
+    id="openai-compatible", tool_call_id_max=64, wire="chat-completions"
+)
 """Other OpenAI-format servers (OpenRouter, vLLM, LiteLLM proxy, Together, ...): OpenAI names;
 ids at most 64, OpenRouter's limit (openclaw PR#875, report §2(b)-(d) and §14.2 T2). Not
 OpenAI's 40: vLLM's own ids are 46 characters, and a server that forwards to OpenAI itself is
@@ -283,12 +368,19 @@ def get_profile(provider: str | None) -> ProviderProfile:
         ) from None
 
 
-# --- infer_provider --------------------------------------------------------------------------
+def providers_where(test: Callable[[ProviderProfile], bool]) -> frozenset[ProviderId]:
+    """The provider ids whose profile passes ``test``: how a rule names the providers it applies
+    to by what they are (``providers_where(lambda p: p.wire == "chat-completions")``), so a new
+    provider with the same facts gets the rule without the rule being edited."""
+    return frozenset(provider for provider in PROVIDERS if test(_PROFILES[provider]))
+
+
+# --- inference keys: one table per id style ---------------------------------------------------
 #
 # Every table answers "which API is the request body written in", never "who made the model".
 # An entry goes in only when the wire format is certain; everything else is None.
 
-_AI_SDK_PROVIDERS: dict[str, ProviderId] = {
+AI_SDK_PROVIDERS: dict[str, ProviderId] = {
     "anthropic.messages": "anthropic",
     # Claude on Vertex and on Bedrock's InvokeModel take the Anthropic Messages body (report §1);
     # every `<host>.anthropic.messages` id is caught by suffix below.
@@ -327,8 +419,19 @@ _AI_SDK_PROVIDERS: dict[str, ProviderId] = {
 None: ``createOpenAI({name})`` and ``createOpenAICompatible({name})`` pick any name, and
 ``cohere.chat`` is not OpenAI-compatible at all."""
 
+AI_GATEWAY_CREATORS: dict[str, tuple[str, ProviderId]] = {
+    # Claude on Anthropic, Vertex or Bedrock answers with Anthropic's validation.
+    "anthropic": ("", "anthropic"),
+    # Gemini on AI Studio or Vertex answers with Gemini's; Google's open Gemma is hosted by
+    # several servers in different formats.
+    "google": ("gemini", "google"),
+}
+"""AI Gateway ``creator/model`` ids (AI SDK ``gateway`` provider, and the same spelling as a
+LiteLLM string): creator -> (model name prefix, provider), for the models every host of which
+speaks one format. Other creators' models are served by several hosts in different formats."""
 
-_PYDANTIC_AI_PREFIXES: dict[str, ProviderId] = {
+
+PYDANTIC_AI_PREFIXES: dict[str, ProviderId] = {
     "anthropic": "anthropic",
     "openai-chat": "openai-chat",
     "openai-responses": "openai-responses",
@@ -376,14 +479,14 @@ _PYDANTIC_AI_PREFIXES: dict[str, ProviderId] = {
 not here: its meaning depends on the pydantic-ai version (:func:`_openai_prefix`). ``meta`` is
 not either: Chat Completions in 1.x, Responses in 2.x."""
 
-_PYDANTIC_AI_GATEWAY_ALIASES = {
+PYDANTIC_AI_GATEWAY_ALIASES: dict[str, str] = {
     "chat": "openai-chat",
     "responses": "openai-responses",
     "converse": "bedrock",
 }
 """``gateway/<alias>:model`` route aliases (``pydantic_ai.providers.gateway``)."""
 
-_LITELLM_PREFIXES: dict[str, ProviderId] = {
+LITELLM_PREFIXES: dict[str, ProviderId] = {
     "anthropic": "anthropic",
     "gemini": "google",
     "mistral": "mistral",
@@ -402,7 +505,7 @@ _LITELLM_PREFIXES: dict[str, ProviderId] = {
 """LiteLLM ``provider/model`` prefixes with one wire format (``bedrock``, ``vertex_ai``,
 ``openai`` and ``azure`` depend on the rest of the string)."""
 
-_LITELLM_BEDROCK_OTHER_ROUTES = frozenset(
+LITELLM_BEDROCK_OTHER_ROUTES = frozenset(
     ("converse_like", "openai", "mantle", "agent", "agentcore", "async_invoke")
 )
 """LiteLLM ``bedrock/<route>/`` routes that are neither Converse nor Claude's InvokeModel."""
@@ -417,7 +520,7 @@ _RESPONSES_ONLY_MODEL = re.compile(
 )
 """OpenAI models served only by the Responses API, whoever sends them."""
 
-_PYDANTIC_AI_MODEL_CLASSES: dict[str, ProviderId] = {
+PYDANTIC_AI_MODEL_CLASSES: dict[str, ProviderId] = {
     "AnthropicModel": "anthropic",
     "BedrockConverseModel": "bedrock",
     "GoogleModel": "google",
@@ -430,7 +533,7 @@ _PYDANTIC_AI_MODEL_CLASSES: dict[str, ProviderId] = {
 """pydantic-ai ``Model`` classes with one wire format, by class name (matched along the MRO, so
 subclasses count); the OpenAI classes depend on the ``system`` (provider) they were built with."""
 
-_OPENAI_CHAT_SYSTEMS: dict[str, ProviderId] = {
+PYDANTIC_AI_OPENAI_CHAT_SYSTEMS: dict[str, ProviderId] = {
     "openai": "openai-chat",
     "azure": "openai-chat",
     "deepseek": "deepseek",
@@ -443,7 +546,7 @@ _OPENAI_CHAT_SYSTEMS: dict[str, ProviderId] = {
 """``OpenAIChatModel.system`` values with a provider of their own; any other system is an
 OpenAI-compatible server (the class speaks Chat Completions)."""
 
-_OPENAI_RESPONSES_SYSTEMS: dict[str, ProviderId] = {
+PYDANTIC_AI_OPENAI_RESPONSES_SYSTEMS: dict[str, ProviderId] = {
     "openai": "openai-responses",
     "azure": "openai-responses",
     "openai-chatgpt": "openai-responses",
@@ -454,7 +557,7 @@ _OPENAI_RESPONSES_SYSTEMS: dict[str, ProviderId] = {
 """``OpenAIResponsesModel.system`` values served by OpenAI's own Responses implementation (or
 xAI's, see ``xai.responses``). Other Responses-compatible servers stay None."""
 
-_SYSTEMS: dict[str, ProviderId] = {
+PYDANTIC_AI_SYSTEMS: dict[str, ProviderId] = {
     "anthropic": "anthropic",
     "google": "google",
     "google-gla": "google",
@@ -468,8 +571,79 @@ _SYSTEMS: dict[str, ProviderId] = {
     "xai": "xai",
     "grok": "xai",
 }
-"""``system`` values of pydantic-ai-like objects whose class is unknown. ``openai`` is absent:
-Chat Completions or Responses cannot be told apart without the class."""
+"""pydantic-ai ``system`` values (a ``Model``'s, or a ``ModelResponse``'s ``provider_name`` /
+``canonical_system``) that name one wire format, for objects whose class is unknown and for
+stored responses. ``openai`` is absent: Chat Completions and Responses are told apart by the
+class, or by the response id (:func:`openai_api_by_response_id`)."""
+
+OPENAI_RESPONSE_ID_PREFIXES: tuple[tuple[str, ProviderId], ...] = (
+    ("resp_", "openai-responses"),
+    ("chatcmpl", "openai-chat"),
+)
+"""How the id of a response OpenAI wrote starts, by API; Responses first (LangChain keeps both
+the response id and its own message id, and either may tell)."""
+
+LANGCHAIN_CHAT_MODELS: dict[str, ProviderId | None] = {
+    "ChatAnthropic": "anthropic",
+    "ChatAnthropicVertex": "anthropic",  # langchain-google-vertexai, Claude on Vertex
+    "ChatGoogleGenerativeAI": "google",
+    "ChatVertexAI": "google",
+    "ChatBedrockConverse": "bedrock",
+    "ChatMistralAI": "mistral",
+    "ChatGroq": "groq",
+    "ChatDeepSeek": "deepseek",
+    "ChatXAI": "xai",
+    "ChatCerebras": "cerebras",
+    "ChatFireworks": "openai-compatible",
+    "ChatTogether": "openai-compatible",
+    "ChatOpenRouter": "openai-compatible",
+    # Native APIs of their own, not OpenAI's format: the shared rules.
+    "ChatOllama": None,
+    "ChatBedrock": None,  # InvokeModel: the body depends on the model family
+}
+"""LangChain chat model classes with one wire format, by class name (matched along the MRO, so
+subclasses count)."""
+
+LANGCHAIN_OPENAI_CHAT_MODELS = frozenset({"ChatOpenAI", "AzureChatOpenAI", "BaseChatOpenAI"})
+"""LangChain's OpenAI chat model classes: their provider follows ``use_responses_api`` and the
+endpoint (:func:`openai_endpoint_provider`)."""
+
+LANGCHAIN_MODEL_PROVIDERS: dict[str, ProviderId] = {
+    "anthropic": "anthropic",
+    "bedrock": "bedrock",
+    "bedrock_converse": "bedrock",
+    "google_genai": "google",
+    "google_vertexai": "google",
+    "mistralai": "mistral",
+    "groq": "groq",
+    "deepseek": "deepseek",
+    "xai": "xai",
+    "cerebras": "cerebras",
+}
+"""LangChain ``AIMessage.response_metadata["model_provider"]`` values with one wire format.
+``openai`` is absent: its API is told by the response id (:func:`openai_api_by_response_id`)."""
+
+OPENAI_FORMAT_HOSTS: dict[str, tuple[ProviderId, ProviderId | None]] = {
+    "api.openai.com": ("openai-chat", "openai-responses"),
+    "api.deepseek.com": ("deepseek", None),
+    "api.groq.com": ("groq", None),
+    "api.mistral.ai": ("mistral", None),
+    "api.x.ai": ("xai", "xai"),  # xAI's Responses API: see `xai.responses` above
+    "api.cerebras.ai": ("cerebras", None),
+}
+"""Hosts of OpenAI-format endpoints whose provider heal knows: host -> (provider of its Chat
+Completions API, provider of its Responses API or None). Any other host is ``openai-compatible``
+for Chat Completions and None for Responses."""
+
+OPENAI_FORMAT_HOST_SUFFIXES: dict[str, tuple[ProviderId, ProviderId | None]] = {
+    ".openai.azure.com": ("openai-chat", "openai-responses"),
+    ".cognitiveservices.azure.com": ("openai-chat", "openai-responses"),
+}
+"""Host suffixes of OpenAI-format endpoints (Azure OpenAI resources), as for
+:data:`OPENAI_FORMAT_HOSTS`."""
+
+
+# --- inference -------------------------------------------------------------------------------
 
 _MAX_WRAPPING = 8
 """How deep :func:`infer_provider` follows wrapper models (``.wrapped``) before giving up."""
@@ -520,7 +694,7 @@ def _infer(model: object, depth: int) -> ProviderId | None:
     if isinstance(provider, str) and provider.strip():
         return _from_ai_sdk_provider(provider.strip().lower(), model_id)
     if isinstance(system, str) and system.strip():
-        return _SYSTEMS.get(system.strip().lower())
+        return PYDANTIC_AI_SYSTEMS.get(system.strip().lower())
     if inner is not None and inner is not model:  # a pydantic-ai Agent, {"model": "..."}
         return _infer(inner, depth + 1)
     return None
@@ -552,17 +726,17 @@ def _from_pydantic_ai_model(model: object, depth: int) -> ProviderId | Literal[F
     system = system.lower() if isinstance(system, str) else ""
     for klass in mro:
         name = klass.__name__
-        if name in _PYDANTIC_AI_MODEL_CLASSES:
-            return _PYDANTIC_AI_MODEL_CLASSES[name]
+        if name in PYDANTIC_AI_MODEL_CLASSES:
+            return PYDANTIC_AI_MODEL_CLASSES[name]
         if name == "OpenAIResponsesModel":
-            return _OPENAI_RESPONSES_SYSTEMS.get(system)
+            return PYDANTIC_AI_OPENAI_RESPONSES_SYSTEMS.get(system)
         if name in ("OpenAIChatModel", "OpenAIModel"):
-            return _OPENAI_CHAT_SYSTEMS.get(system, "openai-compatible")
+            return PYDANTIC_AI_OPENAI_CHAT_SYSTEMS.get(system, "openai-compatible")
     return False
 
 
 def _from_ai_sdk_provider(provider: str, model_id: object) -> ProviderId | None:
-    found = _AI_SDK_PROVIDERS.get(provider)
+    found = AI_SDK_PROVIDERS.get(provider)
     if found is not None:
         return found
     if provider.endswith(".anthropic.messages"):  # vertex., google.vertex., bedrock., ...
@@ -576,7 +750,7 @@ def _from_string(text: str) -> ProviderId | None:
     value = text.strip().lower()
     if not value:
         return None
-    found = _IDS.get(value) or _AI_SDK_PROVIDERS.get(value)
+    found = _IDS.get(value) or AI_SDK_PROVIDERS.get(value)
     if found is not None:
         return found
     if value.endswith(".anthropic.messages"):
@@ -593,27 +767,23 @@ def _from_string(text: str) -> ProviderId | None:
 def _from_pydantic_ai_prefix(prefix: str) -> ProviderId | None:
     if prefix.startswith("gateway/"):
         prefix = prefix.removeprefix("gateway/")
-        prefix = _PYDANTIC_AI_GATEWAY_ALIASES.get(prefix, prefix)
+        prefix = PYDANTIC_AI_GATEWAY_ALIASES.get(prefix, prefix)
     if prefix == "openai":
         return _openai_prefix()
-    return _PYDANTIC_AI_PREFIXES.get(prefix)
+    return PYDANTIC_AI_PREFIXES.get(prefix)
 
 
 def _from_gateway_model(model_id: str) -> ProviderId | None:
-    """An AI Gateway ``creator/model`` id, when every host of that model speaks one format:
-    Claude on Anthropic, Vertex or Bedrock answers with Anthropic's validation, Gemini on AI
-    Studio or Vertex with Gemini's. Other creators' models (and Google's open Gemma) are served
-    by several hosts in different formats."""
+    """An AI Gateway ``creator/model`` id (:data:`AI_GATEWAY_CREATORS`)."""
     creator, slash, name = model_id.partition("/")
-    if slash and creator == "anthropic":
-        return "anthropic"
-    if slash and creator == "google" and name.startswith("gemini"):
-        return "google"
-    return None
+    found = AI_GATEWAY_CREATORS.get(creator) if slash else None
+    if found is None or not name.startswith(found[0]):
+        return None
+    return found[1]
 
 
 def _from_litellm(head: str, rest: str) -> ProviderId | None:
-    found = _LITELLM_PREFIXES.get(head)
+    found = LITELLM_PREFIXES.get(head)
     if found is not None:
         return found
     if head == "google":  # AI Gateway style, `google/gemini-2.5-pro`
@@ -649,7 +819,7 @@ def _from_litellm_bedrock(rest: str) -> ProviderId | None:
         # Messages API (report §1: same errors, behind "The model returned the following
         # errors:"). Other vendors' native bodies have no provider id.
         return "anthropic" if "claude" in tail else None
-    if slash and route in _LITELLM_BEDROCK_OTHER_ROUTES:
+    if slash and route in LITELLM_BEDROCK_OTHER_ROUTES:
         return None
     # No explicit route: LiteLLM uses Converse for every model on its Converse list (every
     # Claude, Nova, Llama 3+, Mistral Large, ...; BedrockModelInfo.get_bedrock_route) and
@@ -683,3 +853,33 @@ def _openai_prefix() -> ProviderId:
             continue
         return "openai-chat" if major.isdigit() and int(major) < 2 else "openai-responses"
     return "openai-responses"
+
+
+def openai_endpoint_provider(
+    base_url: object, api: Literal["chat", "responses"]
+) -> ProviderId | None:
+    """The provider of an OpenAI-format endpoint, from its base URL (None: OpenAI's own) and API.
+
+    A host in :data:`OPENAI_FORMAT_HOSTS` or :data:`OPENAI_FORMAT_HOST_SUFFIXES` (OpenAI, Azure
+    OpenAI, DeepSeek, Groq, Mistral, xAI, Cerebras, ...) is the provider listed there for that
+    API; any other Chat Completions server is ``openai-compatible`` (OpenRouter, vLLM, LiteLLM,
+    ...), and any other Responses server None.
+    """
+    host = (urlsplit(str(base_url)).hostname or "").lower() if base_url else "api.openai.com"
+    found = OPENAI_FORMAT_HOSTS.get(host)
+    if found is None:
+        suffixes = OPENAI_FORMAT_HOST_SUFFIXES.items()
+        found = next((apis for suffix, apis in suffixes if host.endswith(suffix)), None)
+    if found is None:
+        return "openai-compatible" if api == "chat" else None
+    return found[0] if api == "chat" else found[1]
+
+
+def openai_api_by_response_id(ids: Iterable[object]) -> ProviderId | None:
+    """Which OpenAI API wrote a response, from any of its ids (:data:`OPENAI_RESPONSE_ID_PREFIXES`);
+    None when none tells."""
+    texts = [i for i in ids if isinstance(i, str)]
+    for prefix, provider in OPENAI_RESPONSE_ID_PREFIXES:
+        if any(text.startswith(prefix) for text in texts):
+            return provider
+    return None

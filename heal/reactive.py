@@ -33,7 +33,7 @@ from typing import Any
 from heal._engine import heal_messages
 from heal.messages import ModelMessage, load_messages
 from heal.policy import Policy
-from heal.providers import ProviderId
+from heal.providers import ProviderId, providers_where
 from heal.repairs import Repair
 from heal.rules import Rule, default_registry
 
@@ -72,7 +72,7 @@ def _p(
 
 
 _MISSING_RESULT = ("orphan-tool-call", "misplaced-tool-result")
-_COMPATIBLE: frozenset[str] = frozenset({"deepseek", "cerebras", "groq", "xai", "mistral"})
+_COMPATIBLE = providers_where(lambda profile: profile.refines_openai_compatible)
 """OpenAI-format servers with their own provider id: an error one of them writes refines a
 call made with ``provider="openai-compatible"``."""
 _STRAY_RESULT = ("orphan-tool-result", "misplaced-tool-result")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import json
+import sys
 from typing import Any
 
 import pytest
@@ -398,3 +399,81 @@ def test_depth_problem_names_each_deep_value() -> None:
     cyclic: list[Any] = []
     cyclic.append(cyclic)
     assert _depth_problem(call_history(cyclic)) is not None
+
+
+# --- found by the fuzz target (tests/test_fuzz.py, benchmarks/fuzz.py) --------------------------
+
+
+def _nested_list(depth: int, leaf: Any) -> Any:
+    value = leaf
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def _readers() -> list[Any]:
+    from heal.adapters import anthropic, openai_chat, openai_responses
+
+    return [
+        load_messages,
+        openai_chat.load_messages,
+        anthropic.load_messages,
+        openai_responses.load_messages,
+    ]
+
+
+@pytest.mark.parametrize(
+    "reader", range(4), ids=["ai-sdk", "openai-chat", "anthropic", "responses"]
+)
+@pytest.mark.parametrize(
+    "bad",
+    [BIG, _nested_list(2000, "user")],
+    ids=["5000-digit number", "list nested 2000 deep"],
+)
+def test_a_role_or_type_that_cannot_be_printed_is_named_not_printed(
+    reader: int, bad: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # pydantic-core itself reports, as unraisable (an "Exception ignored" line on stderr), that
+    # it failed to repr such a role in its own error for the AI SDK reader's discriminator. The
+    # caller still gets the InputError below; avoiding the print would cost a Python check per
+    # message on the hot path.
+    monkeypatch.setattr(sys, "unraisablehook", lambda args: None)
+    # Error messages quoted the bad value with repr(), which itself raised (ValueError past the
+    # digit limit, RecursionError for deep lists).
+    read = _readers()[reader]
+    with pytest.raises(InputError) as err:
+        read([{"role": bad, "content": "hi"}])
+    assert err.value.path.endswith(".role") or err.value.path.startswith("messages[0]")
+    with pytest.raises(InputError) as err:
+        read([{"role": "user", "content": [{"type": bad, "text": "hi"}]}])
+    assert "content[0]" in err.value.path
+
+
+def test_a_lone_surrogate_in_a_call_id_is_escaped_in_the_record() -> None:
+    history = [
+        {"role": "user", "content": "hi"},
+        {
+            "role": "tool",
+            "content": [
+                {
+                    "type": "tool-result",
+                    "toolCallId": "\ud800",
+                    "toolName": "f",
+                    "output": {"type": "text", "value": "x"},
+                }
+            ],
+        },
+    ]
+    result = heal_messages(history)
+    assert result.repairs
+    text = json.dumps([r.model_dump(mode="json") for r in result.repairs], ensure_ascii=False)
+    text.encode("utf-8")  # raised UnicodeEncodeError: the id was kept raw
+    assert any(r.tool_call_id == "\\ud800" for r in result.repairs)
+
+
+def test_pydantic_ai_json_dump_names_a_lone_surrogate() -> None:
+    from heal.adapters import pydantic_ai
+
+    messages = load_messages([{"role": "user", "content": "\ud83dhi"}])
+    with pytest.raises(InputError, match="lone-surrogate"):
+        pydantic_ai.dump_messages(messages, as_json=True)

@@ -7,7 +7,7 @@ each accepted value one it produced or accepted. Sources are named next to the r
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from importlib.metadata import PackageNotFoundError
 from typing import Any
 
@@ -19,12 +19,15 @@ from heal import dump_messages, heal_messages, validate_messages
 from heal import providers as providers_module
 from heal.errors import ConfigError
 from heal.providers import (
+    HEAL_NAMESPACE,
     PROVIDERS,
     SHARED_PROFILE,
+    SYNTHESIZED,
     ProviderId,
     ProviderProfile,
     get_profile,
     infer_provider,
+    providers_where,
 )
 from heal.rules._naming import rename_all
 
@@ -541,11 +544,108 @@ def test_empty_sets_are_valid() -> None:
         {"tool_call_id_max": 0},
         {"tool_call_id_exact_length": 9},
         {"tool_call_id_exact_chars": "a-z"},
+        {"refines_openai_compatible": True},  # only a chat-completions server can
+        {"refines_openai_compatible": True, "wire": "responses"},
     ],
 )
 def test_unreachable_profiles_are_rejected(kwargs: dict[str, Any]) -> None:
     with pytest.raises(ConfigError):
         ProviderProfile(id=None, **kwargs)
+
+
+# --- one home for provider facts ---------------------------------------------------------------
+#
+# Rules, reactive healing, adapters and integrations read the facts below from heal.providers;
+# these tests keep the facts complete and consistent, so a new provider cannot be half-added.
+
+
+def test_every_provider_names_its_wire_format() -> None:
+    assert SHARED_PROFILE.wire is None
+    for provider in PROVIDERS:
+        assert get_profile(provider).wire is not None, provider
+
+
+@pytest.mark.parametrize(
+    ("rule_id", "test"),
+    [
+        ("openai-file-id", lambda p: not p.openai_file_ids),
+        ("text-file-attachment", lambda p: p.text_files == "rejected"),
+        ("undecodable-text-file", lambda p: p.text_files != "accepted"),
+        ("provider-executed-tool-call", lambda p: p.wire == "chat-completions"),
+        (
+            "openai-assistant-file",  # Mistral has its own rule, mistral-assistant-file
+            lambda p: p.wire in ("chat-completions", "responses") and p.id != "mistral",
+        ),
+    ],
+)
+def test_rule_provider_sets_follow_the_profiles(
+    rule_id: str, test: Callable[[ProviderProfile], bool]
+) -> None:
+    # The rule modules still spell these sets out; each must be what the profiles say, so
+    # switching a rule to providers_where(...) changes nothing.
+    from heal.rules import BUILTIN_RULES
+
+    (rule,) = [r for r in BUILTIN_RULES if r.id == rule_id]
+    assert rule.providers == providers_where(test)
+
+
+def test_openai_format_servers_have_a_host_and_refine_openai_compatible() -> None:
+    from heal.reactive import _COMPATIBLE
+
+    refining = providers_where(lambda p: p.refines_openai_compatible)
+    hosted = {chat for chat, _ in providers_module.OPENAI_FORMAT_HOSTS.values()}
+    assert hosted - {"openai-chat"} == refining == _COMPATIBLE
+
+
+def test_every_inference_table_names_known_providers() -> None:
+    known: set[str | None] = {None, *PROVIDERS}
+    tables: dict[str, Iterable[object]] = {
+        "AI_SDK_PROVIDERS": providers_module.AI_SDK_PROVIDERS.values(),
+        "AI_GATEWAY_CREATORS": (p for _, p in providers_module.AI_GATEWAY_CREATORS.values()),
+        "PYDANTIC_AI_PREFIXES": providers_module.PYDANTIC_AI_PREFIXES.values(),
+        "PYDANTIC_AI_GATEWAY_ALIASES": providers_module.PYDANTIC_AI_GATEWAY_ALIASES.values(),
+        "PYDANTIC_AI_MODEL_CLASSES": providers_module.PYDANTIC_AI_MODEL_CLASSES.values(),
+        "PYDANTIC_AI_OPENAI_CHAT_SYSTEMS": providers_module.PYDANTIC_AI_OPENAI_CHAT_SYSTEMS.values(),
+        "PYDANTIC_AI_OPENAI_RESPONSES_SYSTEMS": (
+            providers_module.PYDANTIC_AI_OPENAI_RESPONSES_SYSTEMS.values()
+        ),
+        "PYDANTIC_AI_SYSTEMS": providers_module.PYDANTIC_AI_SYSTEMS.values(),
+        "LITELLM_PREFIXES": providers_module.LITELLM_PREFIXES.values(),
+        "LANGCHAIN_CHAT_MODELS": providers_module.LANGCHAIN_CHAT_MODELS.values(),
+        "LANGCHAIN_MODEL_PROVIDERS": providers_module.LANGCHAIN_MODEL_PROVIDERS.values(),
+        "OPENAI_RESPONSE_ID_PREFIXES": (p for _, p in providers_module.OPENAI_RESPONSE_ID_PREFIXES),
+        "OPENAI_FORMAT_HOSTS": (
+            p
+            for table in (
+                providers_module.OPENAI_FORMAT_HOSTS,
+                providers_module.OPENAI_FORMAT_HOST_SUFFIXES,
+            )
+            for apis in table.values()
+            for p in apis
+        ),
+    }
+    for name, values in tables.items():
+        assert set(values) <= known, name
+
+
+@pytest.mark.parametrize(
+    ("ids", "expected"),
+    [
+        (("resp_0a1b",), "openai-responses"),
+        (("chatcmpl-9x",), "openai-chat"),
+        (("run-42", "resp_0a1b"), "openai-responses"),  # LangChain: its id, then OpenAI's
+        (("chatcmpl-9x", "resp_0a1b"), "openai-responses"),
+        ((None, 7, "msg_1"), None),
+        ((), None),
+    ],
+)
+def test_openai_api_by_response_id(ids: tuple[object, ...], expected: ProviderId | None) -> None:
+    assert providers_module.openai_api_by_response_id(ids) == expected
+
+
+def test_synthesized_marker_is_under_heals_namespace() -> None:
+    assert SYNTHESIZED == {HEAL_NAMESPACE: {"synthesized": True}}
+    assert HEAL_NAMESPACE not in PROVIDERS
 
 
 # --- the shared rename converges under every profile -----------------------------------------

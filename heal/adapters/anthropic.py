@@ -106,6 +106,7 @@ from heal.messages import (
     ToolResultPart,
     UserMessage,
     kind_of,
+    shown,
 )
 from heal.messages import load_messages as _load_canonical
 from heal.policy import Policy
@@ -431,7 +432,7 @@ def _load_source(
     else:
         expected = "base64, text, url, file, content" if document else "base64, url, file"
         raise InputError(
-            f"unknown source type {kind!r} (expected {expected})",
+            f"unknown source type {shown(kind)} (expected {expected})",
             path=f"{path}.type" if "type" in source else path,
         )
     if media is None and document:
@@ -554,7 +555,7 @@ class _Loader:
         block = expect_object(raw, path, "a text block")
         if block.get("type") != "text":
             raise InputError(
-                f"system blocks must be text blocks, got {block.get('type')!r}",
+                f"system blocks must be text blocks, got {shown(block.get('type'))}",
                 path=f"{path}.type" if "type" in block else path,
             )
         text = expect_string(block, "text", path, "text block")
@@ -594,7 +595,7 @@ class _Loader:
         role = msg["role"]
         if role not in ("user", "assistant", "system"):
             raise InputError(
-                f"unknown role {role!r} (expected one of user, assistant, system)",
+                f"unknown role {shown(role)} (expected one of user, assistant, system)",
                 path=f"{path}.role",
             )
         if "content" not in msg:
@@ -766,7 +767,7 @@ class _Loader:
                 part.setdefault("mediaType", "image/*")
             return part
         raise InputError(
-            f"unknown block type {kind!r} in an assistant message (expected text, thinking, "
+            f"unknown block type {shown(kind)} in an assistant message (expected text, thinking, "
             "redacted_thinking, tool_use, server_tool_use, mcp_tool_use, *_tool_result, image, "
             "document)",
             path=f"{path}.type" if "type" in block else path,
@@ -837,7 +838,7 @@ def _user_part(block: dict[str, Any], path: str) -> dict[str, Any]:
         part = {"type": "file", "data": "", "mediaType": "application/octet-stream"}
         return {**part, "providerOptions": _options(marks, anthropic)}
     raise InputError(
-        f"unknown block type {kind!r} in a user message (expected text, image, document, "
+        f"unknown block type {shown(kind)} in a user message (expected text, image, document, "
         "tool_result, search_result, container_upload)",
         path=f"{path}.type" if "type" in block else path,
     )
@@ -1199,7 +1200,7 @@ def _dump_item(item: Mapping[str, Any], path: str) -> dict[str, Any]:
     elif kind == "custom" and anthropic.get("type") == "tool-reference":
         block = {"type": "tool_reference", "tool_name": anthropic.get("toolName")}
     else:
-        raise InputError(f"tool output content item {kind!r} has no Anthropic form", path=path)
+        raise InputError(f"tool output content item {shown(kind)} has no Anthropic form", path=path)
     return _put_extra(_put_common(block, anthropic), meta)
 
 

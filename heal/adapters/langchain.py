@@ -125,7 +125,7 @@ from heal.messages import ModelMessage
 from heal.messages import dump_messages as _dump_canonical
 from heal.messages import load_messages as _load_canonical
 from heal.policy import Policy
-from heal.providers import ProviderId
+from heal.providers import LANGCHAIN_MODEL_PROVIDERS, ProviderId, openai_api_by_response_id
 from heal.repairs import Action, Repair, Scope
 from heal.rules import Rule
 
@@ -158,19 +158,6 @@ _CALL_BLOCKS = {
     "function_call": (("call_id",), ("name",), ("arguments",), True),
 }
 
-# response_metadata["model_provider"] → heal provider id (OpenAI is told apart by response id).
-_MODEL_PROVIDERS: dict[str, ProviderId] = {
-    "anthropic": "anthropic",
-    "bedrock": "bedrock",
-    "bedrock_converse": "bedrock",
-    "google_genai": "google",
-    "google_vertexai": "google",
-    "mistralai": "mistral",
-    "groq": "groq",
-    "deepseek": "deepseek",
-    "xai": "xai",
-    "cerebras": "cerebras",
-}
 # Which AI SDK namespace a standard reasoning block's ``extras.signature`` belongs to.
 _SIGNATURE_HOMES = {
     "anthropic": ("anthropic", "signature"),
@@ -519,13 +506,8 @@ def _message_provider(msg: AIMessage) -> ProviderId | None:
     if not isinstance(provider, str):
         return None
     if provider == "openai":
-        ids = (msg.response_metadata.get("id"), msg.id)
-        if any(isinstance(i, str) and i.startswith("resp_") for i in ids):
-            return "openai-responses"
-        if any(isinstance(i, str) and i.startswith("chatcmpl") for i in ids):
-            return "openai-chat"
-        return None
-    return _MODEL_PROVIDERS.get(provider)
+        return openai_api_by_response_id((msg.response_metadata.get("id"), msg.id))
+    return LANGCHAIN_MODEL_PROVIDERS.get(provider)
 
 
 # --- media blocks ----------------------------------------------------------------------------

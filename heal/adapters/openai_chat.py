@@ -125,6 +125,7 @@ from heal.messages import (
     ToolMessage,
     UserMessage,
     kind_of,
+    shown,
 )
 from heal.messages import load_messages as _load_canonical
 from heal.policy import Policy
@@ -364,7 +365,7 @@ class _Loader:
             self._function(i, msg, path)
         else:
             raise InputError(
-                f"unknown role {role!r} (expected one of system, developer, user, assistant, "
+                f"unknown role {shown(role)} (expected one of system, developer, user, assistant, "
                 "tool, function)",
                 path=f"{path}.role",
             )
@@ -404,7 +405,7 @@ class _Loader:
             part = expect_object(raw, ppath, "a content part")
             if part.get("type") != "text":
                 raise InputError(
-                    f"{role} message content parts must be text, got {part.get('type')!r}",
+                    f"{role} message content parts must be text, got {shown(part.get('type'))}",
                     path=f"{ppath}.type" if "type" in part else ppath,
                 )
             text = expect_string(part, "text", ppath, "text part")
@@ -687,7 +688,7 @@ def _user_part(part: dict[str, Any], path: str) -> dict[str, Any]:
         }
         return _drop_none({**file_part, "providerOptions": _options(marks, openai)})
     raise InputError(
-        f"unknown content part type {kind!r} in a user message "
+        f"unknown content part type {shown(kind)} in a user message "
         "(expected text, image_url, input_audio, file)",
         path=f"{path}.type" if "type" in part else path,
     )
@@ -707,7 +708,8 @@ def _assistant_part(part: dict[str, Any], path: str) -> dict[str, Any]:
         }
     else:
         raise InputError(
-            f"unknown content part type {kind!r} in an assistant message (expected text, refusal)",
+            f"unknown content part type {shown(kind)} in an assistant message "
+            "(expected text, refusal)",
             path=f"{path}.type" if "type" in part else path,
         )
     return _drop_none(
@@ -793,7 +795,8 @@ def _tool_call(call: dict[str, Any], path: str) -> dict[str, Any]:
         marks["extra"] = _rest(call, "id", "type", "function") or None
     else:
         raise InputError(
-            f"unknown tool call type {kind!r} (expected function or custom)", path=f"{path}.type"
+            f"unknown tool call type {shown(kind)} (expected function or custom)",
+            path=f"{path}.type",
         )
     part = {
         "type": "tool-call",
@@ -829,7 +832,7 @@ def _tool_output(content: str | list[Any], path: str) -> dict[str, Any]:
         item = expect_object(raw, ipath, "a content part")
         if item.get("type") != "text":
             raise InputError(
-                f"tool message content parts must be text, got {item.get('type')!r}",
+                f"tool message content parts must be text, got {shown(item.get('type'))}",
                 path=f"{ipath}.type" if "type" in item else ipath,
             )
         text = expect_string(item, "text", ipath, "text part")

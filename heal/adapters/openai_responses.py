@@ -114,6 +114,7 @@ from heal.messages import (
     ToolResultPart,
     UserMessage,
     kind_of,
+    shown,
 )
 from heal.messages import (
     load_messages as _load_canonical,
@@ -385,7 +386,7 @@ def _classify(item: Item, path: str) -> str:
         if role == "assistant":
             return "assistant"
         raise InputError(
-            f"unknown role {role!r} (expected user, assistant, system or developer)",
+            f"unknown role {shown(role)} (expected user, assistant, system or developer)",
             path=f"{path}.role",
         )
     if not isinstance(kind, str):
@@ -457,7 +458,7 @@ def _read_user_part(raw: Any, path: str) -> TextPart | ImagePart | FilePart:
             filename=filename if isinstance(filename, str) else None,
             provider_options=_options(openai, mine),
         )
-    raise InputError(f"content type {kind!r} cannot be represented", path=f"{path}.type")
+    raise InputError(f"content type {shown(kind)} cannot be represented", path=f"{path}.type")
 
 
 def _read_system(item: Item, path: str) -> SystemMessage:
@@ -475,7 +476,7 @@ def _read_system(item: Item, path: str) -> SystemMessage:
         el = _as_element(content[0], f"{path}.content[0]")
         if el.get("type") != "input_text":
             raise InputError(
-                f"a system message with {el.get('type')!r} content cannot be represented",
+                f"a system message with {shown(el.get('type'))} content cannot be represented",
                 path=f"{path}.content[0].type",
             )
         content = _str_field(el, "text", f"{path}.content[0]")
@@ -541,7 +542,7 @@ def _read_assistant_message(item: Item, path: str) -> _Parts:
         el_type = el.get("type")
         if el_type not in _ASSISTANT_TEXT_TYPES:
             raise InputError(
-                f"{el_type!r} content in an assistant message cannot be represented",
+                f"{shown(el_type)} content in an assistant message cannot be represented",
                 path=f"{el_path}.type",
             )
         key = "refusal" if el_type == "refusal" else "text"
@@ -593,7 +594,7 @@ def _read_reasoning(item: Item, path: str) -> _Parts:
         el = _as_element(raw, el_path)
         if el.get("type") != "summary_text":
             raise InputError(
-                f"summary entry of type {el.get('type')!r} cannot be represented "
+                f"summary entry of type {shown(el.get('type'))} cannot be represented "
                 "(expected summary_text)",
                 path=f"{el_path}.type",
             )
@@ -753,7 +754,9 @@ def _read_output_element(raw: Any, path: str) -> dict[str, Any]:
         else:
             out = {"type": "file-id", "fileId": el[key]}
     else:
-        raise InputError(f"output content type {kind!r} cannot be represented", path=f"{path}.type")
+        raise InputError(
+            f"output content type {shown(kind)} cannot be represented", path=f"{path}.type"
+        )
     _keep_rest(mine, el, consumed)
     options = _options(openai, mine)
     if options is not None:
@@ -1060,7 +1063,9 @@ def _dump_output_element(el: Mapping[str, Any], path: str) -> Item:
     elif kind == "file-id":
         out = {"type": "input_file", "file_id": el.get("fileId")}
     else:
-        raise InputError(f"tool output content of type {kind!r} cannot be represented", path=path)
+        raise InputError(
+            f"tool output content of type {shown(kind)} cannot be represented", path=path
+        )
     if "imageDetail" in openai and out["type"] == "input_image":
         out["detail"] = openai["imageDetail"]
     if "promptCacheBreakpoint" in openai:

@@ -137,7 +137,7 @@ from heal.messages import ModelMessage
 from heal.messages import dump_messages as _dump_canonical
 from heal.messages import load_messages as _load_canonical
 from heal.policy import Policy
-from heal.providers import ProviderId
+from heal.providers import PYDANTIC_AI_SYSTEMS, ProviderId, openai_api_by_response_id
 from heal.repairs import Repair
 from heal.rules import Rule
 
@@ -195,21 +195,6 @@ _SIGNATURE_KEYS: dict[str, tuple[str, str | None, str | None]] = {
 }
 _FOREIGN_ORDER = ("anthropic", "openai", "google", "bedrock")
 
-# pydantic-ai system names whose wire format is one heal provider id.
-_SYSTEM_PROVIDER: dict[str, ProviderId] = {
-    "anthropic": "anthropic",
-    "bedrock": "bedrock",
-    "google": "google",
-    "google-gla": "google",
-    "google-vertex": "google",
-    "google-cloud": "google",
-    "mistral": "mistral",
-    "deepseek": "deepseek",
-    "cerebras": "cerebras",
-    "groq": "groq",
-    "xai": "xai",
-}
-
 T = TypeVar("T")
 Json = dict[str, Any]
 
@@ -253,7 +238,16 @@ def dump_messages(
     canonical histories from elsewhere.
     """
     out = _Dumper(_dump_canonical(_load_canonical(messages))).run()
-    return _MESSAGES.dump_json(out, warnings=False) if as_json else out
+    if not as_json:
+        return out
+    try:
+        return _MESSAGES.dump_json(out, warnings=False)
+    except ValueError as exc:  # pydantic's serialization error: a lone surrogate in some text
+        reason = str(exc).splitlines()[0]
+        raise InputError(
+            f"cannot be written as JSON ({reason}); heal the history first: the lone-surrogate "
+            "rule mends text that is not valid Unicode"
+        ) from None
 
 
 def infer_provider(
@@ -525,13 +519,8 @@ def _response_provider(msg: pa.ModelResponse) -> ProviderId | None:
     if system is None:
         return None
     if system == "openai":
-        rid = msg.provider_response_id or ""
-        if rid.startswith("resp_"):
-            return "openai-responses"
-        if rid.startswith("chatcmpl"):
-            return "openai-chat"
-        return None
-    return _SYSTEM_PROVIDER.get(system)
+        return openai_api_by_response_id((msg.provider_response_id,))
+    return PYDANTIC_AI_SYSTEMS.get(system)
 
 
 def _binary_class(item: Any) -> str | None:

@@ -1,5 +1,8 @@
 """What every integration shares: its options, the provider choice, where repairs are reported,
-and what happens when heal cannot read a request."""
+and what happens when heal cannot read a request.
+
+:func:`openai_endpoint_provider` (the provider of an OpenAI-format base URL) is
+:func:`heal.providers.openai_endpoint_provider`, re-exported for the integrations."""
 
 from __future__ import annotations
 
@@ -7,12 +10,11 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar
-from urllib.parse import urlsplit
 
 from heal._engine import heal_messages
 from heal.errors import ConvergenceError, InputError
 from heal.policy import Policy
-from heal.providers import ProviderId, get_profile
+from heal.providers import ProviderId, get_profile, openai_endpoint_provider
 from heal.repairs import Repair
 from heal.rules import Rule
 
@@ -101,39 +103,3 @@ def guarded(options: HealOptions, what: str, heal: Callable[[], T], unchanged: T
             raise
         logger.warning("heal could not heal the %s; sending it unchanged", what, exc_info=True)
         return unchanged
-
-
-# --- OpenAI-format endpoints -----------------------------------------------------------------
-
-_OPENAI_FORMAT_HOSTS: dict[str, ProviderId] = {
-    "api.deepseek.com": "deepseek",
-    "api.groq.com": "groq",
-    "api.mistral.ai": "mistral",
-    "api.x.ai": "xai",
-    "api.cerebras.ai": "cerebras",
-}
-"""Hosts of OpenAI-format endpoints whose provider has rules of its own."""
-
-
-def openai_endpoint_provider(
-    base_url: object, api: Literal["chat", "responses"]
-) -> ProviderId | None:
-    """The provider of an OpenAI-format endpoint, from its base URL and API.
-
-    ``api.openai.com`` and Azure OpenAI (``*.openai.azure.com``, ``*.cognitiveservices.azure.com``)
-    are ``openai-chat`` / ``openai-responses``; a known host (DeepSeek, Groq, Mistral, xAI,
-    Cerebras) is that provider for Chat Completions (and xAI for Responses, see
-    :func:`heal.infer_provider`); any other Chat Completions server is ``openai-compatible``
-    (OpenRouter, vLLM, LiteLLM, ...), and any other Responses server None.
-    """
-    host = (urlsplit(str(base_url)).hostname or "").lower() if base_url else "api.openai.com"
-    openai = host == "api.openai.com" or host.endswith(
-        (".openai.azure.com", ".cognitiveservices.azure.com")
-    )
-    if api == "responses":
-        if openai:
-            return "openai-responses"
-        return "xai" if host == "api.x.ai" else None
-    if openai:
-        return "openai-chat"
-    return _OPENAI_FORMAT_HOSTS.get(host, "openai-compatible")

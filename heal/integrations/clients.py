@@ -31,11 +31,12 @@ history that needs nothing is sent as the very object passed in.
 
 Provider (``provider="auto"``): Anthropic requests are ``anthropic``. OpenAI requests follow
 the endpoint: ``openai-chat`` / ``openai-responses`` on ``api.openai.com`` and Azure OpenAI; on
-another host, its provider when heal knows it (DeepSeek, Groq, Mistral, xAI, Cerebras), else
-``openai-compatible`` for Chat Completions and the shared rules for Responses. ``provider=``
-forces one. A Responses request that continues a stored conversation (``previous_response_id``
-or ``conversation``) holds only the new items, so tool outputs whose calls are not in it are
-kept (``orphan-tool-result`` = ``keep``, unless ``policy`` chooses otherwise).
+another host, its provider when heal knows the host (DeepSeek, Groq, Mistral, ...:
+:data:`heal.providers.OPENAI_FORMAT_HOSTS`), else ``openai-compatible`` for Chat Completions and
+the shared rules for Responses. ``provider=`` forces one. A Responses request that continues a
+stored conversation (``previous_response_id`` or ``conversation``) holds only the new items, so
+tool outputs whose calls are not in it are kept (``orphan-tool-result`` = ``keep``, unless
+``policy`` chooses otherwise).
 
 Repairs carry indices into the request's ``messages`` / ``input`` and go to ``on_repair``, or
 are logged at INFO on the ``heal`` logger. A history heal cannot read is sent unchanged with a
@@ -54,15 +55,9 @@ from openai import AsyncOpenAI, OpenAI
 from heal.adapters.anthropic import heal_anthropic as _heal_anthropic_history
 from heal.adapters.openai_chat import heal_openai_chat
 from heal.adapters.openai_responses import heal_openai_responses
-from heal.integrations._common import (
-    AUTO,
-    HealOptions,
-    ProviderChoice,
-    guarded,
-    openai_endpoint_provider,
-)
+from heal.integrations._common import AUTO, HealOptions, ProviderChoice, guarded
 from heal.policy import Policy
-from heal.providers import ProviderId
+from heal.providers import ProviderId, openai_endpoint_provider
 from heal.repairs import Repair
 from heal.rules import Rule
 

@@ -26,12 +26,12 @@ are read as the messages they make. Repairs carry indices into
 ``request.messages`` and go to ``on_repair``, or are logged at INFO on the ``heal`` logger.
 
 Provider (``provider="auto"``): from the chat model's class (along its MRO, so subclasses
-count): ``ChatAnthropic`` → ``anthropic``; ``ChatOpenAI`` / ``AzureChatOpenAI`` →
-``openai-responses`` when ``use_responses_api=True``, else ``openai-chat``, on OpenAI's and
-Azure's endpoints (another ``base_url`` is that server's provider, or ``openai-compatible``);
-``ChatGoogleGenerativeAI`` / ``ChatVertexAI`` → ``google``; ``ChatBedrockConverse`` →
-``bedrock``; ``ChatMistralAI``, ``ChatGroq``, ``ChatDeepSeek``, ``ChatXAI``, ``ChatCerebras`` →
-theirs; ``ChatFireworks``, ``ChatTogether``, ``ChatOpenRouter`` → ``openai-compatible``. Any
+count), by :data:`heal.providers.LANGCHAIN_CHAT_MODELS`: ``ChatAnthropic`` → ``anthropic``,
+``ChatGoogleGenerativeAI`` / ``ChatVertexAI`` → ``google``, ``ChatBedrockConverse`` →
+``bedrock``, ``ChatMistralAI``, ``ChatGroq``, ... → theirs, ``ChatFireworks``, ``ChatTogether``,
+... → ``openai-compatible``. ``ChatOpenAI`` / ``AzureChatOpenAI`` are ``openai-responses`` when
+``use_responses_api=True``, else ``openai-chat``, on OpenAI's and Azure's endpoints; another
+``base_url`` is that server's provider (:func:`heal.providers.openai_endpoint_provider`). Any
 other model gets the shared rules; ``provider=`` forces one.
 """
 
@@ -44,41 +44,18 @@ from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResp
 from langchain_core.messages import AnyMessage, BaseMessageChunk, message_chunk_to_message
 
 from heal.adapters.langchain import heal_langchain
-from heal.integrations._common import (
-    AUTO,
-    HealOptions,
-    ProviderChoice,
-    guarded,
+from heal.integrations._common import AUTO, HealOptions, ProviderChoice, guarded
+from heal.policy import Policy
+from heal.providers import (
+    LANGCHAIN_CHAT_MODELS,
+    LANGCHAIN_OPENAI_CHAT_MODELS,
+    ProviderId,
     openai_endpoint_provider,
 )
-from heal.policy import Policy
-from heal.providers import ProviderId
 from heal.repairs import Repair
 from heal.rules import Rule
 
 __all__ = ["HealMiddleware", "provider_for_model"]
-
-_CHAT_MODEL_CLASSES: dict[str, ProviderId | None] = {
-    "ChatAnthropic": "anthropic",
-    "ChatAnthropicVertex": "anthropic",  # langchain-google-vertexai, Claude on Vertex
-    "ChatGoogleGenerativeAI": "google",
-    "ChatVertexAI": "google",
-    "ChatBedrockConverse": "bedrock",
-    "ChatMistralAI": "mistral",
-    "ChatGroq": "groq",
-    "ChatDeepSeek": "deepseek",
-    "ChatXAI": "xai",
-    "ChatCerebras": "cerebras",
-    "ChatFireworks": "openai-compatible",
-    "ChatTogether": "openai-compatible",
-    "ChatOpenRouter": "openai-compatible",
-    # Native APIs of their own, not OpenAI's format: the shared rules.
-    "ChatOllama": None,
-    "ChatBedrock": None,  # InvokeModel: the body depends on the model family
-}
-"""LangChain chat model classes with one wire format, by class name."""
-
-_OPENAI_CLASSES = ("ChatOpenAI", "AzureChatOpenAI", "BaseChatOpenAI")
 
 
 class HealMiddleware(AgentMiddleware[Any, Any, Any]):
@@ -156,9 +133,9 @@ def provider_for_model(model: object) -> ProviderId | None:
     docstring)."""
     for klass in type(model).__mro__:
         name = klass.__name__
-        if name in _CHAT_MODEL_CLASSES:
-            return _CHAT_MODEL_CLASSES[name]
-        if name in _OPENAI_CLASSES:
+        if name in LANGCHAIN_CHAT_MODELS:
+            return LANGCHAIN_CHAT_MODELS[name]
+        if name in LANGCHAIN_OPENAI_CHAT_MODELS:
             responses = getattr(model, "use_responses_api", None) is True
             base_url = getattr(model, "openai_api_base", None) or getattr(
                 model, "azure_endpoint", None

@@ -42,15 +42,9 @@ from agents import Model
 from agents.run_config import CallModelData, CallModelInputFilter, ModelInputData
 
 from heal.adapters.openai_responses import heal_openai_responses
-from heal.integrations._common import (
-    AUTO,
-    HealOptions,
-    ProviderChoice,
-    guarded,
-    openai_endpoint_provider,
-)
+from heal.integrations._common import AUTO, HealOptions, ProviderChoice, guarded
 from heal.policy import Policy
-from heal.providers import ProviderId, infer_provider
+from heal.providers import ProviderId, infer_provider, openai_endpoint_provider
 from heal.repairs import Repair
 from heal.rules import Rule
 
