@@ -395,8 +395,10 @@ class _Origin:
             "message_index": message_index,
             "part_index": part_index,
             "anchor_index": anchor,
-            "tool_call_id": f.tool_call_id,
-            "reason": f.reason,
+            # An id is input text: a lone surrogate in it is escaped as in removed content, so
+            # every record encodes as UTF-8.
+            "tool_call_id": _escaped(f.tool_call_id),
+            "reason": _escaped(f.reason),
             "removed": _to_json(f.removed),
             "added": _to_json(f.added),
             "scope": rule.scope,

@@ -18,8 +18,7 @@ from typing import Any
 import pytest
 
 from heal import Action, Scope, dump_messages, heal_messages, validate_messages
-from heal.rules import anthropic as anthropic_pack
-from heal.rules import default_registry
+from heal.rules import PACKS, default_registry
 from tests.case_runner import healed_or_ok, pack_cases
 from tests.case_runner import short as _short
 
@@ -163,20 +162,20 @@ ANTHROPIC_CASES = pack_cases("anthropic")
 
 def test_anthropic_pack_has_cases() -> None:
     rules = {param.values[0] for param in ANTHROPIC_CASES}
-    assert {rule.id for rule in anthropic_pack.RULES} <= rules
+    assert {rule.id for rule in PACKS["anthropic"]} <= rules
 
 
 def test_anthropic_rules_declarations() -> None:
-    declared = {rule.id: rule for rule in anthropic_pack.RULES}
+    declared = {rule.id: rule for rule in PACKS["anthropic"]}
     assert all(rule_id in default_registry for rule_id in declared)
-    assert all(rule.providers == frozenset({"anthropic"}) for rule in anthropic_pack.RULES)
+    assert all(rule.providers == frozenset({"anthropic"}) for rule in PACKS["anthropic"])
     history_scoped = {rule_id for rule_id, rule in declared.items() if rule.scope is Scope.HISTORY}
     assert history_scoped == {
         "anthropic-reasoning-not-first",
         "anthropic-text-after-tool-call",
         "anthropic-empty-tool-result",
     }
-    off = {rule.id for rule in anthropic_pack.RULES if not rule.default_enabled}
+    off = {rule.id for rule in PACKS["anthropic"] if not rule.default_enabled}
     assert off == {"anthropic-assistant-prefill", "anthropic-mid-conversation-system"}
     assert "anthropic-strip-foreign-reasoning-content" in declared
     assert "anthropic-tool-id-format" in declared

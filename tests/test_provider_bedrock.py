@@ -10,8 +10,7 @@ import pytest
 
 from heal import Scope, dump_messages, heal_messages, validate_messages
 from heal.providers import get_profile
-from heal.rules import bedrock as bedrock_pack
-from heal.rules import default_registry
+from heal.rules import PACKS, default_registry
 from tests.case_runner import pack_cases
 from tests.test_provider_anthropic import judge_pack
 
@@ -21,16 +20,16 @@ _NAME_OR_ID = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 
 def test_bedrock_pack_has_cases() -> None:
     rules = {param.values[0] for param in BEDROCK_CASES}
-    assert {rule.id for rule in bedrock_pack.RULES} <= rules
+    assert {rule.id for rule in PACKS["bedrock"]} <= rules
 
 
 def test_bedrock_rules_declarations() -> None:
-    declared = {rule.id: rule for rule in bedrock_pack.RULES}
+    declared = {rule.id: rule for rule in PACKS["bedrock"]}
     assert all(rule_id in default_registry for rule_id in declared)
-    assert all(rule.providers == frozenset({"bedrock"}) for rule in bedrock_pack.RULES)
+    assert all(rule.providers == frozenset({"bedrock"}) for rule in PACKS["bedrock"])
     history_scoped = {r for r, rule in declared.items() if rule.scope is Scope.HISTORY}
     assert history_scoped == {"bedrock-empty-tool-result"}
-    assert all(rule.default_enabled for rule in bedrock_pack.RULES)
+    assert all(rule.default_enabled for rule in PACKS["bedrock"])
 
 
 def test_bedrock_profile_limits_ids_and_names_to_64() -> None:

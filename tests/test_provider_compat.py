@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from heal import Policy, Scope, dump_messages, heal_messages
-from heal.rules import compat as compat_pack
+from heal.rules import PACKS
 from tests.case_runner import pack_cases
 from tests.test_provider_openai import judge_pack
 
@@ -18,14 +18,14 @@ COMPAT_CASES = pack_cases("compat")
 
 def test_compat_pack_has_cases() -> None:
     rules = {param.values[0] for param in COMPAT_CASES}
-    assert {rule.id for rule in compat_pack.RULES} <= rules
+    assert {rule.id for rule in PACKS["compat"]} <= rules
 
 
 def test_mastra_id_and_scopes() -> None:
-    ids = [rule.id for rule in compat_pack.RULES]
+    ids = [rule.id for rule in PACKS["compat"]]
     assert "cerebras-strip-reasoning-content" in ids
-    assert all(rule.scope is Scope.REQUEST for rule in compat_pack.RULES)
-    assert [rule.id for rule in compat_pack.RULES if not rule.default_enabled] == [
+    assert all(rule.scope is Scope.REQUEST for rule in PACKS["compat"])
+    assert [rule.id for rule in PACKS["compat"] if not rule.default_enabled] == [
         "xai-encrypted-reasoning"
     ]
 

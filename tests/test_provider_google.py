@@ -8,8 +8,7 @@ from typing import Any
 import pytest
 
 from heal import Scope, dump_messages, heal_messages
-from heal.rules import default_registry
-from heal.rules import google as google_pack
+from heal.rules import PACKS, default_registry
 from heal.rules.google import SKIP_THOUGHT_SIGNATURE, valid_signature
 from tests.case_runner import pack_cases
 from tests.test_provider_anthropic import judge_pack
@@ -19,14 +18,14 @@ GOOGLE_CASES = pack_cases("google")
 
 def test_google_pack_has_cases() -> None:
     rules = {param.values[0] for param in GOOGLE_CASES}
-    assert {rule.id for rule in google_pack.RULES} <= rules
+    assert {rule.id for rule in PACKS["google"]} <= rules
 
 
 def test_google_rules_declarations() -> None:
-    declared = {rule.id: rule for rule in google_pack.RULES}
+    declared = {rule.id: rule for rule in PACKS["google"]}
     assert all(rule_id in default_registry for rule_id in declared)
-    assert all(rule.providers == frozenset({"google"}) for rule in google_pack.RULES)
-    assert all(rule.scope is Scope.REQUEST for rule in google_pack.RULES)
+    assert all(rule.providers == frozenset({"google"}) for rule in PACKS["google"])
+    assert all(rule.scope is Scope.REQUEST for rule in PACKS["google"])
     assert declared["google-mid-conversation-system"].choices[0] == "user-text"
     assert declared["google-function-call-turn"].choices == ("merge", "report")
 

@@ -11,7 +11,7 @@ import pytest
 
 from heal import Policy, Scope, dump_messages, heal_messages, validate_messages
 from heal.providers import get_profile
-from heal.rules import mistral as mistral_pack
+from heal.rules import PACKS
 from heal.rules.mistral import BRIDGE_TEXT, mistral_tool_call_id
 from tests.case_runner import pack_cases
 from tests.test_provider_openai import judge_pack, wire_problems
@@ -21,12 +21,12 @@ MISTRAL_CASES = pack_cases("mistral")
 
 def test_mistral_pack_has_cases() -> None:
     rules = {param.values[0] for param in MISTRAL_CASES}
-    assert {rule.id for rule in mistral_pack.RULES} <= rules
+    assert {rule.id for rule in PACKS["mistral"]} <= rules
 
 
 def test_mistral_rules_are_request_scoped() -> None:
-    assert all(rule.scope is Scope.REQUEST for rule in mistral_pack.RULES)
-    assert [rule.id for rule in mistral_pack.RULES if not rule.default_enabled] == [
+    assert all(rule.scope is Scope.REQUEST for rule in PACKS["mistral"])
+    assert [rule.id for rule in PACKS["mistral"] if not rule.default_enabled] == [
         "mistral-reasoning-input"
     ]
 

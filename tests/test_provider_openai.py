@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 
 from heal import Action, Policy, Scope, dump_messages, heal_messages, validate_messages
 from heal.messages import TextPart
-from heal.rules import default_registry
-from heal.rules import openai as openai_pack
-from heal.rules.openai import CHAT_COMPLETIONS_PROVIDERS, with_options, without_item_id
+from heal.rules import PACKS, default_registry
+from heal.rules._options import with_options
+from heal.rules.openai import CHAT_COMPLETIONS_PROVIDERS, without_item_id
 from tests.case_runner import pack_cases, policy_of
 from tests.strategies import histories
 
@@ -40,14 +40,14 @@ OPENAI_CASES = pack_cases("openai")
 
 def test_openai_pack_has_cases() -> None:
     rules = {param.values[0] for param in OPENAI_CASES}
-    assert {rule.id for rule in openai_pack.RULES} <= rules
+    assert {rule.id for rule in PACKS["openai"]} <= rules
 
 
 # --- declarations ----------------------------------------------------------------------------
 
 
 def test_openai_rules_are_registered_with_their_providers_and_scopes() -> None:
-    declared = {rule.id: rule for rule in openai_pack.RULES}
+    declared = {rule.id: rule for rule in PACKS["openai"]}
     assert all(rule_id in default_registry for rule_id in declared)
     responses = frozenset({"openai-responses"})
     assert declared["reasoning-without-following-item"].providers == responses
@@ -55,7 +55,7 @@ def test_openai_rules_are_registered_with_their_providers_and_scopes() -> None:
     assert declared["openai-foreign-reasoning"].scope is Scope.REQUEST
     assert declared["provider-executed-tool-call"].providers == CHAT_COMPLETIONS_PROVIDERS
     assert declared["provider-executed-tool-call"].scope is Scope.REQUEST
-    off = {rule.id for rule in openai_pack.RULES if not rule.default_enabled}
+    off = {rule.id for rule in PACKS["openai"] if not rule.default_enabled}
     assert off == {"openai-orphan-item-id", "unverifiable-encrypted-reasoning"}
     for rule_id in (
         "encrypted-reasoning-without-item-id",

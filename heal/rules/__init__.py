@@ -17,9 +17,21 @@ Order matters, and each step has a reason:
    leave text or messages empty. Then the file rules (:mod:`heal.rules.files`), for the
    providers each names: a file given by an OpenAI file id before the media type (an id has
    no bytes to judge), the media type before decoding a text file, decoding before a text
-   file becomes a text part. They may leave a message or a tool output empty too.
+   file becomes a text part. They may leave a message or a tool output empty too. Each
+   provider module's docstring gives the order within its pack.
 6. ``lone-surrogate``, ``empty-text``, ``empty-message``: content last, because the tool and
    provider rules can empty a message, and removing an empty message must be the final word.
+
+Where the rules live: a rule that exists for one provider alone is in that provider's module
+(:mod:`~heal.rules.anthropic`, :mod:`~heal.rules.bedrock`, :mod:`~heal.rules.google`,
+:mod:`~heal.rules.openai`, :mod:`~heal.rules.mistral`, :mod:`~heal.rules.compat`); a problem
+several providers share is one :class:`FamilyRule`, declared once per provider in its family's
+module: :mod:`~heal.rules.reasoning` (unsigned, foreign and rejected reasoning, and the signed
+thinking no rule may touch), :mod:`~heal.rules.system` (system messages after the start),
+:mod:`~heal.rules.server_tools` (another provider's server tools), :mod:`~heal.rules.roles`
+(runs of one role), :mod:`~heal.rules.files` (files in assistant messages, with the file rules)
+and :mod:`~heal.rules.content` (blank tool results, with the content rules). :data:`PACKS`
+below is the one list of them all, in order.
 
 User rules (``rules=`` or :meth:`RuleRegistry.register`) run after all built-ins. The engine
 repeats the whole sequence until nothing changes, so a later rule's change is seen by earlier
@@ -28,10 +40,24 @@ rules on the next pass.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from types import MappingProxyType
 
 from heal.errors import ConfigError
-from heal.rules import anthropic, bedrock, compat, files, google, mistral, openai
+from heal.rules import (
+    anthropic,
+    bedrock,
+    compat,
+    content,
+    files,
+    google,
+    mistral,
+    openai,
+    reasoning,
+    roles,
+    server_tools,
+    system,
+)
 from heal.rules._base import (
     AddMessage,
     AddPart,
@@ -40,6 +66,7 @@ from heal.rules._base import (
     DropPart,
     Edit,
     Example,
+    FamilyRule,
     Finding,
     Rejection,
     Rule,
@@ -71,6 +98,7 @@ __all__ = [
     "DropPart",
     "Edit",
     "Example",
+    "FamilyRule",
     "Finding",
     "HistoryIndex",
     "Pairing",
@@ -78,6 +106,7 @@ __all__ = [
     "Rule",
     "RuleRegistry",
     "BUILTIN_RULES",
+    "PACKS",
     "PROVIDER_RULES",
     "SHARED_RULES",
     "SetMessage",
@@ -103,15 +132,80 @@ _SHARED_CONTENT_RULES: tuple[Rule, ...] = (LoneSurrogate(), EmptyText(), EmptyMe
 SHARED_RULES: tuple[Rule, ...] = _SHARED_TOOL_RULES + _SHARED_CONTENT_RULES
 """The rules that apply to every provider, in order."""
 
-PROVIDER_RULES: tuple[Rule, ...] = (
-    *anthropic.RULES,
-    *bedrock.RULES,
-    *google.RULES,
-    *openai.RULES,
-    *mistral.RULES,
-    *compat.RULES,
-    *files.RULES,
+PACKS: Mapping[str, tuple[Rule, ...]] = MappingProxyType(
+    {
+        "anthropic": (
+            anthropic.AnthropicToolIdFormat(),
+            anthropic.AnthropicOrphanCaller(),
+            server_tools.ANTHROPIC_FOREIGN_SERVER_TOOL,
+            reasoning.ANTHROPIC_FOREIGN_REASONING,
+            reasoning.ANTHROPIC_UNSIGNED_REASONING,
+            files.ANTHROPIC_ASSISTANT_FILE,
+            anthropic.AnthropicReasoningOnlyMessage(),
+            anthropic.AnthropicReasoningNotFirst(),
+            anthropic.AnthropicTextAfterToolCall(),
+            content.ANTHROPIC_EMPTY_TOOL_RESULT,
+            anthropic.AnthropicTrailingWhitespace(),
+            anthropic.AnthropicToolLoopThinking(),
+            anthropic.AnthropicAssistantPrefill(),
+            system.ANTHROPIC_MID_CONVERSATION_SYSTEM,
+        ),
+        "bedrock": (
+            system.BEDROCK_MID_CONVERSATION_SYSTEM,
+            bedrock.BedrockFirstMessage(),
+            reasoning.BEDROCK_UNSIGNED_REASONING,
+            server_tools.BEDROCK_TOOL_RESULT_COUNT,
+            roles.BEDROCK_ROLE_ALTERNATION,
+            bedrock.BedrockDocumentWithoutText(),
+            content.BEDROCK_EMPTY_TOOL_RESULT,
+        ),
+        "google": (
+            system.GOOGLE_MID_CONVERSATION_SYSTEM,
+            server_tools.GOOGLE_FOREIGN_SERVER_TOOL,
+            google.GoogleForeignThoughtSignature(),
+            files.GOOGLE_ASSISTANT_FILE_URL,
+            google.GoogleEmptyPart(),
+            google.GoogleContentToolResult(),
+            roles.GOOGLE_SPLIT_TOOL_RESULTS,
+            google.GoogleFunctionCallTurn(),
+            google.GoogleMissingThoughtSignature(),
+        ),
+        "openai": (
+            openai.OpenAIForeignReasoning(),
+            openai.UnverifiableEncryptedReasoning(),
+            openai.EncryptedReasoningWithoutItemId(),
+            server_tools.OPENAI_FOREIGN_SERVER_TOOL,
+            files.OPENAI_ASSISTANT_FILE,
+            openai.DuplicateItemId(),
+            openai.ReasoningWithoutFollowingItem(),
+            openai.OpenAIOrphanItemId(),
+            openai.ProviderExecutedToolCall(),
+        ),
+        "mistral": (
+            reasoning.MISTRAL_REASONING_INPUT,
+            mistral.MistralToolCallId(),
+            mistral.MistralUserAfterTool(),
+        ),
+        "compat": (
+            reasoning.CEREBRAS_STRIP_REASONING_CONTENT,
+            reasoning.GROQ_UNSUPPORTED_REASONING,
+            compat.XaiEncryptedReasoning(),
+            compat.MissingReasoningContent(),
+        ),
+        "files": (
+            files.OpenAIFileId(),
+            files.AnthropicUnsupportedMediaType(),
+            files.UndecodableTextFile(),
+            files.TextFileAttachment(),
+            files.MISTRAL_ASSISTANT_FILE,
+        ),
+    }
 )
+"""Every provider rule, by pack, in the order they run (the docstring of each provider module,
+and of :mod:`heal.rules.files`, says why). A pack is named after its provider module; its rules
+come from that module and, for the problems providers share, from the family modules."""
+
+PROVIDER_RULES: tuple[Rule, ...] = tuple(rule for pack in PACKS.values() for rule in pack)
 """The provider packs' rules, each applying only to its providers."""
 
 BUILTIN_RULES: tuple[Rule, ...] = _SHARED_TOOL_RULES + PROVIDER_RULES + _SHARED_CONTENT_RULES

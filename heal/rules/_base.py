@@ -15,7 +15,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
+from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 
 from heal.repairs import Action, Scope
 
@@ -32,6 +32,7 @@ __all__ = [
     "DropPart",
     "Edit",
     "Example",
+    "FamilyRule",
     "Finding",
     "Rejection",
     "Rule",
@@ -229,18 +230,21 @@ class Rule(ABC):
       anything. The engine skips the rule when all of them are empty; ``None`` (the default)
       runs it always. A wrong hint hides problems, so the test suite checks every built-in
       rule's hint against generated histories.
+
+    They are plain attributes, not class variables, so that a :class:`FamilyRule` instance can
+    carry its own; a subclass sets them as class attributes, as above.
     """
 
-    id: ClassVar[str]
-    summary: ClassVar[str]
-    providers: ClassVar[frozenset[str] | None] = None
-    choices: ClassVar[tuple[str, ...]] = ("fix",)
-    choice_docs: ClassVar[Mapping[str, str]] = {}
-    scope: ClassVar[Scope] = Scope.HISTORY
-    default_enabled: ClassVar[bool] = True
-    rejections: ClassVar[tuple[Rejection, ...]] = ()
-    example: ClassVar[Example | None] = None
-    triggers: ClassVar[frozenset[str] | None] = None
+    id: str
+    summary: str
+    providers: frozenset[str] | None = None
+    choices: tuple[str, ...] = ("fix",)
+    choice_docs: Mapping[str, str] = {}
+    scope: Scope = Scope.HISTORY
+    default_enabled: bool = True
+    rejections: tuple[Rejection, ...] = ()
+    example: Example | None = None
+    triggers: frozenset[str] | None = None
 
     @abstractmethod
     def check(self, ctx: Context, choice: str) -> Iterable[Finding]:
@@ -262,3 +266,50 @@ class Rule(ABC):
 
     def __repr__(self) -> str:
         return f"<rule {self.id}>"
+
+
+_F = TypeVar("_F")
+
+
+class FamilyRule(Rule, Generic[_F]):
+    """One implementation of a problem several providers share, declared once per provider.
+
+    Where a plain rule declares itself in class attributes, a family splits the declaration: its
+    class holds what every provider shares (:meth:`check`, and the attributes that do not vary,
+    such as ``scope`` or ``triggers``), and each instance brings its provider's half: ``facts``,
+    a small frozen dataclass the family defines (a namespace, a display name, a predicate), and
+    the documentation, which reads exactly as a plain rule's (``doc`` becomes ``__doc__``).
+    ``choices`` and ``choice_docs`` default to the family's.
+
+    A family rule is registered like any other, once per provider, each under its own id.
+    """
+
+    facts: _F
+    """This provider's facts, read by the family's :meth:`check`."""
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        doc: str,
+        summary: str,
+        providers: frozenset[str],
+        rejections: tuple[Rejection, ...],
+        example: Example,
+        facts: _F,
+        choices: tuple[str, ...] | None = None,
+        choice_docs: Mapping[str, str] | None = None,
+        default_enabled: bool = True,
+    ) -> None:
+        self.id = id
+        self.__doc__ = doc
+        self.summary = summary
+        self.providers = providers
+        self.rejections = rejections
+        self.example = example
+        self.facts = facts
+        self.default_enabled = default_enabled
+        if choices is not None:
+            self.choices = choices
+        if choice_docs is not None:
+            self.choice_docs = choice_docs

@@ -2,10 +2,13 @@
 
 They all take Chat Completions bodies, so the OpenAI pack's ``provider-executed-tool-call``
 applies to them too. What differs is what they do with reasoning, which the AI SDK sends as a
-``reasoning_content`` field (``@ai-sdk/deepseek``, ``@ai-sdk/openai-compatible``):
+``reasoning_content`` field (``@ai-sdk/deepseek``, ``@ai-sdk/openai-compatible``). In the order
+they run (the registry, :mod:`heal.rules`, lists them):
 
 1. ``cerebras-strip-reasoning-content`` (Mastra's id) and ``groq-unsupported-reasoning``: these
    validate the body strictly and reject the field; reasoning parts are removed (request only).
+   Both are declared in :mod:`heal.rules.reasoning`, as instances of the rule for APIs that
+   reject reasoning input (Mistral's ``mistral-reasoning-input`` is another).
 2. ``xai-encrypted-reasoning`` (off by default; named by its error): encrypted reasoning replayed
    to xAI was rejected; it is removed (request only).
 3. ``missing-reasoning-content``: DeepSeek in thinking mode is the opposite and REQUIRES the
@@ -22,10 +25,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pydantic import JsonValue
-
 from heal.messages import ReasoningPart
 from heal.repairs import Action, Scope
+from heal.rules import _examples as ex
 from heal.rules._base import (
     AddPart,
     Context,
@@ -36,137 +38,14 @@ from heal.rules._base import (
     Rule,
     SetMessage,
 )
-from heal.rules.openai import with_options
+from heal.rules._options import SYNTHESIZED, with_options
 
 __all__ = [
-    "RULES",
-    "CerebrasStripReasoningContent",
-    "GroqUnsupportedReasoning",
     "MissingReasoningContent",
     "XaiEncryptedReasoning",
 ]
 
-_SYNTHESIZED: dict[str, dict[str, JsonValue]] = {"heal": {"synthesized": True}}
-_EMPTY_REASONING = ReasoningPart(text="", provider_options=_SYNTHESIZED)
-
-
-def _call(cid: str) -> dict[str, object]:
-    return {"type": "tool-call", "toolCallId": cid, "toolName": "weather", "input": {}}
-
-
-def _result(cid: str) -> dict[str, object]:
-    return {
-        "type": "tool-result",
-        "toolCallId": cid,
-        "toolName": "weather",
-        "output": {"type": "text", "value": "sunny"},
-    }
-
-
-_THINKING_TURN_BEFORE: list[dict[str, object]] = [
-    {"role": "user", "content": "weather?"},
-    {
-        "role": "assistant",
-        "content": [{"type": "reasoning", "text": "I should call weather."}, _call("call_1")],
-    },
-    {"role": "tool", "content": [_result("call_1")]},
-    {"role": "assistant", "content": "Sunny."},
-    {"role": "user", "content": "thanks"},
-]
-_THINKING_TURN_AFTER: list[dict[str, object]] = [
-    {"role": "user", "content": "weather?"},
-    {"role": "assistant", "content": [_call("call_1")]},
-    {"role": "tool", "content": [_result("call_1")]},
-    {"role": "assistant", "content": "Sunny."},
-    {"role": "user", "content": "thanks"},
-]
-
-
-class _StripReasoning(Rule):
-    """Removes every reasoning part, for providers that reject reasoning input."""
-
-    scope = Scope.REQUEST
-    choice_docs = {
-        "fix": "Remove every reasoning part from this request (it stays in stored history). The "
-        "model loses its earlier reasoning; the parts are kept in the repair records.",
-    }
-    _why = "reasoning"
-
-    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
-        for m, p, part in ctx.index.reasoning:
-            yield Finding(
-                Action.REMOVE,
-                m,
-                p,
-                f"{self._why}; reasoning part removed from this request",
-                edits=(DropPart(m, p),),
-                removed=part,
-            )
-
-
-class CerebrasStripReasoningContent(_StripReasoning):
-    """Reasoning parts in a history sent to Cerebras, which the AI SDK serializes as
-    ``reasoning_content`` on assistant messages.
-
-    Why: Cerebras rejects the field (one line per message, joined with ``\\n``):
-    ``{"message":"messages.2.assistant.reasoning_content: property
-    'messages.2.assistant.reasoning_content' is unsupported","type":"invalid_request_error",
-    "param":"validation_error","code":"wrong_api_format"}``. Cerebras does accept ``reasoning``
-    on input, but ``@ai-sdk/openai-compatible`` has no way to write that field from a reasoning
-    part.
-
-    Fix: remove the reasoning parts from this request (Mastra's preemptive
-    ``cerebras-strip-reasoning-content``, whose id this rule keeps).
-    """
-
-    id = "cerebras-strip-reasoning-content"
-    triggers = frozenset({"reasoning"})
-    summary = "reasoning parts sent to Cerebras, which rejects reasoning_content"
-    providers = frozenset({"cerebras"})
-    _why = "Cerebras rejects reasoning_content on assistant messages"
-    rejections = (
-        Rejection(
-            "cerebras",
-            '{"message":"messages.2.assistant.reasoning_content: property '
-            '\'messages.2.assistant.reasoning_content\' is unsupported","type":'
-            '"invalid_request_error","param":"validation_error","code":"wrong_api_format"}',
-            "Kilo-Org/kilocode#10375; anomalyco/opencode#48774; vercel/ai#15042 / PR#15416",
-        ),
-    )
-    example = Example(provider="cerebras", before=_THINKING_TURN_BEFORE, after=_THINKING_TURN_AFTER)
-
-
-class GroqUnsupportedReasoning(_StripReasoning):
-    """Reasoning parts in a history sent to Groq, whose strict schema rejects both
-    ``reasoning_content`` and ``reasoning`` on assistant messages.
-
-    Why: ``'messages.2' : for 'role:assistant' the following must be satisfied[('messages.2' :
-    property 'reasoning_content' is unsupported)]`` and, for some models, the same with
-    ``property 'reasoning' is unsupported, did you mean 'role'?``.
-
-    Fix: remove the reasoning parts from this request.
-    """
-
-    id = "groq-unsupported-reasoning"
-    triggers = frozenset({"reasoning"})
-    summary = "reasoning parts sent to Groq, which rejects reasoning fields"
-    providers = frozenset({"groq"})
-    _why = "Groq rejects reasoning fields on assistant messages"
-    rejections = (
-        Rejection(
-            "groq",
-            "'messages.2' : for 'role:assistant' the following must be satisfied[('messages.2' : "
-            "property 'reasoning_content' is unsupported)]",
-            "AstrBotDevs/AstrBot#5946; janhq/jan#8136; agentjido/req_llm#772",
-        ),
-        Rejection(
-            "groq",
-            "'messages.2' : for 'role:assistant' the following must be satisfied[('messages.2' : "
-            "property 'reasoning' is unsupported, did you mean 'role'?)]",
-            "karthink/gptel#774; musistudio/claude-code-router PR#1204",
-        ),
-    )
-    example = Example(provider="groq", before=_THINKING_TURN_BEFORE, after=_THINKING_TURN_AFTER)
+_EMPTY_REASONING = ReasoningPart(text="", provider_options=SYNTHESIZED)
 
 
 class XaiEncryptedReasoning(Rule):
@@ -311,19 +190,19 @@ class MissingReasoningContent(Rule):
         provider="deepseek",
         before=[
             {"role": "user", "content": "weather?"},
-            {"role": "assistant", "content": [_call("call_1")]},
-            {"role": "tool", "content": [_result("call_1")]},
+            {"role": "assistant", "content": [ex.call("call_1", "weather")]},
+            {"role": "tool", "content": [ex.result("call_1", "weather")]},
         ],
         after=[
             {"role": "user", "content": "weather?"},
             {
                 "role": "assistant",
                 "content": [
-                    {"type": "reasoning", "text": "", "providerOptions": _SYNTHESIZED},
-                    _call("call_1"),
+                    {"type": "reasoning", "text": "", "providerOptions": SYNTHESIZED},
+                    ex.call("call_1", "weather"),
                 ],
             },
-            {"role": "tool", "content": [_result("call_1")]},
+            {"role": "tool", "content": [ex.result("call_1", "weather")]},
         ],
     )
 
@@ -367,12 +246,3 @@ class MissingReasoningContent(Rule):
                 added=_EMPTY_REASONING,
                 anchor=m,
             )
-
-
-RULES: tuple[Rule, ...] = (
-    CerebrasStripReasoningContent(),
-    GroqUnsupportedReasoning(),
-    XaiEncryptedReasoning(),
-    MissingReasoningContent(),
-)
-"""This pack's rules, in the order they run (see the module docstring)."""

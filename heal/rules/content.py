@@ -1,34 +1,55 @@
-"""Rules on text and on messages as containers: lone surrogates, empty text, empty messages.
+"""Rules on text and on messages as containers: lone surrogates, empty text, empty messages;
+and tool results whose content would be blank on the wire.
 
-They run after the tool rules, because those can leave text or messages empty (a moved result
-empties its tool message; a dropped call empties its assistant message).
+The shared rules run after the tool and provider rules, because those can leave text or messages
+empty (a moved result empties its tool message; a dropped call empties its assistant message).
+:class:`EmptyToolResult` is declared once per provider that rejects blank blocks
+(``anthropic-empty-tool-result``, ``bedrock-empty-tool-result``) and runs with that provider's
+pack.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Any
 
 from heal.messages import (
+    ContentOutput,
     ErrorTextOutput,
+    ExecutionDeniedOutput,
     ReasoningPart,
     TextOutput,
     TextPart,
+    ToolResultPart,
 )
 from heal.repairs import Action
+from heal.rules import _examples as ex
 from heal.rules._base import (
     Context,
     DropMessage,
     DropPart,
     Example,
+    FamilyRule,
     Finding,
     Rejection,
     Rule,
     SetMessage,
     SetPart,
 )
+from heal.rules.reasoning import ANTHROPIC_SIGNING, BEDROCK_SIGNING, Signing, signed_guard
 
-__all__ = ["EmptyMessage", "EmptyText", "LoneSurrogate", "every_message_blank"]
+__all__ = [
+    "ANTHROPIC_EMPTY_TOOL_RESULT",
+    "BEDROCK_EMPTY_TOOL_RESULT",
+    "EMPTY_ERROR_TEXT",
+    "EMPTY_OUTPUT_TEXT",
+    "EmptyMessage",
+    "EmptyText",
+    "EmptyToolResult",
+    "LoneSurrogate",
+    "every_message_blank",
+]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -294,3 +315,161 @@ class EmptyMessage(Rule):
                 edits=(DropMessage(i),),
                 removed=message,
             )
+
+
+# --- tool results blank on the wire ----------------------------------------------------------
+
+EMPTY_OUTPUT_TEXT = "(no output)"
+"""What an empty tool result says instead (providers reject blank text blocks)."""
+
+EMPTY_ERROR_TEXT = "(the tool failed without an error message)"
+"""What an empty error result says instead (error results need content)."""
+
+
+class EmptyToolResult(FamilyRule[Signing]):
+    """A tool result whose content would be blank on the wire, for a provider that rejects
+    blank blocks (its ``facts``: the signatures whose latest message no edit may touch)."""
+
+    triggers = frozenset({"outputs", "content_outputs"})
+    choices = ("placeholder",)
+    choice_docs = {
+        "placeholder": f"Give an empty text output the text {EMPTY_OUTPUT_TEXT!r}, an empty "
+        f"error text {EMPTY_ERROR_TEXT!r}, an empty content list one such text item; drop a "
+        "blank execution-denied reason (the default reason is sent). Only whitespace is lost; "
+        "the old output is kept in the repair record.",
+    }
+
+    def protects(self, ctx: Context) -> tuple[int, ...]:
+        return signed_guard(ctx, self.facts)
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        index = ctx.index
+        # Only text outputs that are blank (or not ASCII), denials and content lists can be
+        # empty on the wire; in history order.
+        refs = {(ref[0], ref[1]): ref for ref in (*index.outputs, *index.content_outputs)}
+        for key in sorted(refs):
+            m, p, result = refs[key]
+            fixed = _filled(result)
+            if fixed is None or m in ctx.protected:
+                continue
+            yield Finding(
+                Action.REPLACE,
+                m,
+                p,
+                (
+                    "execution-denied tool result has a blank reason; removed (the default "
+                    "reason is sent)"
+                    if isinstance(result.output, ExecutionDeniedOutput)
+                    else f"{result.output.type} tool result is empty; replaced with placeholder "
+                    "text"
+                ),
+                edits=(SetPart(m, p, result.model_copy(update={"output": fixed})),),
+                tool_call_id=result.tool_call_id,
+                removed={"output": result.output.model_dump(mode="json", exclude_unset=True)},
+                added={"output": fixed.model_dump(mode="json", exclude_unset=True)},
+            )
+
+
+def _has_content(item: dict[str, Any]) -> bool:
+    text = item.get("text")
+    return item.get("type") != "text" or (isinstance(text, str) and bool(text.strip()))
+
+
+def _filled(result: ToolResultPart) -> Any:
+    """The output with a placeholder in place of empty content, or None if it has content."""
+    output = result.output
+    if isinstance(output, (TextOutput, ErrorTextOutput)):
+        if output.value.strip():
+            return None
+        text = EMPTY_ERROR_TEXT if isinstance(output, ErrorTextOutput) else EMPTY_OUTPUT_TEXT
+        return output.model_copy(update={"value": text})
+    if isinstance(output, ContentOutput):
+        if any(_has_content(item) for item in output.value):
+            return None
+        return output.model_copy(update={"value": ({"type": "text", "text": EMPTY_OUTPUT_TEXT},)})
+    if isinstance(output, ExecutionDeniedOutput):
+        if output.reason is None or output.reason.strip():
+            return None
+        new = output.model_copy(update={"reason": None})
+        new.__pydantic_fields_set__.discard("reason")
+        return new
+    return None
+
+
+def _ran(output: dict[str, Any], name: str, cid: str) -> list[dict[str, Any]]:
+    """``name`` is called and answers with ``output`` (before and after the placeholder)."""
+    return [
+        {"role": "assistant", "content": [ex.call(cid, name)]},
+        {"role": "tool", "content": [ex.tool_result(cid, name, output)]},
+    ]
+
+
+ANTHROPIC_EMPTY_TOOL_RESULT = EmptyToolResult(
+    id="anthropic-empty-tool-result",
+    doc="""A tool result whose content would be blank in a request to Anthropic.
+
+    Anthropic rejects empty or whitespace-only text, including the text inside a
+    ``tool_result``; the AI SDK adapter sends an empty text output as ``content: ""``.
+    """,
+    summary="tool result output is empty or whitespace only",
+    providers=frozenset({"anthropic"}),
+    rejections=(
+        Rejection(
+            "anthropic",
+            "messages: text content blocks must be non-empty",
+            "anthropics/claude-code#59812, #62150; provider-rules.md §1(g) (text inside "
+            "tool_result content counts)",
+        ),
+        Rejection(
+            "anthropic",
+            "messages: text content blocks must contain non-whitespace text",
+            "anthropics/claude-code#23440; continuedev/continue#9605",
+        ),
+    ),
+    example=Example(
+        before=[ex.user("run it"), *_ran({"type": "text", "value": ""}, "run", "toolu_1")],
+        after=[
+            ex.user("run it"),
+            *_ran({"type": "text", "value": EMPTY_OUTPUT_TEXT}, "run", "toolu_1"),
+        ],
+        provider="anthropic",
+    ),
+    facts=ANTHROPIC_SIGNING,
+)
+
+BEDROCK_EMPTY_TOOL_RESULT = EmptyToolResult(
+    id="bedrock-empty-tool-result",
+    doc="""A tool result whose content would be empty or blank on the wire.
+
+    Converse sends a tool result's output as its content blocks: an empty or whitespace-only
+    text (or error text, or execution-denied reason), or a content list with nothing in it,
+    becomes an empty or blank block, and an error result needs content.
+    """,
+    summary="tool result output is empty or whitespace only",
+    providers=frozenset({"bedrock"}),
+    rejections=(
+        Rejection(
+            "bedrock",
+            "The content field at messages.<n>.content.0.toolResult cannot be empty when "
+            "status value is error.",
+            "aws-samples/sample-multi-agent-orchestration-chat-on-agentcore#15",
+        ),
+        Rejection(
+            "bedrock (Claude)",
+            "ValidationException: ... messages: text content blocks must be non-empty",
+            "NousResearch/hermes-agent#55092",
+        ),
+    ),
+    example=Example(
+        before=[
+            ex.user("delete the file"),
+            *_ran({"type": "error-text", "value": ""}, "rm", "tooluse_1"),
+        ],
+        after=[
+            ex.user("delete the file"),
+            *_ran({"type": "error-text", "value": EMPTY_ERROR_TEXT}, "rm", "tooluse_1"),
+        ],
+        provider="bedrock",
+    ),
+    facts=BEDROCK_SIGNING,
+)

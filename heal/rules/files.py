@@ -1,4 +1,11 @@
-"""Rules on file parts some provider APIs cannot take (or cannot fetch, or cannot read)."""
+"""Rules on file parts some provider APIs cannot take (or cannot fetch, or cannot read).
+
+In the order the registry runs them: a file given by an OpenAI file id first (it is a reference,
+with no media type or bytes to judge), then what the target takes no file of, then text that
+must be decoded, before text files become text parts. :class:`AssistantFile` (files in
+assistant messages, declared once per provider) runs with each provider's pack instead, and for
+Mistral after the rules above.
+"""
 
 from __future__ import annotations
 
@@ -6,28 +13,43 @@ import base64
 import binascii
 import re
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 from urllib.parse import unquote_to_bytes
 
 from heal.messages import ContentOutput, FilePart, ImagePart, TextPart
-from heal.providers import PROVIDERS
+from heal.providers import HEAL_NAMESPACE, providers_where
 from heal.repairs import Action, Scope
-from heal.rules._base import Context, DropPart, Example, Finding, Rejection, Rule, SetPart
+from heal.rules import _examples as ex
+from heal.rules._base import (
+    Context,
+    DropPart,
+    Example,
+    FamilyRule,
+    Finding,
+    Rejection,
+    Rule,
+    SetPart,
+)
+from heal.rules.openai import CHAT_COMPLETIONS_PROVIDERS, RESPONSES
+from heal.rules.reasoning import ANTHROPIC_SIGNING, Signing, signed_guard
 
 __all__ = [
-    "RULES",
+    "ANTHROPIC_ASSISTANT_FILE",
+    "ASSISTANT_FILE_PROVIDERS",
+    "GOOGLE_ASSISTANT_FILE_URL",
+    "MISTRAL_ASSISTANT_FILE",
+    "OPENAI_ASSISTANT_FILE",
     "AnthropicUnsupportedMediaType",
-    "MistralAssistantFile",
+    "AssistantFile",
     "OpenAIFileId",
     "TextFileAttachment",
     "UndecodableTextFile",
     "is_openai_file_id",
 ]
 
-_TEXT_FILE_PROVIDERS = frozenset({"openai-chat", "openai-responses", "mistral"})
+_TEXT_FILE_PROVIDERS = providers_where(lambda p: p.text_files == "rejected")
 
-
-_OPENAI_PROVIDERS = frozenset({"openai-chat", "openai-responses"})
 
 OPENAI_FILE_ID_PREFIX = "file-"
 """How OpenAI file ids start: the AI SDK openai provider sends data with this prefix as a
@@ -66,7 +88,7 @@ def _media_parts(ctx: Context) -> list[MediaRef]:
 
 def _marks(part: FilePart | ImagePart, adapter: str) -> dict[str, Any]:
     """The markers an adapter left on the part under ``providerOptions.heal``."""
-    heal = (part.provider_options or {}).get("heal")
+    heal = (part.provider_options or {}).get(HEAL_NAMESPACE)
     marks = heal.get(adapter) if isinstance(heal, dict) else None
     return marks if isinstance(marks, dict) else {}
 
@@ -125,7 +147,7 @@ class OpenAIFileId(Rule):
     id = "openai-file-id"
     triggers = frozenset({"files", "images", "content_outputs"})
     summary = "file given by an OpenAI file id ('file-...'), which only OpenAI can fetch"
-    providers = frozenset(PROVIDERS) - _OPENAI_PROVIDERS
+    providers = providers_where(lambda p: not p.openai_file_ids)
     scope = Scope.REQUEST
     choices = ("drop",)
     choice_docs = {
@@ -434,7 +456,7 @@ class UndecodableTextFile(Rule):
     id = "undecodable-text-file"
     triggers = frozenset({"files"})
     summary = "text file attached to a user message whose bytes are not UTF-8"
-    providers = frozenset({"anthropic"}) | _TEXT_FILE_PROVIDERS
+    providers = providers_where(lambda p: p.text_files != "accepted")
     scope = Scope.REQUEST
     choices = ("replace", "drop")
     choice_docs = {
@@ -608,64 +630,212 @@ def _decode(data: str | bytes) -> str | None:
         return None
 
 
-class MistralAssistantFile(Rule):
-    """A file part in an assistant message, for Mistral."""
+# --- files in assistant messages -------------------------------------------------------------
 
-    id = "mistral-assistant-file"
+
+@dataclass(frozen=True, slots=True)
+class AssistantFiles:
+    """A provider's facts for :class:`AssistantFile`."""
+
+    signing: Signing | None = None
+    """Whose latest signed thinking no edit may touch (None: the provider signs nothing)."""
+    urls_only: bool = False
+    """Whether only a file given by URL is unsendable (the provider takes inline data)."""
+    problem: str = "{media_type} file in an assistant message cannot be sent to this provider"
+    """The problem, in findings."""
+    remedy: str = "; removed from the request"
+    """What was done, after the problem, in findings."""
+
+
+# A URL the AI SDK passes on as a URL (http, https, gs...); data: URLs become inline data.
+_URL = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*://")
+
+
+class AssistantFile(FamilyRule[AssistantFiles]):
+    """A file part in an assistant message that the target cannot take: removed from the
+    request (reported in the latest message with signed reasoning, which no rule edits)."""
+
     triggers = frozenset({"files"})
-    summary = "assistant message holds a file part, which Mistral's API does not accept"
-    providers = frozenset({"mistral"})
     scope = Scope.REQUEST
+    choices = ("drop",)
     choice_docs = {
+        "drop": "Remove the file part from this request (the stored history keeps it); a "
+        "message left empty is then removed. The part is kept in the repair record. In the "
+        "latest message with signed reasoning, which no rule edits, it is reported instead.",
+    }
+
+    def protects(self, ctx: Context) -> tuple[int, ...]:
+        return signed_guard(ctx, self.facts.signing)
+
+    def _unsendable(self, part: FilePart) -> bool:
+        if not self.facts.urls_only:
+            return True
+        data = part.data
+        return isinstance(data, str) and _URL.match(data) is not None
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        roles = ctx.index.roles
+        facts = self.facts
+        for m, p, part in ctx.index.files:
+            if roles[m] != "assistant" or not self._unsendable(part):
+                continue
+            what = facts.problem.format(media_type=part.media_type)
+            if m in ctx.protected:
+                # The message must go back as it was (its signed blocks): say so, change nothing.
+                yield Finding(
+                    Action.REPORT,
+                    m,
+                    p,
+                    f"{what}, but it sits in a message heal must not edit (the latest with "
+                    "signed reasoning); end the turn with a user message, or remove the file",
+                )
+                continue
+            yield Finding(
+                Action.REMOVE,
+                m,
+                p,
+                what + facts.remedy,
+                edits=(DropPart(m, p),),
+                removed=part,
+            )
+
+
+def _drawn(data: str) -> list[dict[str, Any]]:
+    """A user asks for a drawing and gets a file with the text "Here it is."."""
+    return [
+        ex.user("draw a cat"),
+        {
+            "role": "assistant",
+            "content": [
+                ex.text("Here it is."),
+                {"type": "file", "data": data, "mediaType": "image/png"},
+            ],
+        },
+        ex.user("thanks"),
+    ]
+
+
+_NOT_DRAWN = [
+    ex.user("draw a cat"),
+    {"role": "assistant", "content": [ex.text("Here it is.")]},
+    ex.user("thanks"),
+]
+
+ANTHROPIC_ASSISTANT_FILE = AssistantFile(
+    id="anthropic-assistant-file",
+    doc="""A file (image, document) in an assistant message sent to Anthropic.
+
+    Anthropic takes images and documents in user turns only; the AI SDK anthropic adapter drops
+    assistant files silently, which can leave an empty message.
+    """,
+    summary="file part in an assistant message (Anthropic takes files in user turns only)",
+    providers=frozenset({"anthropic"}),
+    rejections=(
+        Rejection(
+            "anthropic (Claude on Bedrock)",
+            "messages.1.content: 'image' blocks are not permitted within assistant turns.",
+            "epam/ai-dial-adapter-bedrock PR#306",
+        ),
+    ),
+    example=Example(before=_drawn("iVBORw0KGgo="), after=_NOT_DRAWN, provider="anthropic"),
+    facts=AssistantFiles(signing=ANTHROPIC_SIGNING),
+)
+
+GOOGLE_ASSISTANT_FILE_URL = AssistantFile(
+    id="google-assistant-file-url",
+    doc="""A file in an assistant message given by URL, sent to Gemini.
+
+    The AI SDK google adapter sends assistant files only as inline data and throws on a URL.
+    """,
+    summary="file part given by URL in an assistant message",
+    providers=frozenset({"google"}),
+    rejections=(
+        Rejection(
+            "google (AI SDK, before any request)",
+            "AI_UnsupportedFunctionalityError: 'File data URLs in assistant messages are not "
+            "supported' functionality not supported.",
+            "@ai-sdk/google 3.0.141 convertToGoogleGenerativeAIMessages (observed locally)",
+        ),
+    ),
+    example=Example(
+        before=_drawn("https://example.com/cat.png"), after=_NOT_DRAWN, provider="google"
+    ),
+    facts=AssistantFiles(urls_only=True),
+)
+
+ASSISTANT_FILE_PROVIDERS = RESPONSES | (CHAT_COMPLETIONS_PROVIDERS - {"mistral"})
+"""Where ``openai-assistant-file`` runs: Responses and the Chat Completions servers but Mistral,
+which has its own rule (``mistral-assistant-file``) with its adapter's error."""
+
+OPENAI_ASSISTANT_FILE = AssistantFile(
+    id="openai-assistant-file",
+    doc="""A file part (image, document, audio) in an assistant message, for the Responses API or a
+    Chat Completions style API (OpenAI Chat, DeepSeek, Cerebras, Groq, xAI, OpenAI-compatible
+    servers).
+
+    Why: both wire formats take files in user messages only. A Chat Completions assistant
+    message holds text and refusal parts (``ChatCompletionAssistantMessageParam``), and OpenAI
+    rejects an image in one (``Invalid 'messages[2]'. Image URLs are only allowed for messages
+    with role 'user', but this message with role 'assistant' contains an image URL.``); the
+    compatible servers speak the same message schema. A Responses assistant message holds
+    ``output_text`` and ``refusal`` only; provider-rules.md has no API error text for a file
+    there: the rejection is the wire format's, which has no way to write it (heal's adapters
+    refuse it). The AI SDK OpenAI adapters (@ai-sdk/openai 3.0.141, chat and Responses) skip
+    assistant file parts without a warning, which can leave an empty message. (Mistral has
+    ``mistral-assistant-file``.)
+
+    Fix: remove the part from this request (the stored history keeps it); an assistant message
+    left empty is then removed by ``empty-message``. The model no longer sees the file it
+    produced; its text is kept. provider-rules.md (X1) suggests moving the file into a user
+    message after it instead; heal does not, as that would present the model's own output as
+    something the user sent.
+    """,
+    summary="file part in an assistant message (OpenAI's wire formats take files from users only)",
+    providers=ASSISTANT_FILE_PROVIDERS,
+    rejections=(
+        Rejection(
+            "openai-chat",
+            "Invalid 'messages[2]'. Image URLs are only allowed for messages with role 'user', "
+            "but this message with role 'assistant' contains an image URL.",
+            "openai/openai-node#1030; onyx-dot-app/onyx PR#1964; OpenHands/OpenHands#7700",
+        ),
+    ),
+    example=Example(before=_drawn("iVBORw0KGgo="), after=_NOT_DRAWN, provider="openai-chat"),
+    facts=AssistantFiles(),
+)
+
+MISTRAL_ASSISTANT_FILE = AssistantFile(
+    id="mistral-assistant-file",
+    doc="""A file part in an assistant message, for Mistral.""",
+    summary="assistant message holds a file part, which Mistral's API does not accept",
+    providers=frozenset({"mistral"}),
+    choices=("fix",),
+    choice_docs={
         "fix": "Leave the file out of this request (the removed part is kept in the repair "
         "record; the stored history keeps it).",
-    }
-    rejections = (
+    },
+    rejections=(
         Rejection(
             "mistral (AI SDK @ai-sdk/mistral 3.0.69)",
             "Unsupported content type in assistant message: file",
             "observed with the interop judge (tests/interop/test_provider_interop.py)",
         ),
-    )
-    example = Example(
+    ),
+    example=Example(
         before=[
-            {"role": "user", "content": "draw"},
+            ex.user("draw"),
             {
                 "role": "assistant",
                 "content": [
-                    {"type": "text", "text": "here"},
+                    ex.text("here"),
                     {"type": "file", "data": "iVBORw0KGgo=", "mediaType": "image/png"},
                 ],
             },
         ],
-        after=[
-            {"role": "user", "content": "draw"},
-            {"role": "assistant", "content": [{"type": "text", "text": "here"}]},
-        ],
+        after=[ex.user("draw"), {"role": "assistant", "content": [ex.text("here")]}],
         provider="mistral",
-    )
-
-    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
-        roles = ctx.index.roles
-        for m, p, part in ctx.index.files:
-            if roles[m] == "assistant":
-                yield Finding(
-                    Action.REMOVE,
-                    m,
-                    p,
-                    "file part in an assistant message; Mistral takes none: left out",
-                    edits=(DropPart(m, p),),
-                    removed=part,
-                )
-
-
-RULES: tuple[Rule, ...] = (
-    OpenAIFileId(),
-    AnthropicUnsupportedMediaType(),
-    UndecodableTextFile(),
-    TextFileAttachment(),
-    MistralAssistantFile(),
+    ),
+    facts=AssistantFiles(
+        problem="file part in an assistant message; Mistral takes none", remedy=": left out"
+    ),
 )
-"""This module's rules, in the order they run: a file id first (it is a reference, with no
-media type or bytes to judge), then what the target takes no file of, then text that must be
-decoded, before text files become text parts."""

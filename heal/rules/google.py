@@ -6,9 +6,16 @@ merges nothing. Gemini 3 binds function calls to thought signatures it issued
 (``providerOptions.google.thoughtSignature``; the adapter also reads the ``vertex`` and
 ``googleVertex`` namespaces), validated for the current turn only.
 
-Order: system messages first (they decide where turns start), then signatures and empty parts
-(both remove things), then the turn shape (split function responses, function-call turns),
-and last the missing signatures, which depend on the final steps of the current turn.
+Order (the registry, :mod:`heal.rules`, lists the rules; a module named after a rule declares
+it, as Gemini's instance of a rule other providers share): system messages first
+(``google-mid-conversation-system``, :mod:`~heal.rules.system`: they decide where turns start),
+then provider-executed calls, signatures and empty parts (all remove things:
+``google-foreign-server-tool``, :mod:`~heal.rules.server_tools`;
+``google-foreign-thought-signature``; ``google-assistant-file-url``, :mod:`~heal.rules.files`;
+``google-empty-part``), then the turn shape (``google-content-tool-result``,
+``google-split-tool-results``, :mod:`~heal.rules.roles`; ``google-function-call-turn``), and
+last the missing signatures (``google-missing-thought-signature``), which depend on the final
+steps of the current turn.
 """
 
 from __future__ import annotations
@@ -24,9 +31,9 @@ from heal.messages import (
     ImagePart,
     ReasoningPart,
     ToolApprovalResponse,
-    ToolCallPart,
 )
 from heal.repairs import Action, Scope
+from heal.rules import _examples as ex
 from heal.rules._base import (
     Context,
     DropMessage,
@@ -37,32 +44,17 @@ from heal.rules._base import (
     Rule,
     SetPart,
 )
-from heal.rules.anthropic import (
-    HEAL_NAMESPACE,
-    AssistantFile,
-    ForeignServerTool,
-    MidConversationSystem,
-    blank,
-    foreign_namespaces,
-    merge_run,
-    namespaces,
-    runs,
-    with_options,
-)
+from heal.rules._options import HEAL_NAMESPACE, foreign_namespaces, namespaces, with_options
+from heal.rules.roles import blank, merge_run
 
 __all__ = [
     "GOOGLE_NAMESPACES",
     "SKIP_THOUGHT_SIGNATURE",
-    "GoogleAssistantFileUrl",
     "GoogleContentToolResult",
-    "GoogleForeignServerTool",
     "GoogleEmptyPart",
     "GoogleForeignThoughtSignature",
     "GoogleFunctionCallTurn",
-    "GoogleMidConversationSystem",
     "GoogleMissingThoughtSignature",
-    "GoogleSplitToolResults",
-    "RULES",
 ]
 
 GOOGLE = "google"
@@ -95,23 +87,6 @@ _REJECT_SIGNATURE = (
 )
 
 
-def _user(text: str) -> dict[str, Any]:
-    return {"role": "user", "content": text}
-
-
-def _call(cid: str, name: str = "getWeather", **extra: Any) -> dict[str, Any]:
-    return {"type": "tool-call", "toolCallId": cid, "toolName": name, "input": {}, **extra}
-
-
-def _result(cid: str, name: str = "getWeather", value: str = "sunny") -> dict[str, Any]:
-    return {
-        "type": "tool-result",
-        "toolCallId": cid,
-        "toolName": name,
-        "output": {"type": "text", "value": value},
-    }
-
-
 @lru_cache(maxsize=4096)
 def _valid_text(value: str) -> bool:
     if value in _DOCUMENTED_DUMMIES:
@@ -141,50 +116,6 @@ class _GoogleRule(Rule):
     scope = Scope.REQUEST
 
 
-class GoogleMidConversationSystem(MidConversationSystem, _GoogleRule):
-    """A system message after the start of the conversation, sent to Gemini.
-
-    Gemini has one ``systemInstruction``; the AI SDK google adapter throws rather than send a
-    system message that follows other messages.
-    """
-
-    id = "google-mid-conversation-system"
-    summary = "system message after the start of the conversation"
-    rejections = (
-        Rejection(
-            "google (AI SDK, before any request)",
-            "AI_UnsupportedFunctionalityError: 'system messages are only supported at the "
-            "beginning of the conversation' functionality not supported.",
-            "@ai-sdk/google 3.0.141 convertToGoogleGenerativeAIMessages (observed locally)",
-        ),
-    )
-    example = Example(
-        before=[
-            {"role": "system", "content": "Be brief."},
-            _user("hi"),
-            {"role": "assistant", "content": "Hello."},
-            {"role": "system", "content": "Answer in French."},
-            _user("weather?"),
-        ],
-        after=[
-            {"role": "system", "content": "Be brief."},
-            _user("hi"),
-            {"role": "assistant", "content": "Hello."},
-            {
-                "role": "user",
-                "content": [
-                    {
-                        "type": "text",
-                        "text": "<system-reminder>\nAnswer in French.\n</system-reminder>",
-                    }
-                ],
-            },
-            _user("weather?"),
-        ],
-        provider=GOOGLE,
-    )
-
-
 class GoogleForeignThoughtSignature(_GoogleRule):
     """Reasoning or thought signatures that Gemini did not issue.
 
@@ -207,7 +138,7 @@ class GoogleForeignThoughtSignature(_GoogleRule):
     rejections = _REJECT_SIGNATURE
     example = Example(
         before=[
-            _user("Plan a trip"),
+            ex.user("Plan a trip"),
             {
                 "role": "assistant",
                 "content": [
@@ -223,12 +154,12 @@ class GoogleForeignThoughtSignature(_GoogleRule):
                     },
                 ],
             },
-            _user("Make it longer"),
+            ex.user("Make it longer"),
         ],
         after=[
-            _user("Plan a trip"),
+            ex.user("Plan a trip"),
             {"role": "assistant", "content": [{"type": "text", "text": "Here is a plan."}]},
-            _user("Make it longer"),
+            ex.user("Make it longer"),
         ],
         provider=GOOGLE,
     )
@@ -310,119 +241,6 @@ def _clean_signatures(options: dict[str, Any]) -> tuple[dict[str, Any], list[str
     return cleaned, dropped
 
 
-class GoogleForeignServerTool(ForeignServerTool, _GoogleRule):
-    """A provider-executed call sent to Gemini that Gemini did not run.
-
-    Gemini's own server tools carry ``serverToolCallId`` and ``serverToolType`` in their Google
-    provider options and go back as ``toolCall``/``toolResponse`` parts (parts loaded by
-    :mod:`heal.adapters.gemini` keep their native form and count too). Any other
-    provider-executed call (Anthropic web search, OpenAI code interpreter, and the AI SDK's own
-    ``code_execution`` calls, which keep no such metadata) is sent by the AI SDK google adapter
-    as a ``functionCall`` whose result, kept in the assistant message, it drops: a function
-    call with no function response.
-    """
-
-    id = "google-foreign-server-tool"
-    triggers = frozenset({"calls"})
-    target = "Gemini"
-    summary = "provider-executed tool call that cannot go back to Gemini as a server-tool part"
-    rejections = (
-        Rejection(
-            "google",
-            "Please ensure that the number of function response parts is equal to the number "
-            "of function call parts of the function call turn.",
-            "google-gemini/gemini-cli#4217, #5443 (a function call without its response)",
-        ),
-    )
-    example = Example(
-        before=[
-            _user("news?"),
-            {
-                "role": "assistant",
-                "content": [
-                    _call("srvtoolu_01", "web_search", providerExecuted=True),
-                    {
-                        "type": "tool-result",
-                        "toolCallId": "srvtoolu_01",
-                        "toolName": "web_search",
-                        "output": {"type": "json", "value": []},
-                    },
-                    {"type": "text", "text": "Nothing new."},
-                ],
-            },
-            _user("ok"),
-        ],
-        after=[
-            _user("news?"),
-            {"role": "assistant", "content": [{"type": "text", "text": "Nothing new."}]},
-            _user("ok"),
-        ],
-        provider=GOOGLE,
-    )
-
-    def native(self, call: ToolCallPart) -> bool:
-        options = namespaces(call)
-        heal = options.get(HEAL_NAMESPACE)
-        if isinstance(heal, dict) and isinstance(heal.get("gemini"), dict):
-            return True  # a native Gemini part kept by heal.adapters.gemini
-        return any(
-            isinstance(options.get(ns), dict)
-            and options[ns].get("serverToolCallId") is not None
-            and options[ns].get("serverToolType") is not None
-            for ns in GOOGLE_NAMESPACES
-        )
-
-
-class GoogleAssistantFileUrl(AssistantFile, _GoogleRule):
-    """A file in an assistant message given by URL, sent to Gemini.
-
-    The AI SDK google adapter sends assistant files only as inline data and throws on a URL.
-    """
-
-    id = "google-assistant-file-url"
-    triggers = frozenset({"files"})
-    summary = "file part given by URL in an assistant message"
-    rejections = (
-        Rejection(
-            "google (AI SDK, before any request)",
-            "AI_UnsupportedFunctionalityError: 'File data URLs in assistant messages are not "
-            "supported' functionality not supported.",
-            "@ai-sdk/google 3.0.141 convertToGoogleGenerativeAIMessages (observed locally)",
-        ),
-    )
-    example = Example(
-        before=[
-            _user("draw a cat"),
-            {
-                "role": "assistant",
-                "content": [
-                    {"type": "text", "text": "Here it is."},
-                    {
-                        "type": "file",
-                        "data": "https://example.com/cat.png",
-                        "mediaType": "image/png",
-                    },
-                ],
-            },
-            _user("thanks"),
-        ],
-        after=[
-            _user("draw a cat"),
-            {"role": "assistant", "content": [{"type": "text", "text": "Here it is."}]},
-            _user("thanks"),
-        ],
-        provider=GOOGLE,
-    )
-
-    def unsendable(self, part: FilePart) -> bool:
-        data = part.data
-        return isinstance(data, str) and _URL.match(data) is not None
-
-
-# A URL the AI SDK passes on as a URL (http, https, gs...); data: URLs become inline data.
-_URL = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*://")
-
-
 class GoogleEmptyPart(_GoogleRule):
     """A part Gemini would receive empty, or that leaves a turn with no parts.
 
@@ -459,7 +277,7 @@ class GoogleEmptyPart(_GoogleRule):
     )
     example = Example(
         before=[
-            _user("hi"),
+            ex.user("hi"),
             {
                 "role": "assistant",
                 "content": [
@@ -470,9 +288,9 @@ class GoogleEmptyPart(_GoogleRule):
                     }
                 ],
             },
-            _user("hello?"),
+            ex.user("hello?"),
         ],
-        after=[_user("hi"), _user("hello?")],
+        after=[ex.user("hi"), ex.user("hello?")],
         provider=GOOGLE,
     )
 
@@ -566,8 +384,8 @@ class GoogleContentToolResult(_GoogleRule):
     )
     example = Example(
         before=[
-            _user("screenshot?"),
-            {"role": "assistant", "content": [_call("c1", "screenshot")]},
+            ex.user("screenshot?"),
+            {"role": "assistant", "content": [ex.call("c1", "screenshot")]},
             {
                 "role": "tool",
                 "content": [
@@ -585,11 +403,11 @@ class GoogleContentToolResult(_GoogleRule):
                 ],
             },
             {"role": "assistant", "content": "Here it is."},
-            _user("thanks"),
+            ex.user("thanks"),
         ],
         after=[
-            _user("screenshot?"),
-            {"role": "assistant", "content": [_call("c1", "screenshot")]},
+            ex.user("screenshot?"),
+            {"role": "assistant", "content": [ex.call("c1", "screenshot")]},
             {
                 "role": "tool",
                 "content": [
@@ -612,7 +430,7 @@ class GoogleContentToolResult(_GoogleRule):
                 ],
             },
             {"role": "assistant", "content": "Here it is."},
-            _user("thanks"),
+            ex.user("thanks"),
         ],
         provider=GOOGLE,
     )
@@ -640,59 +458,6 @@ class GoogleContentToolResult(_GoogleRule):
                 removed={"output": output.model_dump(mode="json", exclude_unset=True)},
                 added={"output": fixed.model_dump(mode="json", exclude_unset=True)},
             )
-
-
-class GoogleSplitToolResults(_GoogleRule):
-    """Function responses to one model turn split across several tool messages.
-
-    Gemini wants all the responses to a function-call turn in the one turn right after it, and
-    a client that maps each tool message to a turn splits them. (ai core 6 merges consecutive
-    tool messages before the google adapter sees them; other clients do not.)
-    """
-
-    id = "google-split-tool-results"
-    summary = "results of one assistant message are split across consecutive tool messages"
-    choices = ("merge",)
-    choice_docs = {
-        "merge": "Move the parts of each later tool message, in order, into the first one and "
-        "remove the emptied messages. Loses nothing but message boundaries.",
-    }
-    rejections = (
-        Rejection(
-            "google",
-            "Please ensure that the number of function response parts is equal to the number "
-            "of function call parts of the function call turn.",
-            "google-gemini/gemini-cli#4217, #5443, #16415; AstrBotDevs/AstrBot#5416",
-        ),
-        Rejection(
-            "google",
-            "Please ensure that function response turn comes immediately after a function call "
-            "turn.",
-            "langchain-ai/langchain#27799",
-        ),
-    )
-    example = Example(
-        before=[
-            _user("weather in Paris and Rome?"),
-            {"role": "assistant", "content": [_call("c1"), _call("c2")]},
-            {"role": "tool", "content": [_result("c1")]},
-            {"role": "tool", "content": [_result("c2", value="rain")]},
-            {"role": "assistant", "content": "Sunny in Paris, rain in Rome."},
-            _user("thanks"),
-        ],
-        after=[
-            _user("weather in Paris and Rome?"),
-            {"role": "assistant", "content": [_call("c1"), _call("c2")]},
-            {"role": "tool", "content": [_result("c1"), _result("c2", value="rain")]},
-            {"role": "assistant", "content": "Sunny in Paris, rain in Rome."},
-            _user("thanks"),
-        ],
-        provider=GOOGLE,
-    )
-
-    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
-        for run in runs(ctx, ("tool",)):
-            yield from merge_run(ctx, run, "Gemini wants one function-response turn")
 
 
 class GoogleFunctionCallTurn(_GoogleRule):
@@ -728,22 +493,22 @@ class GoogleFunctionCallTurn(_GoogleRule):
     )
     example = Example(
         before=[
-            _user("weather?"),
+            ex.user("weather?"),
             {"role": "assistant", "content": "Let me check."},
-            {"role": "assistant", "content": [_call("c1")]},
-            {"role": "tool", "content": [_result("c1")]},
+            {"role": "assistant", "content": [ex.call("c1")]},
+            {"role": "tool", "content": [ex.result("c1")]},
             {"role": "assistant", "content": "Sunny."},
-            _user("thanks"),
+            ex.user("thanks"),
         ],
         after=[
-            _user("weather?"),
+            ex.user("weather?"),
             {
                 "role": "assistant",
-                "content": [{"type": "text", "text": "Let me check."}, _call("c1")],
+                "content": [{"type": "text", "text": "Let me check."}, ex.call("c1")],
             },
-            {"role": "tool", "content": [_result("c1")]},
+            {"role": "tool", "content": [ex.result("c1")]},
             {"role": "assistant", "content": "Sunny."},
-            _user("thanks"),
+            ex.user("thanks"),
         ],
         provider=GOOGLE,
     )
@@ -821,23 +586,23 @@ class GoogleMissingThoughtSignature(_GoogleRule):
     )
     example = Example(
         before=[
-            _user("weather?"),
-            {"role": "assistant", "content": [_call("c1"), _call("c2")]},
-            {"role": "tool", "content": [_result("c1"), _result("c2")]},
+            ex.user("weather?"),
+            {"role": "assistant", "content": [ex.call("c1"), ex.call("c2")]},
+            {"role": "tool", "content": [ex.result("c1"), ex.result("c2")]},
         ],
         after=[
-            _user("weather?"),
+            ex.user("weather?"),
             {
                 "role": "assistant",
                 "content": [
-                    _call(
+                    ex.call(
                         "c1",
                         providerOptions={"google": {"thoughtSignature": SKIP_THOUGHT_SIGNATURE}},
                     ),
-                    _call("c2"),
+                    ex.call("c2"),
                 ],
             },
-            {"role": "tool", "content": [_result("c1"), _result("c2")]},
+            {"role": "tool", "content": [ex.result("c1"), ex.result("c2")]},
         ],
         provider=GOOGLE,
     )
@@ -875,17 +640,3 @@ def _with_dummy(options: dict[str, Any]) -> dict[str, Any]:
     for ns in present or [GOOGLE]:
         out[ns] = {**out.get(ns, {}), "thoughtSignature": SKIP_THOUGHT_SIGNATURE}
     return out
-
-
-RULES: tuple[Rule, ...] = (
-    GoogleMidConversationSystem(),
-    GoogleForeignServerTool(),
-    GoogleForeignThoughtSignature(),
-    GoogleAssistantFileUrl(),
-    GoogleEmptyPart(),
-    GoogleContentToolResult(),
-    GoogleSplitToolResults(),
-    GoogleFunctionCallTurn(),
-    GoogleMissingThoughtSignature(),
-)
-"""This pack's rules, in the order they run."""

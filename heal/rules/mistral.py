@@ -1,13 +1,18 @@
 """Rules for Mistral (La Plateforme, and Mistral models behind vLLM or NIM).
 
 Mistral speaks the Chat Completions format, so the OpenAI pack's ``provider-executed-tool-call``
-applies to it too (``@ai-sdk/mistral`` throws on a provider-executed result). Its own rules:
+applies to it too (``@ai-sdk/mistral`` throws on a provider-executed result). Its own rules, in
+the order they run (the registry, :mod:`heal.rules`, lists them):
 
 1. ``mistral-reasoning-input`` (off by default; named by its error): models without reasoning
-   reject reasoning input, which ``@ai-sdk/mistral`` sends as ``thinking`` content.
+   reject reasoning input, which ``@ai-sdk/mistral`` sends as ``thinking`` content. It is
+   declared in :mod:`heal.rules.reasoning`, as an instance of the rule for APIs that reject
+   reasoning input.
 2. ``mistral-tool-call-id``: tool-call ids must be exactly nine letters and digits, which the
    shared id rule cannot reach (it replaces characters with ``_``, which Mistral rejects).
 3. ``mistral-user-after-tool``: a user message may not follow a tool message directly.
+
+``mistral-assistant-file`` (:mod:`heal.rules.files`) runs with the file rules, after these.
 
 The AI SDK adapter already sets ``prefix: true`` on a final assistant message, which Mistral
 requires (``Expected last role User or Tool (or Assistant with prefix True)``), so no rule does.
@@ -21,10 +26,10 @@ from collections.abc import Iterator
 
 from heal.messages import AssistantMessage, ToolApprovalRequest, ToolCallPart, ToolResultPart
 from heal.repairs import Action, Scope
+from heal.rules import _examples as ex
 from heal.rules._base import (
     AddMessage,
     Context,
-    DropPart,
     Example,
     Finding,
     Rejection,
@@ -32,11 +37,10 @@ from heal.rules._base import (
     SetPart,
 )
 from heal.rules._naming import digest
+from heal.rules._options import SYNTHESIZED
 
 __all__ = [
     "BRIDGE_TEXT",
-    "RULES",
-    "MistralReasoningInput",
     "MistralToolCallId",
     "MistralUserAfterTool",
     "mistral_tool_call_id",
@@ -53,8 +57,7 @@ BRIDGE_TEXT = "Done."
 Mistral (opencode's choice; avante writes "Ok, I understand."). Short and neutral: it claims
 nothing about the tool results, which the model has just read."""
 
-_SYNTHESIZED = {"heal": {"synthesized": True}}
-_BRIDGE = AssistantMessage(content=BRIDGE_TEXT, provider_options=_SYNTHESIZED)
+_BRIDGE = AssistantMessage(content=BRIDGE_TEXT, provider_options=SYNTHESIZED)
 
 _IdPart = ToolCallPart | ToolResultPart | ToolApprovalRequest
 
@@ -69,19 +72,6 @@ def mistral_tool_call_id(tool_call_id: str, attempt: int = 0) -> str:
         value, r = divmod(value, 62)
         out.append(_BASE62[r])
     return "".join(out)
-
-
-def _call(cid: str) -> dict[str, object]:
-    return {"type": "tool-call", "toolCallId": cid, "toolName": "weather", "input": {}}
-
-
-def _result(cid: str) -> dict[str, object]:
-    return {
-        "type": "tool-result",
-        "toolCallId": cid,
-        "toolName": "weather",
-        "output": {"type": "text", "value": "sunny"},
-    }
 
 
 class MistralToolCallId(Rule):
@@ -125,14 +115,14 @@ class MistralToolCallId(Rule):
         provider="mistral",
         before=[
             {"role": "user", "content": "weather?"},
-            {"role": "assistant", "content": [_call("call_PTLP8xhu3uwZk4l3nlnrrJha")]},
-            {"role": "tool", "content": [_result("call_PTLP8xhu3uwZk4l3nlnrrJha")]},
+            {"role": "assistant", "content": [ex.call("call_PTLP8xhu3uwZk4l3nlnrrJha", "weather")]},
+            {"role": "tool", "content": [ex.result("call_PTLP8xhu3uwZk4l3nlnrrJha", "weather")]},
             {"role": "assistant", "content": "Sunny."},
         ],
         after=[
             {"role": "user", "content": "weather?"},
-            {"role": "assistant", "content": [_call("2TTSS1unq")]},
-            {"role": "tool", "content": [_result("2TTSS1unq")]},
+            {"role": "assistant", "content": [ex.call("2TTSS1unq", "weather")]},
+            {"role": "tool", "content": [ex.result("2TTSS1unq", "weather")]},
             {"role": "assistant", "content": "Sunny."},
         ],
     )
@@ -207,15 +197,15 @@ class MistralUserAfterTool(Rule):
         provider="mistral",
         before=[
             {"role": "user", "content": "weather?"},
-            {"role": "assistant", "content": [_call("abcDEF123")]},
-            {"role": "tool", "content": [_result("abcDEF123")]},
+            {"role": "assistant", "content": [ex.call("abcDEF123", "weather")]},
+            {"role": "tool", "content": [ex.result("abcDEF123", "weather")]},
             {"role": "user", "content": "and tomorrow?"},
         ],
         after=[
             {"role": "user", "content": "weather?"},
-            {"role": "assistant", "content": [_call("abcDEF123")]},
-            {"role": "tool", "content": [_result("abcDEF123")]},
-            {"role": "assistant", "content": BRIDGE_TEXT, "providerOptions": _SYNTHESIZED},
+            {"role": "assistant", "content": [ex.call("abcDEF123", "weather")]},
+            {"role": "tool", "content": [ex.result("abcDEF123", "weather")]},
+            {"role": "assistant", "content": BRIDGE_TEXT, "providerOptions": SYNTHESIZED},
             {"role": "user", "content": "and tomorrow?"},
         ],
     )
@@ -235,67 +225,3 @@ class MistralUserAfterTool(Rule):
                     added=_BRIDGE,
                     anchor=i,
                 )
-
-
-class MistralReasoningInput(Rule):
-    """Reasoning parts sent to a Mistral model that does not take reasoning input (only the
-    Magistral models do; ``@ai-sdk/mistral`` sends reasoning as ``thinking`` content).
-
-    Why: ``Reasoning input is not enabled for this model``. The provider id does not say which
-    model is called, so the rule is off by default and runs when that error names it.
-
-    Fix: remove every reasoning part from this request. The model loses its earlier reasoning;
-    the conversation text is intact.
-    """
-
-    id = "mistral-reasoning-input"
-    triggers = frozenset({"reasoning"})
-    summary = "reasoning parts sent to a Mistral model without reasoning input (run on its error)"
-    providers = MISTRAL
-    scope = Scope.REQUEST
-    default_enabled = False
-    choice_docs = {
-        "fix": "Remove every reasoning part from this request. The earlier reasoning is lost for "
-        "this call; the parts are kept in the repair records.",
-    }
-    rejections = (
-        Rejection(
-            "mistral",
-            "Reasoning input is not enabled for this model",
-            "suitenumerique/conversations#402",
-        ),
-    )
-    example = Example(
-        provider="mistral",
-        before=[
-            {"role": "user", "content": "hi"},
-            {
-                "role": "assistant",
-                "content": [
-                    {"type": "reasoning", "text": "greet back"},
-                    {"type": "text", "text": "hello"},
-                ],
-            },
-            {"role": "user", "content": "bye"},
-        ],
-        after=[
-            {"role": "user", "content": "hi"},
-            {"role": "assistant", "content": [{"type": "text", "text": "hello"}]},
-            {"role": "user", "content": "bye"},
-        ],
-    )
-
-    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
-        for m, p, part in ctx.index.reasoning:
-            yield Finding(
-                Action.REMOVE,
-                m,
-                p,
-                "reasoning input is not enabled for this Mistral model; removed",
-                edits=(DropPart(m, p),),
-                removed=part,
-            )
-
-
-RULES: tuple[Rule, ...] = (MistralReasoningInput(), MistralToolCallId(), MistralUserAfterTool())
-"""This pack's rules, in the order they run (see the module docstring)."""

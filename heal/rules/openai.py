@@ -7,7 +7,9 @@ tool-call parts with an ``itemId`` are sent as references to stored ``message`` 
 ``function_call`` items. Several parts of one message that share an ``itemId`` are ONE item
 (the summary parts of one reasoning item, or the content parts of one message item). The API
 ties items together: a reasoning item must be followed by the item it produced, an item replayed
-by id needs its reasoning item, and no item may appear twice. Rules, in the order they run:
+by id needs its reasoning item, and no item may appear twice. Rules, in the order they run (the
+registry, :mod:`heal.rules`, lists them; a module named after a rule declares it, as OpenAI's
+instance of a rule other providers share):
 
 First what the Responses API cannot take at all, removed from the request only (the stored
 history keeps it for the provider that wrote it):
@@ -20,10 +22,10 @@ history keeps it for the provider that wrote it):
 3. ``encrypted-reasoning-without-item-id``: encrypted reasoning that lost its item id, which a
    ``reasoning`` input item requires, with the same follow-up (after the rule above, so that
    when that error names it, it accounts for all encrypted reasoning).
-4. ``openai-foreign-server-tool``: another provider's provider-executed call (and its result)
-   has no Responses item.
-5. ``openai-assistant-file`` (Responses and the Chat Completions servers): a file in an assistant
-   message has no form in either wire format.
+4. ``openai-foreign-server-tool`` (:mod:`~heal.rules.server_tools`): another provider's
+   provider-executed call (and its result) has no Responses item.
+5. ``openai-assistant-file`` (:mod:`~heal.rules.files`; Responses and the Chat Completions
+   servers): a file in an assistant message has no form in either wire format.
 
 Then how the remaining items tie together. These run after the removals above, which can leave
 reasoning without the item that followed it:
@@ -67,31 +69,29 @@ from heal.messages import (
     ToolCallPart,
     ToolResultPart,
 )
+from heal.providers import providers_where
 from heal.repairs import Action, Scope
 from heal.rules._base import Context, DropPart, Example, Finding, Rejection, Rule, SetPart
-from heal.rules.anthropic import HEAL_NAMESPACE, AssistantFile, ForeignServerTool, namespaces
+from heal.rules._options import with_options
 
 __all__ = [
-    "ASSISTANT_FILE_PROVIDERS",
     "CHAT_COMPLETIONS_PROVIDERS",
     "OPENAI_SERVER_ITEM",
-    "RULES",
+    "RESPONSES",
     "DuplicateItemId",
     "EncryptedReasoningWithoutItemId",
-    "OpenAIAssistantFile",
     "OpenAIForeignReasoning",
-    "OpenAIForeignServerTool",
     "OpenAIOrphanItemId",
     "ProviderExecutedToolCall",
     "ReasoningWithoutFollowingItem",
     "UnverifiableEncryptedReasoning",
+    "item_id",
 ]
 
 RESPONSES = frozenset({"openai-responses"})
+"""The Responses API: where items, item ids and encrypted reasoning apply."""
 
-CHAT_COMPLETIONS_PROVIDERS = frozenset(
-    {"openai-chat", "openai-compatible", "deepseek", "cerebras", "groq", "xai", "mistral"}
-)
+CHAT_COMPLETIONS_PROVIDERS = providers_where(lambda p: p.wire == "chat-completions")
 """Providers whose AI SDK adapter sends a Chat Completions style ``messages`` array, in which a
 tool call is a ``tool_calls`` entry that must be answered by a ``tool`` message."""
 
@@ -138,15 +138,6 @@ def is_reasoning_item(part: ReasoningPart) -> bool:
         return True
     encrypted = values.get("reasoningEncryptedContent")
     return isinstance(encrypted, str) and bool(encrypted)
-
-
-def with_options(part: _P, options: dict[str, dict[str, JsonValue]] | None) -> _P:
-    """A copy of ``part`` with new provider options; ``None`` leaves the field out of dumps
-    (the AI SDK schema rejects ``providerOptions: null``)."""
-    new = part.model_copy(update={"provider_options": options})
-    if options is None:
-        new.__pydantic_fields_set__.discard("provider_options")
-    return new
 
 
 def without_item_id(part: _P) -> tuple[_P, dict[str, JsonValue]]:
@@ -517,147 +508,6 @@ call it reads from such an item, with no item id of its own, and sends the call'
 as an ``item_reference`` to it."""
 
 
-class OpenAIForeignServerTool(ForeignServerTool):
-    """A provider-executed call sent to the Responses API that OpenAI did not run: another
-    provider's server tool (Anthropic's web search, Gemini's code execution).
-
-    OpenAI's own server-tool calls go back as items: a call read from Responses input (kept
-    verbatim by :mod:`heal.adapters.openai_responses`), one carrying an OpenAI item id, or one
-    whose toolCallId is the id of an OpenAI server-tool item (``ws_...``, ``ci_...``: how the AI
-    SDK keeps them). Anything else has no Responses item: the AI SDK skips the call without a
-    warning and, with ``store: true``, sends its result as an ``item_reference`` to the other
-    provider's id, which names no OpenAI item (with ``store: false`` it skips the result with a
-    warning, or writes a web search result as a ``web_search_call`` carrying that id).
-    provider-rules.md records no OpenAI error text for these requests; heal's own Responses
-    dump has no form for such a call and refuses it.
-
-    Fix (``drop``): remove the call, its results and its approval request from this request
-    (the stored history keeps them for the provider that ran the tool). The model no longer sees
-    that the tool ran; the text around it is kept. A call from a Responses conversation whose
-    toolCallId is not an item id and that carries no item id (the AI SDK's MCP calls after an
-    approval, which keep the item id on the result only) counts as foreign too, and is lost
-    the same way.
-    """
-
-    id = "openai-foreign-server-tool"
-    triggers = frozenset({"calls"})
-    target = "OpenAI Responses"
-    summary = "provider-executed tool call that OpenAI did not run (no OpenAI item behind it)"
-    providers = RESPONSES
-    rejections = (
-        Rejection(
-            "AI SDK (@ai-sdk/openai 3.0.141, Responses, store: false)",
-            "Results for OpenAI tool web_search are not sent to the API when store is false",
-            "local @ai-sdk/openai 3.0.141 (convertToOpenAIResponsesInput; the call itself is "
-            "skipped without a warning)",
-        ),
-        Rejection(
-            "openai-responses (heal.adapters.openai_responses)",
-            "a provider-executed tool call without an OpenAI item id cannot be represented as "
-            "a Responses input item",
-            "heal's own Responses dump (tests/adapters/test_cross_format.py): the wire format "
-            "has no item for another provider's server tool",
-        ),
-    )
-    example = Example(
-        provider="openai-responses",
-        before=[
-            {"role": "user", "content": "news?"},
-            {
-                "role": "assistant",
-                "content": [
-                    _call("srvtoolu_01", "web_search", providerExecuted=True),
-                    {
-                        "type": "tool-result",
-                        "toolCallId": "srvtoolu_01",
-                        "toolName": "web_search",
-                        "output": {"type": "json", "value": []},
-                    },
-                    _text("Nothing new."),
-                ],
-            },
-            {"role": "user", "content": "ok"},
-        ],
-        after=[
-            {"role": "user", "content": "news?"},
-            {"role": "assistant", "content": [_text("Nothing new.")]},
-            {"role": "user", "content": "ok"},
-        ],
-    )
-
-    def native(self, call: ToolCallPart) -> bool:
-        if item_id(call) is not None:
-            return True
-        mine = namespaces(call).get(HEAL_NAMESPACE)
-        # "openai_responses" is heal.adapters.openai_responses.NAMESPACE (not imported: the
-        # adapters import the rules); "item" holds a server-tool item read verbatim.
-        kept = mine.get("openai_responses") if isinstance(mine, dict) else None
-        if isinstance(kept, dict) and isinstance(kept.get("item"), dict):
-            return True
-        return OPENAI_SERVER_ITEM.fullmatch(call.tool_call_id) is not None
-
-
-ASSISTANT_FILE_PROVIDERS = RESPONSES | (CHAT_COMPLETIONS_PROVIDERS - {"mistral"})
-"""Where ``openai-assistant-file`` runs: Responses and the Chat Completions servers but Mistral,
-which has its own rule (``mistral-assistant-file``) with its adapter's error."""
-
-
-class OpenAIAssistantFile(AssistantFile):
-    """A file part (image, document, audio) in an assistant message, for the Responses API or a
-    Chat Completions style API (OpenAI Chat, DeepSeek, Cerebras, Groq, xAI, OpenAI-compatible
-    servers).
-
-    Why: both wire formats take files in user messages only. A Chat Completions assistant
-    message holds text and refusal parts (``ChatCompletionAssistantMessageParam``), and OpenAI
-    rejects an image in one (``Invalid 'messages[2]'. Image URLs are only allowed for messages
-    with role 'user', but this message with role 'assistant' contains an image URL.``); the
-    compatible servers speak the same message schema. A Responses assistant message holds
-    ``output_text`` and ``refusal`` only; provider-rules.md has no API error text for a file
-    there: the rejection is the wire format's, which has no way to write it (heal's adapters
-    refuse it). The AI SDK OpenAI adapters (@ai-sdk/openai 3.0.141, chat and Responses) skip
-    assistant file parts without a warning, which can leave an empty message. (Mistral has
-    ``mistral-assistant-file``.)
-
-    Fix: remove the part from this request (the stored history keeps it); an assistant message
-    left empty is then removed by ``empty-message``. The model no longer sees the file it
-    produced; its text is kept. provider-rules.md (X1) suggests moving the file into a user
-    message after it instead; heal does not, as that would present the model's own output as
-    something the user sent.
-    """
-
-    id = "openai-assistant-file"
-    triggers = frozenset({"files"})
-    summary = "file part in an assistant message (OpenAI's wire formats take files from users only)"
-    providers = ASSISTANT_FILE_PROVIDERS
-    rejections = (
-        Rejection(
-            "openai-chat",
-            "Invalid 'messages[2]'. Image URLs are only allowed for messages with role 'user', "
-            "but this message with role 'assistant' contains an image URL.",
-            "openai/openai-node#1030; onyx-dot-app/onyx PR#1964; OpenHands/OpenHands#7700",
-        ),
-    )
-    example = Example(
-        provider="openai-chat",
-        before=[
-            {"role": "user", "content": "draw a cat"},
-            {
-                "role": "assistant",
-                "content": [
-                    _text("Here it is."),
-                    {"type": "file", "data": "iVBORw0KGgo=", "mediaType": "image/png"},
-                ],
-            },
-            {"role": "user", "content": "thanks"},
-        ],
-        after=[
-            {"role": "user", "content": "draw a cat"},
-            {"role": "assistant", "content": [_text("Here it is.")]},
-            {"role": "user", "content": "thanks"},
-        ],
-    )
-
-
 class DuplicateItemId(Rule):
     """An OpenAI item id that the request would carry twice: a turn replayed or stored twice, or
     one message item whose several content parts each became a text part with its id.
@@ -977,17 +827,3 @@ class ProviderExecutedToolCall(Rule):
                 tool_call_id=part.tool_call_id,
                 removed=part,
             )
-
-
-RULES: tuple[Rule, ...] = (
-    OpenAIForeignReasoning(),
-    UnverifiableEncryptedReasoning(),
-    EncryptedReasoningWithoutItemId(),
-    OpenAIForeignServerTool(),
-    OpenAIAssistantFile(),
-    DuplicateItemId(),
-    ReasoningWithoutFollowingItem(),
-    OpenAIOrphanItemId(),
-    ProviderExecutedToolCall(),
-)
-"""This pack's rules, in the order they run (see the module docstring)."""

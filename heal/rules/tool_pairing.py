@@ -18,8 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from pydantic import JsonValue
-
 from heal._construct import construct_trusted
 from heal.messages import (
     ErrorTextOutput,
@@ -31,6 +29,7 @@ from heal.messages import (
     ToolPart,
     ToolResultPart,
 )
+from heal.providers import SYNTHESIZED
 from heal.repairs import Action
 from heal.rules._base import (
     AddMessage,
@@ -56,8 +55,8 @@ __all__ = [
 PLACEHOLDER_TEXT = "Tool result unavailable: no result for this call was recorded."
 """The neutral text of a placeholder result (no clock, no randomness: healing is deterministic)."""
 
-SYNTHESIZED: dict[str, dict[str, JsonValue]] = {"heal": {"synthesized": True}}
-"""Provider options that mark a part heal made up; providers ignore unknown namespaces."""
+# SYNTHESIZED (heal.providers): the provider options that mark a part heal made up; providers
+# ignore unknown namespaces.
 
 _ANTHROPIC_MISSING_RESULT = Rejection(
     "anthropic",

@@ -1,0 +1,243 @@
+"""Consecutive messages of one role that a provider wants as one turn, and how they merge.
+
+:class:`SameRoleRun` is declared once per provider (``bedrock-role-alternation`` for user and
+assistant runs, ``google-split-tool-results`` for tool runs). :func:`runs` and
+:func:`merge_run` also serve ``google-function-call-turn`` (:mod:`heal.rules.google`), which
+merges a model turn split before its function calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from heal.messages import ModelMessage, TextPart
+from heal.repairs import Action, Scope
+from heal.rules import _examples as ex
+from heal.rules._base import (
+    AddPart,
+    Context,
+    DropMessage,
+    DropPart,
+    Edit,
+    Example,
+    FamilyRule,
+    Finding,
+    Rejection,
+    SetMessage,
+)
+from heal.rules.reasoning import BEDROCK_SIGNING, Signing, signed_guard
+
+__all__ = [
+    "BEDROCK_ROLE_ALTERNATION",
+    "GOOGLE_SPLIT_TOOL_RESULTS",
+    "SameRoleRun",
+    "as_parts",
+    "blank",
+    "merge_run",
+    "runs",
+]
+
+
+def as_parts(message: ModelMessage) -> tuple[Any, ...]:
+    """A message's content as parts (string content becomes one text part)."""
+    content = message.content
+    if isinstance(content, str):
+        return (TextPart(text=content),) if content else ()
+    return tuple(content)
+
+
+def blank(message: ModelMessage) -> bool:
+    """Whether a message has no content (``empty-message`` removes it)."""
+    content = message.content
+    return not content.strip() if isinstance(content, str) else not content
+
+
+def runs(ctx: Context, roles: Collection[str]) -> Iterator[range]:
+    """Runs of two or more consecutive messages of the same role (one of ``roles``), leaving
+    out runs with a blank message (``empty-message`` removes it first) or a protected one."""
+    kinds = ctx.index.roles
+    messages = ctx.messages
+    i, n = 0, len(kinds)
+    while i < n:
+        j = i + 1
+        if kinds[i] in roles:
+            while j < n and kinds[j] == kinds[i]:
+                j += 1
+        if j - i > 1 and not any(k in ctx.protected or blank(messages[k]) for k in range(i, j)):
+            yield range(i, j)
+        i = j
+
+
+def merge_run(ctx: Context, run: Sequence[int], why: str) -> Iterator[Finding]:
+    """Findings that move every part of messages ``run[1:]`` to the end of message ``run[0]``
+    and remove the emptied messages, keeping each part's origin for later repairs.
+
+    A string content becomes one text part. Message-level provider options of a removed message
+    go to the target when it has none; otherwise they are kept in the repair record.
+    """
+    messages = ctx.messages
+    target_index = run[0]
+    target = messages[target_index]
+    update: dict[str, Any] = {}
+    if isinstance(target.content, str):
+        update["content"] = as_parts(target)
+    options = target.provider_options
+    lost: dict[int, Any] = {}
+    for j in run[1:]:
+        extra = messages[j].provider_options
+        if extra is None:
+            continue
+        if options is None:
+            options = update["provider_options"] = extra
+        else:
+            lost[j] = {"providerOptions": extra}
+    end = len(update.get("content", target.content))
+    for n, j in enumerate(run[1:]):
+        message = messages[j]
+        edits: list[Edit] = []
+        if n == 0 and update:
+            edits.append(SetMessage(target_index, target.model_copy(update=update)))
+        content = message.content
+        if isinstance(content, str):
+            edits.extend(AddPart(target_index, end, part) for part in as_parts(message))
+        else:
+            for p, part in enumerate(content):
+                edits.append(DropPart(j, p))
+                edits.append(AddPart(target_index, end, part))
+        edits.append(DropMessage(j))
+        yield Finding(
+            Action.MOVE,
+            j,
+            None,
+            f"{message.role} message follows another {message.role} message ({why}); "
+            "its parts were moved into the one before"
+            + (
+                "; its message-level provider options could not join the other's and are kept "
+                "in this record"
+                if j in lost
+                else ""
+            ),
+            edits=tuple(edits),
+            removed=lost.get(j),
+            anchor=target_index,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """A provider's facts for :class:`SameRoleRun`."""
+
+    roles: tuple[str, ...]
+    """The roles whose runs the provider wants as one message."""
+    why: str
+    """Why, in findings."""
+    signing: Signing | None = None
+    """Whose latest signed thinking no edit may touch (None: the provider signs nothing)."""
+
+
+class SameRoleRun(FamilyRule[Run]):
+    """Consecutive messages of one role that the provider wants as one: merged into the first."""
+
+    scope = Scope.REQUEST
+    choices = ("merge",)
+
+    def protects(self, ctx: Context) -> tuple[int, ...]:
+        return signed_guard(ctx, self.facts.signing)
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        for run in runs(ctx, self.facts.roles):
+            yield from merge_run(ctx, run, self.facts.why)
+
+
+BEDROCK_ROLE_ALTERNATION = SameRoleRun(
+    id="bedrock-role-alternation",
+    doc="""Two user messages, or two assistant messages, in a row.
+
+    Converse requires user and assistant turns to alternate. The AI SDK bedrock adapter merges
+    such runs itself (and puts tool messages into the user turn); other Converse clients send
+    them as they are. Tool messages are not merged here: the canonical model keeps results in
+    tool messages, and every client puts them into the user turn it sends.
+    """,
+    summary="two user messages or two assistant messages in a row",
+    providers=frozenset({"bedrock"}),
+    choice_docs={
+        "merge": "Move the parts of each later message of the run, in order, to the end of the "
+        "first one, and remove the emptied messages (string content becomes a text part). "
+        "Runs that include the latest message with signed thinking are left alone. Loses "
+        "nothing but message boundaries; message-level provider options of a removed message "
+        "go to the first one when it has none, else into the repair record.",
+    },
+    rejections=(
+        Rejection(
+            "bedrock",
+            "A conversation must alternate between user and assistant roles. Make sure the "
+            "conversation alternates between user and assistant roles and try again.",
+            "microsoft/semantic-kernel#10277, #10281; Portkey-AI/gateway#748; "
+            "langchain-ai/langchain-aws#130",
+        ),
+    ),
+    example=Example(
+        before=[
+            ex.user("hi"),
+            ex.user("are you there?"),
+            {"role": "assistant", "content": "Yes."},
+        ],
+        after=[
+            {"role": "user", "content": [ex.text("hi"), ex.text("are you there?")]},
+            {"role": "assistant", "content": "Yes."},
+        ],
+        provider="bedrock",
+    ),
+    facts=Run(("user", "assistant"), "Bedrock requires alternating roles", BEDROCK_SIGNING),
+)
+
+GOOGLE_SPLIT_TOOL_RESULTS = SameRoleRun(
+    id="google-split-tool-results",
+    doc="""Function responses to one model turn split across several tool messages.
+
+    Gemini wants all the responses to a function-call turn in the one turn right after it, and
+    a client that maps each tool message to a turn splits them. (ai core 6 merges consecutive
+    tool messages before the google adapter sees them; other clients do not.)
+    """,
+    summary="results of one assistant message are split across consecutive tool messages",
+    providers=frozenset({"google"}),
+    choice_docs={
+        "merge": "Move the parts of each later tool message, in order, into the first one and "
+        "remove the emptied messages. Loses nothing but message boundaries.",
+    },
+    rejections=(
+        Rejection(
+            "google",
+            "Please ensure that the number of function response parts is equal to the number "
+            "of function call parts of the function call turn.",
+            "google-gemini/gemini-cli#4217, #5443, #16415; AstrBotDevs/AstrBot#5416",
+        ),
+        Rejection(
+            "google",
+            "Please ensure that function response turn comes immediately after a function call "
+            "turn.",
+            "langchain-ai/langchain#27799",
+        ),
+    ),
+    example=Example(
+        before=[
+            ex.user("weather in Paris and Rome?"),
+            {"role": "assistant", "content": [ex.call("c1"), ex.call("c2")]},
+            {"role": "tool", "content": [ex.result("c1")]},
+            {"role": "tool", "content": [ex.result("c2", value="rain")]},
+            {"role": "assistant", "content": "Sunny in Paris, rain in Rome."},
+            ex.user("thanks"),
+        ],
+        after=[
+            ex.user("weather in Paris and Rome?"),
+            {"role": "assistant", "content": [ex.call("c1"), ex.call("c2")]},
+            {"role": "tool", "content": [ex.result("c1"), ex.result("c2", value="rain")]},
+            {"role": "assistant", "content": "Sunny in Paris, rain in Rome."},
+            ex.user("thanks"),
+        ],
+        provider="google",
+    ),
+    facts=Run(("tool",), "Gemini wants one function-response turn"),
+)
