@@ -477,3 +477,12 @@ def test_pydantic_ai_json_dump_names_a_lone_surrogate() -> None:
     messages = load_messages([{"role": "user", "content": "\ud83dhi"}])
     with pytest.raises(InputError, match="lone-surrogate"):
         pydantic_ai.dump_messages(messages, as_json=True)
+
+
+@pytest.mark.parametrize("bad", [BIG, _nested_list(2000, "user")], ids=["number", "deep list"])
+def test_a_gemini_role_that_cannot_be_printed_is_named_not_printed(bad: Any) -> None:
+    from heal.adapters import gemini
+
+    with pytest.raises(InputError) as err:
+        gemini.load_messages([{"role": bad, "parts": [{"text": "hi"}]}])
+    assert err.value.path == "contents[0].role"

@@ -99,6 +99,7 @@ from heal.messages import (
     ToolResultPart,
     UserMessage,
     kind_of,
+    shown,
 )
 from heal.messages import load_messages as _load_canonical
 from heal.policy import Policy
@@ -422,7 +423,9 @@ class _Reader:
             mine["noRole"] = True
             role = "user"
         elif role not in ("user", "model"):
-            raise InputError(f"unknown role {role!r} (expected user or model)", path=f"{path}.role")
+            raise InputError(
+                f"unknown role {shown(role)} (expected user or model)", path=f"{path}.role"
+            )
         parts = content.get("parts", _ABSENT)
         if parts is _ABSENT:
             mine["noParts"] = True

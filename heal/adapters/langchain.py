@@ -121,7 +121,7 @@ from langchain_core.messages import (
 from heal._engine import HealScope
 from heal.adapters._common import Loaded, NativeHealResult, heal_native, native_path
 from heal.errors import InputError
-from heal.messages import ModelMessage
+from heal.messages import ModelMessage, shown
 from heal.messages import dump_messages as _dump_canonical
 from heal.messages import load_messages as _load_canonical
 from heal.policy import Policy
@@ -285,7 +285,7 @@ def _strand_hidden(
                     message_index=None if j is None else loaded.origins[j],
                     part_index=k,
                     reason=(
-                        f"{block.get('type')!r} block (no AI SDK equivalent) rode along with "
+                        f"{shown(block.get('type'))} block (no AI SDK equivalent) rode along with "
                         "content that was all removed; removed with it"
                     ),
                     removed=block,
@@ -369,7 +369,7 @@ def _check_json(value: Any, path: str) -> None:
     elif isinstance(value, dict):
         for key, item in value.items():
             if not isinstance(key, str):
-                raise InputError(f"object key {key!r} is not a string", path=path)
+                raise InputError(f"object key {shown(key)} is not a string", path=path)
             _check_json(item, f"{path}.{key}")
         return
     raise InputError(f"{_kind(value)} is not a JSON value; heal cannot carry it", path=path)
@@ -547,12 +547,15 @@ def _media(block: Json, path: str) -> tuple[str, Any, str | None, Json] | None:
                 owned["data"] = ["source", "url"]
             else:
                 raise InputError(
-                    f"a {source.get('type')!r} source has no AI SDK form", path=f"{path}.source"
+                    f"a {shown(source.get('type'))} source has no AI SDK form",
+                    path=f"{path}.source",
                 )
         elif "source_type" in block:
             found = {"base64": "data", "url": "url"}.get(block["source_type"])
             if found is None:
-                raise InputError(f"a {block['source_type']!r} source has no AI SDK form", path=path)
+                raise InputError(
+                    f"a {shown(block['source_type'])} source has no AI SDK form", path=path
+                )
             owned["data"] = [found]
             if "mime_type" in block:
                 owned["mediaType"] = ["mime_type"]
@@ -781,7 +784,9 @@ class _Loader:
             return _node({"type": "text", "text": text}, {"block": _without(block, "text")})
         node = _media_node(block, path, assistant=assistant)
         if node is None:
-            raise InputError(f"content block type {kind!r} has no AI SDK equivalent", path=path)
+            raise InputError(
+                f"content block type {shown(kind)} has no AI SDK equivalent", path=path
+            )
         return node
 
     def _ai(self, msg: AIMessage, path: str) -> tuple[Json, tuple[int | None, ...]]:
@@ -855,7 +860,7 @@ class _Loader:
             if not parts:
                 raise InputError(
                     "the AI message holds only content blocks with no AI SDK equivalent "
-                    f"(first: {hidden[0][1].get('type')!r})",
+                    f"(first: {shown(hidden[0][1].get('type'))})",
                     path=f"{path}.content[{hidden[0][0]}]",
                 )
             meta["hidden"] = hidden
@@ -1661,4 +1666,4 @@ def _dump_output_item(item: Json, path: str) -> Any:
         if item.get("filename") is not None:
             out["filename"] = item["filename"]
         return out
-    raise InputError(f"{kind!r} tool output items have no LangChain equivalent", path=path)
+    raise InputError(f"{shown(kind)} tool output items have no LangChain equivalent", path=path)

@@ -133,7 +133,7 @@ from pydantic_ai import messages as pa
 from heal._engine import HealScope
 from heal.adapters._common import Loaded, NativeHealResult, heal_native, native_path
 from heal.errors import InputError
-from heal.messages import ModelMessage
+from heal.messages import ModelMessage, shown
 from heal.messages import dump_messages as _dump_canonical
 from heal.messages import load_messages as _load_canonical
 from heal.policy import Policy
@@ -1518,4 +1518,4 @@ def _dump_output_item(item: Json, path: str) -> tuple[Any, str | None]:
         rest.setdefault("kind", "image-url" if kind == "image-url" else "document-url")
         rest["url"] = item["url"]
         return rest, None
-    raise InputError(f"{kind!r} tool output items have no pydantic-ai equivalent", path=path)
+    raise InputError(f"{shown(kind)} tool output items have no pydantic-ai equivalent", path=path)
