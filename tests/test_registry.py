@@ -11,8 +11,10 @@ import pytest
 
 from heal import dump_messages, heal_messages
 from heal.errors import ConfigError
+from heal.reactive import ERROR_PATTERNS
 from heal.rules import BUILTIN_RULES, Rule, RuleRegistry, default_registry
 from heal.rules._base import Context, Finding
+from heal.rules._errors import CATALOGUE
 
 CASES_DIR = Path(__file__).parent / "cases"
 KEBAB = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
@@ -42,6 +44,37 @@ def test_rule_is_documented(rule: Rule) -> None:
     assert rule.rejections, "every rule cites the provider error it prevents"
     assert all(r.error and r.source and r.provider for r in rule.rejections)
     assert rule.example is not None
+
+
+@pytest.mark.parametrize("rule", BUILTIN_RULES, ids=lambda r: r.id)
+def test_every_rejection_is_recognised_by_its_pattern(rule: Rule) -> None:
+    # What heal_after_error knows is derived from these citations: a rejection without a pattern,
+    # or whose pattern does not find its own text, would be an error heal prevents but cannot
+    # recognise when a provider returns it.
+    for rejection in rule.rejections:
+        pattern = rejection.pattern
+        assert pattern is not None, f"{rule.id}: {rejection.error!r} names no pattern"
+        assert pattern.regex.search(rejection.error), (pattern.id, rejection.error)
+        # One text, one pattern: ``matched`` for a cited text is the pattern it is cited under.
+        others = [p.id for p in CATALOGUE if p is not pattern and p.regex.search(rejection.error)]
+        assert others == [], (rejection.error, others)
+
+
+def test_every_rule_is_named_by_a_pattern_and_every_pattern_by_a_rule() -> None:
+    named = {rule_id for pattern in ERROR_PATTERNS for rule_id in pattern.rules}
+    # No exemptions: every built-in rule cites at least one rejection (test_rule_is_documented)
+    # and every rejection names its pattern (above).
+    assert [rule.id for rule in BUILTIN_RULES if rule.id not in named] == []
+    # Every declared pattern is cited, so the derived catalogue is the declared one, in order.
+    assert [p.id for p in ERROR_PATTERNS] == [p.id for p in CATALOGUE]
+    assert len({p.id for p in CATALOGUE}) == len(CATALOGUE)
+    for pattern in ERROR_PATTERNS:
+        citing = [
+            rule.id
+            for rule in BUILTIN_RULES
+            if any(r.pattern is not None and r.pattern.id == pattern.id for r in rule.rejections)
+        ]
+        assert list(pattern.rules) == citing, pattern.id
 
 
 @pytest.mark.parametrize("rule", BUILTIN_RULES, ids=lambda r: r.id)

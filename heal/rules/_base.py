@@ -12,6 +12,7 @@ input for the :class:`~heal.repairs.Repair` records.
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -35,6 +36,7 @@ __all__ = [
     "FamilyRule",
     "Finding",
     "Rejection",
+    "RejectionPattern",
     "Rule",
     "SetMessage",
     "SetPart",
@@ -149,6 +151,29 @@ class Finding:
 
 
 @dataclass(frozen=True, slots=True)
+class RejectionPattern:
+    """How heal recognises one provider error text, wherever it sits in an error.
+
+    Declared once (the built-in ones in :mod:`heal.rules._errors`) and named by every
+    :class:`Rejection` whose text it recognises, whichever rules cite it: :mod:`heal.reactive`
+    derives the rules a pattern enables from those citations.
+    """
+
+    id: str
+    """Kebab-case, who writes the text first (``openai-reasoning-without-following-item``): the
+    id ``heal_after_error`` reports as matched."""
+    regex: re.Pattern[str]
+    """Searched for (``re.search``) in the error text, never anchored."""
+    provider: str
+    """Who answers this way (providers, gateways, the AI SDK itself, heal's adapters)."""
+    source: str
+    """Where the text was observed (issues, PRs, documentation)."""
+    implies: ProviderId | None = None
+    """The provider id this text identifies, when only one provider writes it: used when the
+    caller of ``heal_after_error`` did not say which provider it called."""
+
+
+@dataclass(frozen=True, slots=True)
 class Rejection:
     """A documented provider rejection a rule prevents."""
 
@@ -158,6 +183,10 @@ class Rejection:
     """The provider's error text, verbatim."""
     source: str
     """Where the text was observed (issue, PR or documentation)."""
+    pattern: RejectionPattern | None = None
+    """The pattern that recognises ``error`` (every built-in rejection has one, and the registry
+    test checks that it matches): ``heal_after_error`` runs the rule when it finds it in an
+    error. ``None``: documentation only."""
 
 
 @dataclass(frozen=True, slots=True)

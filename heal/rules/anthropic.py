@@ -40,6 +40,7 @@ from heal.messages import (
     ToolResultPart,
 )
 from heal.repairs import Action, Scope
+from heal.rules import _errors as err
 from heal.rules import _examples as ex
 from heal.rules._base import (
     AddPart,
@@ -116,6 +117,7 @@ class AnthropicToolIdFormat(InvalidToolCallId):
             "messages.1.content.1.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'",
             "CommandCodeAI/command-code#323; HKUDS/nanobot PR#4356; Mastra "
             "ProviderHistoryCompat anthropic-tool-id-format",
+            pattern=err.ANTHROPIC_TOOL_USE_ID_PATTERN,
         ),
     )
     example = Example(
@@ -163,6 +165,7 @@ class AnthropicOrphanCaller(_AnthropicRule):
             "anthropic",
             "source tool `srvtoolu_...` not found for tool use block `toolu_...`",
             "vercel/ai#12504; PRs #12602, #12610",
+            pattern=err.ANTHROPIC_CALLER_SOURCE_TOOL_MISSING,
         ),
     )
     example = Example(
@@ -300,6 +303,14 @@ class AnthropicReasoningOnlyMessage(_AnthropicRule):
             "anthropic",
             "messages.1: The final block in an assistant message cannot be `thinking`.",
             "tailcallhq/forgecode#2107; router-for-me/CLIProxyAPI#5321; vercel/ai#13430",
+            pattern=err.ANTHROPIC_FINAL_BLOCK_THINKING,
+        ),
+        Rejection(
+            "anthropic",
+            "all messages must have non-empty content except for the optional final assistant "
+            "message",
+            "CoreInfraAI/opencode-plugin PR#6 (a reasoning-only turn sent as content: [])",
+            pattern=err.ANTHROPIC_EMPTY_MESSAGE,
         ),
     )
     example = Example(
@@ -360,6 +371,7 @@ class AnthropicReasoningNotFirst(_AnthropicRule):
             "messages.51.content.0: If an assistant message contains any thinking blocks, the "
             "first block must be thinking or redacted_thinking. Found text.",
             "anthropics/claude-code#20705, #20691",
+            pattern=err.ANTHROPIC_THINKING_NOT_FIRST,
         ),
     )
     example = Example(
@@ -450,6 +462,7 @@ class AnthropicTextAfterToolCall(_AnthropicRule):
             "anomalyco/opencode packages/llm/test/fixtures/recordings/anthropic-messages/"
             "rejects-malformed-assistant-tool-order-without-patch.json (claude-haiku-4-5); "
             "vercel/ai#8516",
+            pattern=err.ANTHROPIC_TOOL_USE_WITHOUT_RESULT,
         ),
     )
     example = Example(
@@ -526,6 +539,7 @@ class AnthropicTrailingWhitespace(_AnthropicRule):
             "anthropic",
             "messages: final assistant content cannot end with trailing whitespace",
             "tailcallhq/forgecode#1872; anomalyco/opencode#1295; aaif-goose/goose PR#5967",
+            pattern=err.ANTHROPIC_TRAILING_WHITESPACE,
         ),
     )
     example = Example(
@@ -596,12 +610,18 @@ class AnthropicToolLoopThinking(_AnthropicRule):
         "message after the tool results).",
     }
     rejections = (
-        Rejection("anthropic", _TOOL_LOOP_ERROR, "vercel/ai#11602; vercel/ai#8865 (found `text`)"),
+        Rejection(
+            "anthropic",
+            _TOOL_LOOP_ERROR,
+            "vercel/ai#11602; vercel/ai#8865 (found `text`)",
+            pattern=err.ANTHROPIC_EXPECTED_THINKING_FIRST,
+        ),
         Rejection(
             "anthropic (Bedrock Converse)",
             "ValidationException: messages.X.content.0.type: Expected `thinking` or "
             "`redacted_thinking`, but found `text`",
             "langchain-ai/langchain-aws#844; NousResearch/hermes-agent#36260",
+            pattern=err.ANTHROPIC_EXPECTED_THINKING_FIRST,
         ),
     )
     example = Example(
@@ -698,6 +718,7 @@ class AnthropicAssistantPrefill(_AnthropicRule):
             "with a user message.",
             "smallmain/vscode-unify-chat-provider#249; cortexkit/magic-context#511; "
             "XiaomiMiMo/MiMo-Code PR#1702 (Bedrock)",
+            pattern=err.ANTHROPIC_PREFILL,
         ),
         Rejection(
             "anthropic",
@@ -705,6 +726,7 @@ class AnthropicAssistantPrefill(_AnthropicRule):
             "would pre-fill the `assistant` response. When using tools, pre-filling the "
             "`assistant` response is not supported.",
             "vercel/ai#4283",
+            pattern=err.ANTHROPIC_PREFILL,
         ),
     )
     example = Example(

@@ -31,6 +31,7 @@ from heal.messages import (
     UserMessage,
 )
 from heal.repairs import Action, Scope
+from heal.rules import _errors as err
 from heal.rules import _examples as ex
 from heal.rules._base import (
     AddMessage,
@@ -88,6 +89,7 @@ class BedrockFirstMessage(_BedrockRule):
             "A conversation must start with a user message. Try again with a conversation that "
             "starts with a user message.",
             "langgenius/dify#12340; elastic/kibana PR#246393; strands-agents/harness-sdk#2085",
+            pattern=err.BEDROCK_FIRST_MESSAGE,
         ),
     )
     example = Example(
@@ -165,6 +167,7 @@ class BedrockDocumentWithoutText(_BedrockRule):
             "bedrock",
             "A text block must be included when using documents.",
             "archestra-ai/archestra PR#4220",
+            pattern=err.BEDROCK_DOCUMENT_WITHOUT_TEXT,
         ),
     )
     example = Example(

@@ -27,6 +27,7 @@ from collections.abc import Iterator
 
 from heal.messages import ReasoningPart
 from heal.repairs import Action, Scope
+from heal.rules import _errors as err
 from heal.rules import _examples as ex
 from heal.rules._base import (
     AddPart,
@@ -77,6 +78,7 @@ class XaiEncryptedReasoning(Rule):
             "xai",
             "Invalid request content: Each message must have at least one content element.",
             "NousResearch/hermes-agent#30310 (encrypted reasoning replayed on /v1/responses)",
+            pattern=err.XAI_EMPTY_CONTENT,
         ),
     )
     example = Example(
@@ -174,16 +176,19 @@ class MissingReasoningContent(Rule):
             "https://api-docs.deepseek.com/guides/thinking_mode#tool-calls",
             "api-docs.deepseek.com/guides/thinking_mode; hotovo/aider-desk#529; "
             "CherryHQ/cherry-studio#11751",
+            pattern=err.DEEPSEEK_MISSING_REASONING_CONTENT,
         ),
         Rejection(
             "deepseek (V4)",
             "The `reasoning_content` in the thinking mode must be passed back to the API.",
             "JohnnyZ93/oai-compatible-copilot#215; borawong/AiMaMi#8",
+            pattern=err.DEEPSEEK_REASONING_CONTENT_PASSED_BACK,
         ),
         Rejection(
             "kimi / moonshot (through openai-compatible)",
             "thinking is enabled but reasoning_content is missing in assistant tool call message",
             "axonhub PR#1755; open-webui/open-webui#23175",
+            pattern=err.KIMI_MISSING_REASONING_CONTENT,
         ),
     )
     example = Example(

@@ -24,6 +24,7 @@ from heal.messages import (
     ToolResultPart,
 )
 from heal.repairs import Action
+from heal.rules import _errors as err
 from heal.rules import _examples as ex
 from heal.rules._base import (
     Context,
@@ -102,6 +103,7 @@ class LoneSurrogate(Rule):
             "surrogates not allowed",
             "Python's json/httpx encoding of the request body; JSON parsers reject lone "
             "surrogates (RFC 8259 §8.2)",
+            pattern=err.PYTHON_LONE_SURROGATE,
         ),
     )
     example = Example(
@@ -179,23 +181,27 @@ class EmptyText(Rule):
             "anthropic",
             "messages: text content blocks must be non-empty",
             "anthropics/claude-code#59812; HKUDS/nanobot PR#949",
+            pattern=err.ANTHROPIC_EMPTY_TEXT,
         ),
         Rejection(
             "anthropic",
             "messages: text content blocks must contain non-whitespace text",
             "anthropics/claude-code#23440; continuedev/continue#9605",
+            pattern=err.ANTHROPIC_EMPTY_TEXT,
         ),
         Rejection(
             "bedrock",
             "The text field in the ContentBlock object at messages.15.content.0 is blank. Add "
             "text to the text field, and try again.",
             "aws-samples/bedrock-engineer#8",
+            pattern=err.BEDROCK_BLANK_TEXT,
         ),
         Rejection(
             "google (Vertex)",
             "Unable to submit request because it has an empty text parameter. Add a value to the "
             "parameter and try again.",
             "FoundationAgents/OpenManus PR#876",
+            pattern=err.GOOGLE_EMPTY_CONTENT,
         ),
     )
     example = Example(
@@ -252,22 +258,32 @@ class EmptyMessage(Rule):
             "messages.0: all messages must have non-empty content except for the optional final "
             "assistant message",
             "anthropics/claude-code#6774; vercel/ai PR#5783",
+            pattern=err.ANTHROPIC_EMPTY_MESSAGE,
         ),
         Rejection(
             "bedrock",
             "The content field in the Message object at messages.N is empty. Add a ContentBlock "
             "object to the content field and try again.",
             "vercel/ai#15248",
+            pattern=err.BEDROCK_EMPTY_MESSAGE,
         ),
         Rejection(
             "google",
             "* GenerateContentRequest.contents[41].parts: contents.parts must not be empty.",
             "langchain-ai/langchain-google#691; vercel/ai#3775",
+            pattern=err.GOOGLE_EMPTY_CONTENT,
         ),
         Rejection(
             "google (an empty request; why this rule reports instead of emptying a history)",
             "* GenerateContentRequest.contents: contents is not specified",
             "vercel/ai#3775",
+            pattern=err.GOOGLE_CONTENTS_NOT_SPECIFIED,
+        ),
+        Rejection(
+            "xai",
+            "Invalid request content: Each message must have at least one content element.",
+            "langchain-ai/langchain#34140; n8n-io/n8n#14797",
+            pattern=err.XAI_EMPTY_CONTENT,
         ),
     )
     example = Example(
@@ -419,11 +435,13 @@ ANTHROPIC_EMPTY_TOOL_RESULT = EmptyToolResult(
             "messages: text content blocks must be non-empty",
             "anthropics/claude-code#59812, #62150; provider-rules.md §1(g) (text inside "
             "tool_result content counts)",
+            pattern=err.ANTHROPIC_EMPTY_TEXT,
         ),
         Rejection(
             "anthropic",
             "messages: text content blocks must contain non-whitespace text",
             "anthropics/claude-code#23440; continuedev/continue#9605",
+            pattern=err.ANTHROPIC_EMPTY_TEXT,
         ),
     ),
     example=Example(
@@ -453,11 +471,13 @@ BEDROCK_EMPTY_TOOL_RESULT = EmptyToolResult(
             "The content field at messages.<n>.content.0.toolResult cannot be empty when "
             "status value is error.",
             "aws-samples/sample-multi-agent-orchestration-chat-on-agentcore#15",
+            pattern=err.BEDROCK_EMPTY_ERROR_RESULT,
         ),
         Rejection(
             "bedrock (Claude)",
             "ValidationException: ... messages: text content blocks must be non-empty",
             "NousResearch/hermes-agent#55092",
+            pattern=err.ANTHROPIC_EMPTY_TEXT,
         ),
     ),
     example=Example(

@@ -20,6 +20,7 @@ from urllib.parse import unquote_to_bytes
 from heal.messages import ContentOutput, FilePart, ImagePart, TextPart
 from heal.providers import HEAL_NAMESPACE, providers_where
 from heal.repairs import Action, Scope
+from heal.rules import _errors as err
 from heal.rules import _examples as ex
 from heal.rules._base import (
     Context,
@@ -165,6 +166,7 @@ class OpenAIFileId(Rule):
             'decoding failed for "/api/attachments/file?id=66301475-0027-4d57-98eb-27ef54d0c0d5"',
             "bobrware/bobrchat#135 (another non-base64 string sent as inline data, as a file "
             "id is by the AI SDK google adapter; not in provider-rules.md)",
+            pattern=err.GOOGLE_INLINE_DATA_NOT_BASE64,
         ),
         Rejection(
             "bedrock (AI SDK @ai-sdk/amazon-bedrock 4.0.186)",
@@ -173,6 +175,7 @@ class OpenAIFileId(Rule):
             "observed with the interop judge (tests/interop/judge.py); for anthropic, google "
             "and mistral the AI SDK sends the id as base64 data, and no error text for that is "
             "known",
+            pattern=err.AI_SDK_FILE_ID_TOOL_CONTENT,
         ),
     )
     example = Example(
@@ -310,18 +313,21 @@ class AnthropicUnsupportedMediaType(Rule):
             "supported.",
             "observed with the interop judge (tests/interop/judge.py); the same for video/mp4, "
             "application/octet-stream and text/csv",
+            pattern=err.AI_SDK_ANTHROPIC_MEDIA_TYPE,
         ),
         Rejection(
             "anthropic",
             "messages.0.content.1.document.source.base64.media_type: Input should be "
             "'application/pdf'",
             "danny-avila/LibreChat#14485 (a .docx); langchain-ai/langchainjs PR#11156",
+            pattern=err.ANTHROPIC_MEDIA_TYPE,
         ),
         Rejection(
             "anthropic",
             "messages.36.content.2.image.source.base64.media_type: Input should be "
             "'image/jpeg', 'image/png', 'image/gif' or 'image/webp'",
             "anthropics/claude-code#8184; NousResearch/hermes-agent#55432 (image/jpg)",
+            pattern=err.ANTHROPIC_MEDIA_TYPE,
         ),
     )
     example = Example(
@@ -471,12 +477,14 @@ class UndecodableTextFile(Rule):
             "a text/plain document's data is not base64 UTF-8 text",
             "heal's Anthropic adapter (dump_messages), which translates and never heals: the "
             "Messages API takes a text document as a string",
+            pattern=err.HEAL_TEXT_DOCUMENT_NOT_UTF8,
         ),
         Rejection(
             "openai-chat, openai-responses, mistral (heal)",
             "text/plain file given by URL or undecodable data; this API takes no text files: "
             "inline its text as a text part",
             "heal's text-file-attachment report, which this rule runs before",
+            pattern=err.HEAL_TEXT_FILE_NOT_INLINED,
         ),
     )
     example = Example(
@@ -561,11 +569,13 @@ class TextFileAttachment(Rule):
             "AI_UnsupportedFunctionalityError: 'file part media type text/plain' functionality "
             "not supported.",
             "observed with the interop judge (tests/interop/test_provider_interop.py)",
+            pattern=err.AI_SDK_OPENAI_TEXT_FILE,
         ),
         Rejection(
             "mistral (AI SDK @ai-sdk/mistral 3.0.69)",
             "Only images and PDF file parts are supported",
             "observed with the interop judge (tests/interop/test_provider_interop.py)",
+            pattern=err.AI_SDK_MISTRAL_FILE_TYPE,
         ),
     )
     example = Example(
@@ -735,6 +745,7 @@ ANTHROPIC_ASSISTANT_FILE = AssistantFile(
             "anthropic (Claude on Bedrock)",
             "messages.1.content: 'image' blocks are not permitted within assistant turns.",
             "epam/ai-dial-adapter-bedrock PR#306",
+            pattern=err.ANTHROPIC_ASSISTANT_IMAGE,
         ),
     ),
     example=Example(before=_drawn("iVBORw0KGgo="), after=_NOT_DRAWN, provider="anthropic"),
@@ -755,6 +766,7 @@ GOOGLE_ASSISTANT_FILE_URL = AssistantFile(
             "AI_UnsupportedFunctionalityError: 'File data URLs in assistant messages are not "
             "supported' functionality not supported.",
             "@ai-sdk/google 3.0.141 convertToGoogleGenerativeAIMessages (observed locally)",
+            pattern=err.AI_SDK_GOOGLE_ASSISTANT_FILE_URL,
         ),
     ),
     example=Example(
@@ -798,6 +810,7 @@ OPENAI_ASSISTANT_FILE = AssistantFile(
             "Invalid 'messages[2]'. Image URLs are only allowed for messages with role 'user', "
             "but this message with role 'assistant' contains an image URL.",
             "openai/openai-node#1030; onyx-dot-app/onyx PR#1964; OpenHands/OpenHands#7700",
+            pattern=err.OPENAI_ASSISTANT_IMAGE,
         ),
     ),
     example=Example(before=_drawn("iVBORw0KGgo="), after=_NOT_DRAWN, provider="openai-chat"),
@@ -819,6 +832,7 @@ MISTRAL_ASSISTANT_FILE = AssistantFile(
             "mistral (AI SDK @ai-sdk/mistral 3.0.69)",
             "Unsupported content type in assistant message: file",
             "observed with the interop judge (tests/interop/test_provider_interop.py)",
+            pattern=err.AI_SDK_MISTRAL_ASSISTANT_FILE,
         ),
     ),
     example=Example(

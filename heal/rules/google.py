@@ -33,6 +33,7 @@ from heal.messages import (
     ToolApprovalResponse,
 )
 from heal.repairs import Action, Scope
+from heal.rules import _errors as err
 from heal.rules import _examples as ex
 from heal.rules._base import (
     Context,
@@ -78,11 +79,13 @@ _REJECT_SIGNATURE = (
         "Invalid value at 'contents[2].parts[0].thought_signature' (TYPE_BYTES), Base64 "
         'decoding failed for "Es4D..."',
         "crmne/ruby_llm#521; google-gemini/gemini-cli#8003",
+        pattern=err.GOOGLE_INVALID_THOUGHT_SIGNATURE,
     ),
     Rejection(
         "google",
         "Corrupted thought signature.",
         "MayDay-wpf/snow-cli#84; decolua/9router#4136; BerriAI/litellm PR#38333",
+        pattern=err.GOOGLE_INVALID_THOUGHT_SIGNATURE,
     ),
 )
 
@@ -267,12 +270,14 @@ class GoogleEmptyPart(_GoogleRule):
             "google",
             "* GenerateContentRequest.contents[41].parts: contents.parts must not be empty.",
             "langchain-ai/langchain-google#691; vercel/ai#3775, #4934",
+            pattern=err.GOOGLE_EMPTY_CONTENT,
         ),
         Rejection(
             "google",
             "* ***.contents[2].parts[1].data: required oneof field 'data' must have one "
             "initialized field",
             "54xzh/FLIT PR#70",
+            pattern=err.GOOGLE_EMPTY_CONTENT,
         ),
     )
     example = Example(
@@ -380,6 +385,7 @@ class GoogleContentToolResult(_GoogleRule):
             "of function call parts of the function call turn.",
             "@ai-sdk/google 3.0.141 appendLegacyToolResultParts (observed locally); "
             "google-gemini/gemini-cli#4217",
+            pattern=err.GOOGLE_FUNCTION_RESPONSE_COUNT,
         ),
     )
     example = Example(
@@ -489,6 +495,7 @@ class GoogleFunctionCallTurn(_GoogleRule):
             "a function response turn.",
             "google-gemini/gemini-cli#11814 (history starting with a function call), #26486; "
             "continuedev/continue#11164",
+            pattern=err.GOOGLE_FUNCTION_CALL_TURN_ORDER,
         ),
     )
     example = Example(
@@ -582,7 +589,9 @@ class GoogleMissingThoughtSignature(_GoogleRule):
             "signatures for more details.",
             "ai.google.dev/gemini-api/docs/thought-signatures; lbjlaq/Antigravity-Manager#139; "
             "vercel/ai#10560",
+            pattern=err.GOOGLE_MISSING_THOUGHT_SIGNATURE,
         ),
+        *_REJECT_SIGNATURE,
     )
     example = Example(
         before=[

@@ -26,6 +26,7 @@ from collections.abc import Iterator
 
 from heal.messages import AssistantMessage, ToolApprovalRequest, ToolCallPart, ToolResultPart
 from heal.repairs import Action, Scope
+from heal.rules import _errors as err
 from heal.rules import _examples as ex
 from heal.rules._base import (
     AddMessage,
@@ -103,12 +104,14 @@ class MistralToolCallId(Rule):
             "Tool call id was call_PTLP8xhu3uwZk4l3nlnrrJha but must be a-z, A-Z, 0-9, with a "
             "length of 9.",
             "anomalyco/opencode#1680; langchain-ai/langchain PR#24668; nearai/ironclaw#1241",
+            pattern=err.MISTRAL_TOOL_CALL_ID,
         ),
         Rejection(
             "mistral (2024 envelope)",
             '{"object":"error","message":"Tool call id was abc123 but must be a-z, A-Z, 0-9, '
             'with a length of 9.","type":"invalid_request_error","param":null,"code":null}',
             "langchain-ai/langchain PR#24668",
+            pattern=err.MISTRAL_TOOL_CALL_ID,
         ),
     )
     example = Example(
@@ -191,6 +194,7 @@ class MistralUserAfterTool(Rule):
             "Unexpected role 'user' after role 'tool'",
             "zed-industries/zed#37021; avante PR#2695; datapizza-labs/datapizza-ai#98; "
             "NousResearch/hermes-agent#20154",
+            pattern=err.MISTRAL_USER_AFTER_TOOL,
         ),
     )
     example = Example(

@@ -71,6 +71,7 @@ from heal.messages import (
 )
 from heal.providers import providers_where
 from heal.repairs import Action, Scope
+from heal.rules import _errors as err
 from heal.rules._base import Context, DropPart, Example, Finding, Rejection, Rule, SetPart
 from heal.rules._options import with_options
 
@@ -235,18 +236,27 @@ _ITEM_ORDER_REJECTION = Rejection(
     "openai-responses",
     "Item 'rs_06a2...' of type 'reasoning' was provided without its required following item.",
     "vercel/ai#8379, #7099, #11036; continuedev/continue#8933; mastra-ai/mastra#14048",
+    pattern=err.OPENAI_REASONING_WITHOUT_FOLLOWING_ITEM,
+)
+_UNVERIFIED_REJECTION = Rejection(
+    "openai-responses",
+    "The encrypted content gAAA...Rg== could not be verified.",
+    "openai/codex#8132, #8126, #8119 (code invalid_encrypted_content)",
+    pattern=err.OPENAI_ENCRYPTED_CONTENT_NOT_VERIFIED,
 )
 _MISSING_REASONING_REJECTIONS = (
     Rejection(
         "openai-responses",
         "Item 'msg_07dd...' of type 'message' was provided without its required 'reasoning' item",
         "continuedev/continue#12620; Mastra ProviderHistoryCompat openai-orphan-item-id",
+        pattern=err.OPENAI_ITEM_WITHOUT_REASONING,
     ),
     Rejection(
         "openai-responses",
         "Item 'fc_06124...' of type 'function_call' was provided without its required "
         "'reasoning' item: 'rs_0612...'.",
         "vercel/ai#11036 (after pruneMessages removed reasoning)",
+        pattern=err.OPENAI_ITEM_WITHOUT_REASONING,
     ),
 )
 
@@ -285,8 +295,10 @@ class OpenAIForeignReasoning(Rule):
             "AI SDK (@ai-sdk/openai 3.0.141, Responses)",
             "Non-OpenAI reasoning parts are not supported. Skipping reasoning part: ...",
             "local @ai-sdk/openai 3.0.141 (provider-rules.md §3e)",
+            pattern=err.AI_SDK_OPENAI_FOREIGN_REASONING,
         ),
         _MISSING_REASONING_REJECTIONS[0],
+        _UNVERIFIED_REJECTION,
     )
     example = Example(
         provider="openai-responses",
@@ -365,6 +377,7 @@ class EncryptedReasoningWithoutItemId(Rule):
             "invalid_payload",
             "dotnet/extensions#7628, Azure/azure-sdk-for-net#59967 (HTTP 400 when encrypted "
             "reasoning is replayed without its item id; only the error code is quoted)",
+            pattern=err.AZURE_INVALID_PAYLOAD,
         ),
     )
     example = Example(
@@ -430,16 +443,13 @@ class UnverifiableEncryptedReasoning(Rule):
         "records.",
     }
     rejections = (
-        Rejection(
-            "openai-responses",
-            "The encrypted content gAAA...Rg== could not be verified.",
-            "openai/codex#8132, #8126, #8119 (code invalid_encrypted_content)",
-        ),
+        _UNVERIFIED_REJECTION,
         Rejection(
             "openai-responses",
             "The encrypted content for item rs_0a18... could not be verified. Reason: Encrypted "
             "content could not be decrypted or parsed.",
             "openai/codex#35334; smallmain/vscode-unify-chat-provider#178",
+            pattern=err.OPENAI_ENCRYPTED_CONTENT_NOT_VERIFIED,
         ),
     )
     example = Example(
@@ -539,6 +549,7 @@ class DuplicateItemId(Rule):
             "Duplicate item found with id rs_0468ed37bb668691006993cda255988190ac105e2c82965386. "
             "Remove duplicate items from your input and try again.",
             "continuedev/continue#10723; OpenRouterTeam/ai-sdk-provider#254; vercel/ai#7883",
+            pattern=err.OPENAI_DUPLICATE_ITEM,
         ),
     )
     example = Example(
@@ -764,11 +775,13 @@ class ProviderExecutedToolCall(Rule):
             "call_jJATmoUduQWxi4tRwcQjsodM",
             "aliasrobotics/cai#111; BerriAI/litellm#10083 (the chat adapter sends a provider-"
             "executed call as tool_calls without a tool message: @ai-sdk/openai 3.0.141)",
+            pattern=err.OPENAI_TOOL_CALLS_WITHOUT_RESULTS,
         ),
         Rejection(
             "mistral (AI SDK adapter)",
             "Unsupported content type in assistant message: tool-result",
             "local @ai-sdk/mistral 3.0.69 (the interop judge)",
+            pattern=err.AI_SDK_MISTRAL_ASSISTANT_TOOL_RESULT,
         ),
     )
     example = Example(

@@ -30,6 +30,7 @@ from typing import Any
 
 from heal.messages import ModelMessage, Part, ReasoningPart
 from heal.repairs import Action, Scope
+from heal.rules import _errors as err
 from heal.rules import _examples as ex
 from heal.rules._base import (
     Context,
@@ -288,11 +289,32 @@ ANTHROPIC_UNSIGNED_REASONING = UnsignedReasoning(
             "anthropic",
             "messages.2.content.1.thinking.signature: Field required",
             "JohnnyZ93/oai-compatible-copilot#217; anomalyco/opencode#25005 (via Bedrock)",
+            pattern=err.ANTHROPIC_THINKING_SIGNATURE_REQUIRED,
         ),
         Rejection(
             "anthropic",
             "messages.1.content.0.thinking: each thinking block must contain thinking",
             "caozhiyuan/copilot-api#54; anomalyco/opencode#11571",
+            pattern=err.ANTHROPIC_EMPTY_THINKING,
+        ),
+        Rejection(
+            "anthropic",
+            "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found "
+            "`text`. When `thinking` is enabled, a final `assistant` message must start with a "
+            "thinking block (preceeding the lastmost set of `tool_use` and `tool_result` "
+            "blocks). We recommend you include thinking blocks from previous turns. To avoid "
+            "this requirement, disable `thinking`. Please consult our documentation at "
+            "https://docs.claude.com/en/docs/build-with-claude/extended-thinking",
+            "vercel/ai#8865; OpenRouterTeam/ai-sdk-provider#162",
+            pattern=err.ANTHROPIC_EXPECTED_THINKING_FIRST,
+        ),
+        Rejection(
+            "anthropic",
+            "all messages must have non-empty content except for the optional final assistant "
+            "message",
+            "CoreInfraAI/opencode-plugin PR#6 (an unsigned reasoning-only turn sent as "
+            "content: [])",
+            pattern=err.ANTHROPIC_EMPTY_MESSAGE,
         ),
     ),
     example=Example(
@@ -334,11 +356,13 @@ BEDROCK_UNSIGNED_REASONING = UnsignedReasoning(
             "bedrock",
             "User messages cannot contain reasoning content.",
             "vercel/ai#7034 (unsigned reasoning from extractReasoningMiddleware); PR#17602",
+            pattern=err.BEDROCK_REASONING_IN_USER_MESSAGE,
         ),
         Rejection(
             "bedrock (Claude)",
             "messages.647.content.0.thinking.signature: Field required",
             "anomalyco/opencode#25005",
+            pattern=err.ANTHROPIC_THINKING_SIGNATURE_REQUIRED,
         ),
     ),
     example=Example(
@@ -446,11 +470,13 @@ ANTHROPIC_FOREIGN_REASONING = ForeignReasoning(
             "ding113/claude-code-hub#518; anomalyco/opencode#6418 (GLM/MiniMax to Opus); "
             "can1357/oh-my-pi#6379 (Kimi to Anthropic); genkit-dart PR#400 (a Gemini "
             "thoughtSignature sent as an Anthropic signature)",
+            pattern=err.ANTHROPIC_INVALID_THINKING_SIGNATURE,
         ),
         Rejection(
             "anthropic",
             "messages.1.content.0.thinking.signature: Field required",
             "vercel/ai#7729 (reasoning from another provider has no Anthropic signature)",
+            pattern=err.ANTHROPIC_THINKING_SIGNATURE_REQUIRED,
         ),
     ),
     example=Example(
@@ -565,6 +591,7 @@ CEREBRAS_STRIP_REASONING_CONTENT = RejectedReasoning(
             '\'messages.2.assistant.reasoning_content\' is unsupported","type":'
             '"invalid_request_error","param":"validation_error","code":"wrong_api_format"}',
             "Kilo-Org/kilocode#10375; anomalyco/opencode#48774; vercel/ai#15042 / PR#15416",
+            pattern=err.CEREBRAS_REASONING_CONTENT_UNSUPPORTED,
         ),
     ),
     example=Example(provider="cerebras", before=_THINKING_TURN_BEFORE, after=_THINKING_TURN_AFTER),
@@ -593,12 +620,14 @@ GROQ_UNSUPPORTED_REASONING = RejectedReasoning(
             "'messages.2' : for 'role:assistant' the following must be satisfied[('messages.2' : "
             "property 'reasoning_content' is unsupported)]",
             "AstrBotDevs/AstrBot#5946; janhq/jan#8136; agentjido/req_llm#772",
+            pattern=err.GROQ_REASONING_UNSUPPORTED,
         ),
         Rejection(
             "groq",
             "'messages.2' : for 'role:assistant' the following must be satisfied[('messages.2' : "
             "property 'reasoning' is unsupported, did you mean 'role'?)]",
             "karthink/gptel#774; musistudio/claude-code-router PR#1204",
+            pattern=err.GROQ_REASONING_UNSUPPORTED,
         ),
     ),
     example=Example(provider="groq", before=_THINKING_TURN_BEFORE, after=_THINKING_TURN_AFTER),
@@ -631,6 +660,7 @@ MISTRAL_REASONING_INPUT = RejectedReasoning(
             "mistral",
             "Reasoning input is not enabled for this model",
             "suitenumerique/conversations#402",
+            pattern=err.MISTRAL_REASONING_INPUT,
         ),
     ),
     example=Example(

@@ -14,6 +14,7 @@ from typing import Any
 
 from heal.messages import ModelMessage, TextPart
 from heal.repairs import Action, Scope
+from heal.rules import _errors as err
 from heal.rules import _examples as ex
 from heal.rules._base import (
     AddPart,
@@ -176,6 +177,7 @@ BEDROCK_ROLE_ALTERNATION = SameRoleRun(
             "conversation alternates between user and assistant roles and try again.",
             "microsoft/semantic-kernel#10277, #10281; Portkey-AI/gateway#748; "
             "langchain-ai/langchain-aws#130",
+            pattern=err.BEDROCK_ROLE_ALTERNATION,
         ),
     ),
     example=Example(
@@ -213,12 +215,14 @@ GOOGLE_SPLIT_TOOL_RESULTS = SameRoleRun(
             "Please ensure that the number of function response parts is equal to the number "
             "of function call parts of the function call turn.",
             "google-gemini/gemini-cli#4217, #5443, #16415; AstrBotDevs/AstrBot#5416",
+            pattern=err.GOOGLE_FUNCTION_RESPONSE_COUNT,
         ),
         Rejection(
             "google",
             "Please ensure that function response turn comes immediately after a function call "
             "turn.",
             "langchain-ai/langchain#27799",
+            pattern=err.GOOGLE_FUNCTION_RESPONSE_TURN_ORDER,
         ),
     ),
     example=Example(

@@ -17,6 +17,7 @@ from typing import Any
 
 from heal.messages import ToolCallPart
 from heal.repairs import Action, Scope
+from heal.rules import _errors as err
 from heal.rules import _examples as ex
 from heal.rules._base import Context, DropPart, Example, FamilyRule, Finding, Rejection
 from heal.rules._options import HEAL_NAMESPACE, namespaces
@@ -163,12 +164,14 @@ ANTHROPIC_FOREIGN_SERVER_TOOL = ForeignServerTool(
             "***.content.2.server_tool_use.id: String should match pattern "
             "'^srvtoolu_[a-zA-Z0-9_]+$'",
             "ding113/claude-code-hub#470",
+            pattern=err.ANTHROPIC_TOOL_USE_ID_PATTERN,
         ),
         Rejection(
             "anthropic",
             "messages.0: all messages must have non-empty content except for the optional final "
             "assistant message",
             "anthropics/claude-code#6774 (an assistant message emptied by the adapter's drops)",
+            pattern=err.ANTHROPIC_EMPTY_MESSAGE,
         ),
     ),
     example=_example("ws_01", "anthropic"),
@@ -212,6 +215,7 @@ GOOGLE_FOREIGN_SERVER_TOOL = ForeignServerTool(
             "Please ensure that the number of function response parts is equal to the number "
             "of function call parts of the function call turn.",
             "google-gemini/gemini-cli#4217, #5443 (a function call without its response)",
+            pattern=err.GOOGLE_FUNCTION_RESPONSE_COUNT,
         ),
     ),
     example=_example("srvtoolu_01", "google"),
@@ -264,6 +268,7 @@ OPENAI_FOREIGN_SERVER_TOOL = ForeignServerTool(
             "Results for OpenAI tool web_search are not sent to the API when store is false",
             "local @ai-sdk/openai 3.0.141 (convertToOpenAIResponsesInput; the call itself is "
             "skipped without a warning)",
+            pattern=err.AI_SDK_OPENAI_SERVER_TOOL_RESULTS,
         ),
         Rejection(
             "openai-responses (heal.adapters.openai_responses)",
@@ -271,6 +276,7 @@ OPENAI_FOREIGN_SERVER_TOOL = ForeignServerTool(
             "a Responses input item",
             "heal's own Responses dump (tests/adapters/test_cross_format.py): the wire format "
             "has no item for another provider's server tool",
+            pattern=err.HEAL_RESPONSES_FOREIGN_SERVER_TOOL,
         ),
     ),
     example=_example("srvtoolu_01", "openai-responses"),
@@ -304,12 +310,14 @@ BEDROCK_TOOL_RESULT_COUNT = ForeignServerTool(
             "Expected toolResult blocks at messages.2.content for the following Ids: "
             "tooluse_jQ912rboYgzgLULQpRxWot, tooluse_...",
             "agno-agi/agno#6698; genkit-ai/aws-bedrock-js-plugin#664",
+            pattern=err.BEDROCK_MISSING_TOOL_RESULTS,
         ),
         Rejection(
             "bedrock",
             "The number of toolResult blocks at messages.2.content exceeds the number of "
             "toolUse blocks of previous turn.",
             "Just-Curieous/Curie#16; pydantic/pydantic-ai#2327",
+            pattern=err.BEDROCK_EXTRA_TOOL_RESULTS,
         ),
     ),
     example=_example("srvtoolu_01", "bedrock"),

@@ -14,6 +14,7 @@ from typing import Any
 
 from heal.messages import SystemMessage, TextPart, UserMessage
 from heal.repairs import Action, Scope
+from heal.rules import _errors as err
 from heal.rules import _examples as ex
 from heal.rules._base import (
     AddMessage,
@@ -159,6 +160,7 @@ ANTHROPIC_MID_CONVERSATION_SYSTEM = MidConversationSystem(
             'messages: Unexpected role "system". The Messages API accepts a top-level `system` '
             'parameter, not "system" as an input message role.',
             "ianarawjo/ChainForge#271; Maol-1997/cursor-claude-connector#3",
+            pattern=err.ANTHROPIC_UNEXPECTED_SYSTEM_ROLE,
         ),
     ),
     example=_late_system("The user is on mobile.", "anthropic"),
@@ -184,6 +186,7 @@ GOOGLE_MID_CONVERSATION_SYSTEM = MidConversationSystem(
             "AI_UnsupportedFunctionalityError: 'system messages are only supported at the "
             "beginning of the conversation' functionality not supported.",
             "@ai-sdk/google 3.0.141 convertToGoogleGenerativeAIMessages (observed locally)",
+            pattern=err.AI_SDK_GOOGLE_SYSTEM_NOT_FIRST,
         ),
     ),
     example=_late_system("Answer in French.", "google"),
@@ -205,6 +208,7 @@ BEDROCK_MID_CONVERSATION_SYSTEM = MidConversationSystem(
             "AI_UnsupportedFunctionalityError: 'Multiple system messages that are separated by "
             "user/assistant messages' functionality not supported.",
             "@ai-sdk/amazon-bedrock 4.0.186 convertToBedrockChatMessages (observed locally)",
+            pattern=err.AI_SDK_BEDROCK_SYSTEM_NOT_FIRST,
         ),
     ),
     example=Example(

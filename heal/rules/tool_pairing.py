@@ -31,6 +31,7 @@ from heal.messages import (
 )
 from heal.providers import SYNTHESIZED
 from heal.repairs import Action
+from heal.rules import _errors as err
 from heal.rules._base import (
     AddMessage,
     AddPart,
@@ -64,6 +65,7 @@ _ANTHROPIC_MISSING_RESULT = Rejection(
     "toolu_vrtx_01KKMxh6V7Kx6g5tZbQBfQ9b. Each `tool_use` block must have a corresponding "
     "`tool_result` block in the next message.",
     "Kilo-Org/kilocode#5163; anthropics/claude-code#5989",
+    pattern=err.ANTHROPIC_TOOL_USE_WITHOUT_RESULT,
 )
 _ANTHROPIC_UNEXPECTED_RESULT = Rejection(
     "anthropic",
@@ -71,6 +73,7 @@ _ANTHROPIC_UNEXPECTED_RESULT = Rejection(
     "toolu_015cqXRmSf7tsfMgJ9ibV1z3. Each `tool_result` block must have a corresponding "
     "`tool_use` block in the previous message.",
     "decocms/studio#1803; continuedev/continue#4751",
+    pattern=err.ANTHROPIC_UNEXPECTED_TOOL_RESULT,
 )
 _OPENAI_MISSING_RESULT = Rejection(
     "openai-chat",
@@ -78,17 +81,92 @@ _OPENAI_MISSING_RESULT = Rejection(
     "'tool_call_id'. The following tool_call_ids did not have response messages: "
     "call_jJATmoUduQWxi4tRwcQjsodM",
     "aliasrobotics/cai#111; BerriAI/litellm#10083",
+    pattern=err.OPENAI_TOOL_CALLS_WITHOUT_RESULTS,
 )
 _OPENAI_ORPHAN_RESULT = Rejection(
     "openai-chat",
     "Invalid parameter: messages with role 'tool' must be a response to a preceeding message "
     "with 'tool_calls'.",
     "miurla/morphic#136; pydantic/pydantic-ai#2050",
+    pattern=err.OPENAI_TOOL_MESSAGE_WITHOUT_CALL,
 )
 _AI_SDK_MISSING_RESULT = Rejection(
     "AI SDK (before any provider)",
     "AI_MissingToolResultsError: Tool result is missing for tool call tool-example-123.",
     "ai 6.0.x convertToLanguageModelPrompt; vercel/ai#8516",
+    pattern=err.AI_SDK_MISSING_TOOL_RESULTS,
+)
+_ANTHROPIC_RESULT_NOT_FIRST = Rejection(
+    "anthropic (older API)",
+    "messages.27: Did not find 1 tool_result block(s) at the beginning of this message. Messages "
+    "following tool_use blocks must begin with a matching number of tool_result blocks.",
+    "apify/tester-mcp-client#12 (provider-rules.md §1a)",
+    pattern=err.ANTHROPIC_TOOL_RESULT_NOT_FIRST,
+)
+_OPENAI_CALL_ID_NOT_FOUND = Rejection(
+    "openai-chat",
+    "Invalid parameter: 'tool_call_id' of 'call_XXXXXXXXX' not found in 'tool_calls' of previous "
+    "message.",
+    "dapr/dapr-agents#145",
+    pattern=err.OPENAI_TOOL_CALL_ID_NOT_FOUND,
+)
+_OPENAI_NO_TOOL_OUTPUT = Rejection(
+    "openai-responses",
+    "No tool output found for function call call_***.",
+    "openai/openai-agents-python#673, #1061; gptme/gptme#3293",
+    pattern=err.OPENAI_NO_TOOL_OUTPUT,
+)
+_OPENAI_NO_CALL_FOR_OUTPUT = Rejection(
+    "openai-responses",
+    "No tool call found for function call output with call_id call_x0jSANyYfXIjJkd5ftBlNxf5.",
+    "continuedev/continue#10092; can1357/oh-my-pi#106",
+    pattern=err.OPENAI_NO_TOOL_CALL_FOR_OUTPUT,
+)
+_GOOGLE_CALL_TURN_ORDER = Rejection(
+    "google",
+    "Please ensure that function call turn comes immediately after a user turn or after a "
+    "function response turn.",
+    "google-gemini/gemini-cli#11814, #26486; continuedev/continue#11164",
+    pattern=err.GOOGLE_FUNCTION_CALL_TURN_ORDER,
+)
+_GOOGLE_RESPONSE_TURN_ORDER = Rejection(
+    "google",
+    "Please ensure that function response turn comes immediately after a function call turn.",
+    "langchain-ai/langchain#27799",
+    pattern=err.GOOGLE_FUNCTION_RESPONSE_TURN_ORDER,
+)
+_GOOGLE_RESPONSE_COUNT = Rejection(
+    "google",
+    "Please ensure that the number of function response parts is equal to the number of "
+    "function call parts of the function call turn.",
+    "google-gemini/gemini-cli#4217, #5443, #16415, #13292",
+    pattern=err.GOOGLE_FUNCTION_RESPONSE_COUNT,
+)
+_BEDROCK_MISSING_RESULTS = Rejection(
+    "bedrock",
+    "Expected toolResult blocks at messages.2.content for the following Ids: "
+    "tooluse_jQ912rboYgzgLULQpRxWot, tooluse_...",
+    "agno-agi/agno#6698; genkit-ai/aws-bedrock-js-plugin#664",
+    pattern=err.BEDROCK_MISSING_TOOL_RESULTS,
+)
+_BEDROCK_EXTRA_RESULTS = Rejection(
+    "bedrock",
+    "The number of toolResult blocks at messages.2.content exceeds the number of toolUse blocks "
+    "of previous turn.",
+    "Just-Curieous/Curie#16; pydantic/pydantic-ai#2327",
+    pattern=err.BEDROCK_EXTRA_TOOL_RESULTS,
+)
+_MISTRAL_TOOL_AFTER_USER = Rejection(
+    "mistral",
+    "Unexpected role 'tool' after role 'user'",
+    "charmbracelet/crush#279; mistralai/mistral-inference#135",
+    pattern=err.MISTRAL_TOOL_AFTER_USER,
+)
+_MISTRAL_CALL_RESPONSE_COUNT = Rejection(
+    "mistral",
+    "Not the same number of function calls and responses",
+    "mistralai/client-ts#106; camel-ai/camel#1467; mistralai/client-python#234",
+    pattern=err.MISTRAL_CALL_RESPONSE_COUNT,
 )
 
 
@@ -145,7 +223,17 @@ class OrphanToolResult(Rule):
         "fix": "Remove the result (it cannot be sent without its call). The removed part is "
         "kept in the repair record.",
     }
-    rejections = (_ANTHROPIC_UNEXPECTED_RESULT, _OPENAI_ORPHAN_RESULT)
+    rejections = (
+        _ANTHROPIC_UNEXPECTED_RESULT,
+        _OPENAI_ORPHAN_RESULT,
+        _OPENAI_CALL_ID_NOT_FOUND,
+        _OPENAI_NO_CALL_FOR_OUTPUT,
+        _GOOGLE_CALL_TURN_ORDER,
+        _GOOGLE_RESPONSE_TURN_ORDER,
+        _BEDROCK_EXTRA_RESULTS,
+        _MISTRAL_TOOL_AFTER_USER,
+        _MISTRAL_CALL_RESPONSE_COUNT,
+    )
     example = Example(
         before=[
             {"role": "user", "content": "hi"},
@@ -206,7 +294,11 @@ class DuplicateToolResult(Rule):
             "messages.52.content.1: each tool_use must have a single result. Found multiple "
             "`tool_result` blocks with id: toolu_01EhoCqFHBzACzsL2SJFpPzS",
             "router-for-me/CLIProxyAPI PR#4998; vercel/eve PR#1246",
+            pattern=err.ANTHROPIC_MULTIPLE_TOOL_RESULTS,
         ),
+        _GOOGLE_RESPONSE_COUNT,
+        _BEDROCK_EXTRA_RESULTS,
+        _MISTRAL_CALL_RESPONSE_COUNT,
     )
     example = Example(
         before=[
@@ -260,7 +352,20 @@ class MisplacedToolResult(Rule):
         "fix": "Move the result into the tool message right after its call, in call order; "
         "messages that sat between the call and the result end up after it. Loses nothing.",
     }
-    rejections = (_ANTHROPIC_MISSING_RESULT, _OPENAI_MISSING_RESULT, _AI_SDK_MISSING_RESULT)
+    rejections = (
+        _ANTHROPIC_MISSING_RESULT,
+        _OPENAI_MISSING_RESULT,
+        _AI_SDK_MISSING_RESULT,
+        _ANTHROPIC_UNEXPECTED_RESULT,
+        _ANTHROPIC_RESULT_NOT_FIRST,
+        _OPENAI_ORPHAN_RESULT,
+        _OPENAI_CALL_ID_NOT_FOUND,
+        _OPENAI_NO_TOOL_OUTPUT,
+        _GOOGLE_RESPONSE_TURN_ORDER,
+        _GOOGLE_RESPONSE_COUNT,
+        _BEDROCK_MISSING_RESULTS,
+        _MISTRAL_TOOL_AFTER_USER,
+    )
     example = Example(
         before=[
             {"role": "user", "content": "weather?"},
@@ -349,11 +454,13 @@ class OrphanToolApproval(Rule):
             "AI_InvalidToolApprovalError: Tool approval response references unknown "
             'approvalId: "a1"',
             "ai 6.0.326 generateText, observed with the interop judge (tests/interop)",
+            pattern=err.AI_SDK_UNKNOWN_APPROVAL_ID,
         ),
         Rejection(
             "AI SDK (before any provider)",
             'AI_ToolCallNotFoundForApprovalError: Tool call "c9" not found',
             "ai 6.0.326 generateText, observed with the interop judge (tests/interop)",
+            pattern=err.AI_SDK_APPROVAL_CALL_NOT_FOUND,
         ),
     )
     example = Example(
@@ -419,6 +526,7 @@ class MisplacedToolApproval(Rule):
             "`tool_result` blocks with id: toolu_01EhoCqFHBzACzsL2SJFpPzS",
             "router-for-me/CLIProxyAPI PR#4998; observed through the AI SDK, which re-runs a "
             "tool whose approval sits in the last message although its call was answered",
+            pattern=err.ANTHROPIC_MULTIPLE_TOOL_RESULTS,
         ),
     )
     example = Example(
@@ -512,7 +620,16 @@ class OrphanToolCall(Rule):
         "drop-call": "Remove the call and its approval request; a message left empty is then "
         "removed. The removed parts are kept in the repair records.",
     }
-    rejections = (_ANTHROPIC_MISSING_RESULT, _OPENAI_MISSING_RESULT, _AI_SDK_MISSING_RESULT)
+    rejections = (
+        _ANTHROPIC_MISSING_RESULT,
+        _OPENAI_MISSING_RESULT,
+        _AI_SDK_MISSING_RESULT,
+        _ANTHROPIC_RESULT_NOT_FIRST,
+        _OPENAI_NO_TOOL_OUTPUT,
+        _GOOGLE_RESPONSE_COUNT,
+        _BEDROCK_MISSING_RESULTS,
+        _MISTRAL_CALL_RESPONSE_COUNT,
+    )
     example = Example(
         before=[
             {"role": "user", "content": "generate 10 items"},

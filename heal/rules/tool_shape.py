@@ -19,6 +19,7 @@ from heal.messages import (
     nested_deeper_than,
 )
 from heal.repairs import Action
+from heal.rules import _errors as err
 from heal.rules._base import Context, DropPart, Example, Finding, Rejection, Rule, SetPart
 from heal.rules._naming import rename_all
 
@@ -70,12 +71,14 @@ class InvalidToolInput(Rule):
             "anthropic",
             "messages.61.content.0.tool_use.input: Input should be a valid dictionary",
             "anthropics/claude-code#6696; vercel/ai#13645",
+            pattern=err.ANTHROPIC_TOOL_INPUT_NOT_OBJECT,
         ),
         Rejection(
             "openai-compatible (vLLM)",
             '{"error":{"message":"Expecting \',\' delimiter: line 1 column 54 (char 53)",'
             '"type":"BadRequestError","param":null,"code":400}}',
             "vllm-project/vllm#43995",
+            pattern=err.COMPAT_TOOL_ARGUMENTS_NOT_JSON,
         ),
     )
     example = Example(
@@ -199,11 +202,27 @@ class InvalidToolCallId(Rule):
         "approval request, deterministically; ids that would collide take a digest suffix. "
         "The old id is kept in the repair record.",
     }
-    rejections = (
+    # Typed as the base's: a subclass (anthropic-tool-id-format) cites fewer rejections.
+    rejections: tuple[Rejection, ...] = (
         Rejection(
             "anthropic",
             "messages.1.content.1.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'",
             "CommandCodeAI/command-code#323; HKUDS/nanobot PR#4356",
+            pattern=err.ANTHROPIC_TOOL_USE_ID_PATTERN,
+        ),
+        Rejection(
+            "openai-chat",
+            "Invalid 'messages[10].tool_calls[0].id': string too long. Expected a string with "
+            "maximum length 40, but got a string with length 53 instead.",
+            "agno-agi/agno#5382; vercel/ai#8132; Portkey-AI/gateway#1062",
+            pattern=err.OPENAI_TOOL_CALL_ID_TOO_LONG,
+        ),
+        Rejection(
+            "openai-responses",
+            "Invalid 'input[95].call_id': string too long. Expected a string with maximum "
+            "length 64",
+            "AnswerDotAI/fastllm#45; decolua/9router#393 (heal.providers openai-responses profile)",
+            pattern=err.OPENAI_CALL_ID_TOO_LONG,
         ),
     )
     example = Example(
@@ -304,11 +323,20 @@ class DuplicateToolCallId(Rule):
             "anthropic",
             "messages.43.content.2: tool_use ids must be unique",
             "anthropics/claude-code#28515; BerriAI/litellm#23510",
+            pattern=err.ANTHROPIC_DUPLICATE_TOOL_USE_ID,
         ),
         Rejection(
             "bedrock",
             "The toolUse blocks at messages.2.content contain duplicate Ids: http_request",
             "bvcyber/Cyber-AutoAgent-ng#72",
+            pattern=err.BEDROCK_DUPLICATE_TOOL_USE_ID,
+        ),
+        Rejection(
+            "openai-responses",
+            "Duplicate item found with id rs_0468ed37bb668691006993cda255988190ac105e2c82965386. "
+            "Remove duplicate items from your input and try again.",
+            "continuedev/continue#10723; OpenRouterTeam/ai-sdk-provider#254; vercel/ai#7883",
+            pattern=err.OPENAI_DUPLICATE_ITEM,
         ),
     )
     example = Example(
@@ -530,12 +558,14 @@ class InvalidToolName(Rule):
             "messages.1.content.1.tool_use.name: String should match pattern "
             "'^[a-zA-Z0-9_-]{1,64}$'",
             "drorm/vmpilot docs (quoting the live API)",
+            pattern=err.ANTHROPIC_TOOL_NAME_PATTERN,
         ),
         Rejection(
             "openai-chat",
             "Invalid 'messages[9].tool_calls[0].function.name': string does not match pattern. "
             "Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.",
             "mcp-use/mcp-use PR#94",
+            pattern=err.OPENAI_FUNCTION_NAME_PATTERN,
         ),
         Rejection(
             "bedrock",
@@ -544,6 +574,37 @@ class InvalidToolName(Rule):
             "failed to satisfy constraint: Member must satisfy regular expression pattern: "
             "[a-zA-Z0-9_-]+",
             "vercel/ai#9173",
+            pattern=err.BEDROCK_TOOL_NAME_PATTERN,
+        ),
+        Rejection(
+            "anthropic",
+            "messages.18.content.0.tool_result.content.0.tool_reference.tool_name: String "
+            "should have at most 64 characters",
+            "mims-harvard/ToolUniverse#65",
+            pattern=err.ANTHROPIC_TOOL_NAME_TOO_LONG,
+        ),
+        Rejection(
+            "openai-compatible (DashScope/Qwen)",
+            "<400> InternalError.Algo.InvalidParameter: The length of the tool name cannot "
+            "exceed 64.",
+            "QwenLM/Qwen3-VL#2069",
+            pattern=err.ANTHROPIC_TOOL_NAME_TOO_LONG,
+        ),
+        Rejection(
+            "google",
+            "Invalid function name. Must start with a letter or an underscore. Must be "
+            "alphameric (a-z, A-Z, 0-9), underscores (_), dots (.), colons (:), or dashes (-), "
+            "with a maximum length of 64.",
+            "google-gemini/gemini-cli#6704, #7878; BerriAI/litellm#12543",
+            pattern=err.GOOGLE_INVALID_FUNCTION_NAME,
+        ),
+        Rejection(
+            "mistral",
+            "Function name was add_newam_task_with_due_date___8c498bee-e833-49a9-8a88-"
+            "0ab59fa26cb8 but must be a-z, A-Z, 0-9, or contain underscores and dashes, with a "
+            "maximum length of 64.",
+            "Kochava-Studios/witsy PR#164; BerriAI/litellm#2512",
+            pattern=err.MISTRAL_FUNCTION_NAME,
         ),
     )
     example = Example(
