@@ -29,7 +29,7 @@ from pydantic import BaseModel
 
 from heal._construct import construct_trusted
 from heal.errors import ConfigError, ConvergenceError, HealingError
-from heal.messages import ModelMessage, load_messages
+from heal.messages import ModelMessage, Part, load_messages
 from heal.policy import KEEP, Policy
 from heal.providers import ProviderId, ProviderProfile, get_profile
 from heal.repairs import Action, Repair, Scope, record_json
@@ -466,109 +466,196 @@ def _apply(
     messages: list[ModelMessage], origin: _Origin, edits: Iterable[Edit]
 ) -> tuple[list[ModelMessage], _Origin]:
     """Apply one rule's edits at once (indices refer to ``messages``); track origins."""
-    set_parts: dict[_Loc, Any] = {}
-    drop_parts: set[_Loc] = set()
-    add_parts: dict[int, dict[int, list[Any]]] = {}
-    set_msgs: dict[int, ModelMessage] = {}
-    drop_msgs: set[int] = set()
-    add_msgs: dict[int, list[ModelMessage]] = {}
-    for e in edits:
-        if isinstance(e, SetPart):
-            set_parts[(e.message, e.part)] = e.new
-        elif isinstance(e, DropPart):
-            drop_parts.add((e.message, e.part))
-        elif isinstance(e, AddPart):
-            add_parts.setdefault(e.message, {}).setdefault(e.before, []).append(e.new)
-        elif isinstance(e, SetMessage):
-            set_msgs[e.message] = e.new
-        elif isinstance(e, DropMessage):
-            drop_msgs.add(e.message)
-        elif isinstance(e, AddMessage):
-            add_msgs.setdefault(e.after, []).append(e.new)
-        else:  # pragma: no cover - the Edit union is closed
-            raise TypeError(f"unknown edit {e!r}")
+    edit = _EditGroups(edits)
+    touched = edit.part_edited | set(edit.set_msgs)
+    output = _Output(messages, origin, edit.add_msgs, _moved_parts(messages, origin, edit))
+    output.add_after(-1)
+    # Only the messages an edit names need work; the spans between them are copied whole.
+    done = 0
+    for i in sorted(touched | edit.drop_msgs | {m for m in edit.add_msgs if m >= 0}):
+        output.copy(done, i)
+        done = i + 1
+        message = messages[i]  # an index past the end raises here, dropped or not
+        if i not in edit.drop_msgs:
+            if i in touched:
+                output.put(i, *_edited_message(message, i, origin, edit, output.moved))
+            else:
+                output.put(i, message, origin.parts[i])
+        output.add_after(i)
+    output.copy(done, len(messages))
+    return output.messages, output.origin
 
-    # A part dropped here and added elsewhere in the same batch is a move: it keeps its origin.
+
+class _EditGroups:
+    """One rule's edits, grouped by kind; indices refer to the history they apply to."""
+
+    __slots__ = (
+        "add_msgs",
+        "add_parts",
+        "drop_msgs",
+        "drop_parts",
+        "part_edited",
+        "set_msgs",
+        "set_parts",
+    )
+
+    def __init__(self, edits: Iterable[Edit]) -> None:
+        self.set_parts: dict[_Loc, Part] = {}
+        self.drop_parts: set[_Loc] = set()
+        self.add_parts: dict[int, dict[int, list[Part]]] = {}
+        """Parts to insert, by message, then by the index of the part they go before."""
+        self.set_msgs: dict[int, ModelMessage] = {}
+        self.drop_msgs: set[int] = set()
+        self.add_msgs: dict[int, list[ModelMessage]] = {}
+        """Messages to insert, by the index of the message they go after (-1: the start)."""
+        for e in edits:
+            if isinstance(e, SetPart):
+                self.set_parts[(e.message, e.part)] = e.new
+            elif isinstance(e, DropPart):
+                self.drop_parts.add((e.message, e.part))
+            elif isinstance(e, AddPart):
+                self.add_parts.setdefault(e.message, {}).setdefault(e.before, []).append(e.new)
+            elif isinstance(e, SetMessage):
+                self.set_msgs[e.message] = e.new
+            elif isinstance(e, DropMessage):
+                self.drop_msgs.add(e.message)
+            elif isinstance(e, AddMessage):
+                self.add_msgs.setdefault(e.after, []).append(e.new)
+            else:  # pragma: no cover - the Edit union is closed
+                raise TypeError(f"unknown edit {e!r}")
+
+        self.part_edited = (
+            {m for m, _ in self.set_parts} | {m for m, _ in self.drop_parts} | set(self.add_parts)
+        )
+        """The messages some of whose parts are set, dropped or added."""
+
+
+def _moved_parts(
+    messages: list[ModelMessage], origin: _Origin, edit: _EditGroups
+) -> dict[int, _Loc | None]:
+    """The input location of each dropped part, by the part's id: a part dropped here and added
+    elsewhere in the same batch is a move, and keeps its origin."""
     moved: dict[int, _Loc | None] = {}
-    for m, p in drop_parts:
+    for m, p in edit.drop_parts:
         content = messages[m].content
         if not isinstance(content, str):
             moved[id(content[p])] = origin.part(m, p)
+    return moved
 
-    part_edited = {m for m, _ in set_parts} | {m for m, _ in drop_parts} | set(add_parts)
-    touched = part_edited | set(set_msgs)
-    out: list[ModelMessage] = []
-    new = _Origin()
 
-    def emit_added(after: int) -> None:
-        anchor = origin.anchors[after] if after >= 0 else None
-        for msg in add_msgs.get(after, ()):
-            out.append(msg)
+def _edited_message(
+    message: ModelMessage,
+    i: int,
+    origin: _Origin,
+    edit: _EditGroups,
+    moved: dict[int, _Loc | None],
+) -> tuple[ModelMessage, tuple[_Loc | None, ...] | None]:
+    """Message ``i`` with its edits (replaced first, then its parts edited), and the input
+    location of each of its parts (None: exactly the input message's)."""
+    new = edit.set_msgs.get(i, message)
+    locs = origin.parts[i]
+    if new.content is not message.content:
+        locs = _replaced_locs(origin, i, message.content, new.content)
+    content = new.content
+    if isinstance(content, str) or i not in edit.part_edited:
+        return new, locs
+    if locs is None:
+        locs = origin.parts_of(i, len(content))
+    parts, locs = _edited_parts(i, content, locs, edit, moved)
+    return new.model_copy(update={"content": parts}), locs
+
+
+def _replaced_locs(
+    origin: _Origin,
+    i: int,
+    old: str | Sequence[Part],
+    new: str | Sequence[Part],
+) -> tuple[_Loc | None, ...]:
+    """The input locations of the parts of a message that replaces message ``i``: a part it
+    shares with the message it replaces keeps its location, any other has none."""
+    if isinstance(new, str) or isinstance(old, str):
+        return tuple(None for _ in new)
+    by_id = dict(zip(map(id, old), origin.parts_of(i, len(old)), strict=True))
+    return tuple(by_id.get(id(p)) for p in new)
+
+
+def _edited_parts(
+    i: int,
+    content: Sequence[Part],
+    locs: tuple[_Loc | None, ...],
+    edit: _EditGroups,
+    moved: dict[int, _Loc | None],
+) -> tuple[tuple[Part, ...], tuple[_Loc | None, ...]]:
+    """The parts of message ``i`` after its part edits, and the input location of each."""
+    adds = edit.add_parts.get(i, {})
+    parts: list[Part] = []
+    part_locs: list[_Loc | None] = []
+
+    def insert(added: list[Part]) -> None:
+        parts.extend(added)
+        part_locs.extend([moved.get(id(part)) for part in added])
+
+    for p, part in enumerate(content):
+        if p in adds:
+            insert(adds[p])
+        if (i, p) in edit.drop_parts:
+            continue
+        parts.append(edit.set_parts.get((i, p), part))
+        part_locs.append(locs[p] if p < len(locs) else None)
+    for before in sorted(b for b in adds if b >= len(content)):
+        insert(adds[before])
+    return tuple(parts), tuple(part_locs)
+
+
+class _Output:
+    """The history one batch of edits makes, built in order, and the origin of its messages."""
+
+    __slots__ = ("added", "input", "input_origin", "messages", "moved", "origin")
+
+    def __init__(
+        self,
+        messages: list[ModelMessage],
+        origin: _Origin,
+        added: dict[int, list[ModelMessage]],
+        moved: dict[int, _Loc | None],
+    ) -> None:
+        self.input = messages
+        self.input_origin = origin
+        self.added = added
+        self.moved = moved
+        """The input location of each dropped part, by the part's id (see ``_moved_parts``)."""
+        self.messages: list[ModelMessage] = []
+        self.origin = _Origin()
+
+    def copy(self, start: int, stop: int) -> None:
+        """Messages ``start .. stop - 1`` of the input, as they are."""
+        if start < stop:
+            came, new = self.input_origin, self.origin
+            self.messages.extend(self.input[start:stop])
+            new.msgs.extend(came.msgs[start:stop])
+            new.anchors.extend(came.anchors[start:stop])
+            new.parts.extend(came.parts[start:stop])
+
+    def put(self, i: int, message: ModelMessage, parts: tuple[_Loc | None, ...] | None) -> None:
+        """Message ``i`` of the input, perhaps edited; ``parts`` as in :attr:`_Origin.parts`."""
+        came, new = self.input_origin, self.origin
+        self.messages.append(message)
+        new.msgs.append(came.msgs[i])
+        new.anchors.append(came.anchors[i])
+        new.parts.append(parts)
+
+    def add_after(self, after: int) -> None:
+        """The messages inserted after message ``after`` of the input (-1: at the start)."""
+        added = self.added.get(after)
+        if not added:
+            return
+        anchor = self.input_origin.anchors[after] if after >= 0 else None
+        new = self.origin
+        for message in added:
+            self.messages.append(message)
             new.msgs.append(None)
             new.anchors.append(anchor)
-            content = msg.content
+            content = message.content
             new.parts.append(
-                () if isinstance(content, str) else tuple(moved.get(id(p)) for p in content)
+                () if isinstance(content, str) else tuple(self.moved.get(id(p)) for p in content)
             )
-
-    emit_added(-1)
-    # Only the messages an edit names need work; the spans between them are copied whole.
-    done = 0
-    for i in sorted(touched | drop_msgs | {m for m in add_msgs if m >= 0}):
-        if done < i:
-            out.extend(messages[done:i])
-            new.msgs.extend(origin.msgs[done:i])
-            new.anchors.extend(origin.anchors[done:i])
-            new.parts.extend(origin.parts[done:i])
-        done = i + 1
-        msg = messages[i]
-        if i in drop_msgs:
-            emit_added(i)
-            continue
-        if i not in touched:
-            out.append(msg)
-            new.msgs.append(origin.msgs[i])
-            new.anchors.append(origin.anchors[i])
-            new.parts.append(origin.parts[i])
-            emit_added(i)
-            continue
-        base = set_msgs.get(i, msg)
-        old_content = msg.content
-        part_locs: tuple[_Loc | None, ...] | None = origin.parts[i]
-        if i in set_msgs and base.content is not old_content:
-            if isinstance(base.content, str) or isinstance(old_content, str):
-                part_locs = tuple(None for _ in base.content)
-            else:
-                old_locs = origin.parts_of(i, len(old_content))
-                by_id = dict(zip(map(id, old_content), old_locs, strict=True))
-                part_locs = tuple(by_id.get(id(p)) for p in base.content)
-        content = base.content
-        if not isinstance(content, str) and i in part_edited:
-            locs = origin.parts_of(i, len(content)) if part_locs is None else part_locs
-            adds = add_parts.get(i, {})
-            new_content: list[Any] = []
-            new_locs: list[_Loc | None] = []
-            for p, part in enumerate(content):
-                for added in adds.get(p, ()):
-                    new_content.append(added)
-                    new_locs.append(moved.get(id(added)))
-                if (i, p) in drop_parts:
-                    continue
-                new_content.append(set_parts.get((i, p), part))
-                new_locs.append(locs[p] if p < len(locs) else None)
-            for before in sorted(b for b in adds if b >= len(content)):
-                for added in adds[before]:
-                    new_content.append(added)
-                    new_locs.append(moved.get(id(added)))
-            base = base.model_copy(update={"content": tuple(new_content)})
-            part_locs = tuple(new_locs)
-        out.append(base)
-        new.msgs.append(origin.msgs[i])
-        new.anchors.append(origin.anchors[i])
-        new.parts.append(part_locs)
-        emit_added(i)
-    out.extend(messages[done:])
-    new.msgs.extend(origin.msgs[done:])
-    new.anchors.extend(origin.anchors[done:])
-    new.parts.extend(origin.parts[done:])
-    return out, new
