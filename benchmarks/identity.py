@@ -118,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--against", default="HEAD", help="the commit to compare with")
     parser.add_argument("--histories", type=int, default=3000, help="generated histories")
+    parser.add_argument("--show", type=int, default=5, help="differences to list")
     parser.add_argument(
         "--providers",
         help="comma-separated provider ids to heal under, 'none' for no provider "
@@ -164,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"  not compared: {len(unmatched):,} heals under providers one tree lacks ({lacking})"
         )
-    for key, provider in differ[:5]:
+    for key, provider in differ[: args.show]:
         history = json.dumps(by_id[key]["history"])
         print(f"  {key} provider={provider}: {history[:300]}")
     return 1 if differ else 0

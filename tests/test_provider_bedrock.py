@@ -58,12 +58,14 @@ def test_latest_bedrock_signed_message_is_protected() -> None:
         {"role": "user", "content": "b"},
     ]
     result = heal_messages(history, provider="bedrock")
-    # Only the unsigned reasoning goes (it cannot be sent as a signed block); the blank text
-    # between the signed blocks stays.
+    # The unsigned reasoning goes (it cannot be sent as a signed block), and so does the blank
+    # text: Bedrock rejects a blank text block even there (bedrock-blank-text-beside-signed-
+    # thinking). The signed block is untouched.
     assert [(r.rule, r.message_index, r.part_index) for r in result.repairs] == [
-        ("bedrock-unsigned-reasoning", 1, 2)
+        ("bedrock-unsigned-reasoning", 1, 2),
+        ("bedrock-blank-text-beside-signed-thinking", 1, 1),
     ]
-    kept = [part for part in latest["content"] if part != {"type": "reasoning", "text": "unsigned"}]
+    kept = [latest["content"][0], latest["content"][3]]
     assert dump_messages(result.messages) == [history[0], {**latest, "content": kept}, history[2]]
 
 

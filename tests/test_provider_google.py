@@ -27,7 +27,7 @@ def test_google_rules_declarations() -> None:
     assert all(rule.providers == frozenset({"google"}) for rule in PACKS["google"])
     assert all(rule.scope is Scope.REQUEST for rule in PACKS["google"])
     assert declared["google-mid-conversation-system"].choices[0] == "user-text"
-    assert declared["google-function-call-turn"].choices == ("merge", "report")
+    assert declared["google-function-call-turn"].choices == ("merge", "merge-drop-head", "report")
 
 
 @pytest.mark.parametrize(

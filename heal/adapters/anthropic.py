@@ -111,7 +111,7 @@ from heal.messages import (
 from heal.messages import load_messages as _load_canonical
 from heal.policy import Policy
 from heal.providers import ProviderId
-from heal.repairs import Repair
+from heal.repairs import Action, Repair
 from heal.rules import Rule
 
 __all__ = [
@@ -219,7 +219,7 @@ def heal_anthropic(
     or a messages list. A history that needs nothing comes back as the very object passed in.
     The options are those of :func:`heal.heal_messages`.
     """
-    loaded = load(history)
+    loaded, moved = _results_first(load(history))
     params = isinstance(history, Mapping)
     blocks = params and isinstance(history.get("system"), list)
 
@@ -255,10 +255,53 @@ def heal_anthropic(
             strict=strict,
             scope=scope,
             original=history,
+            after=(lambda healed, _: (healed, moved)) if moved else None,
         )
     except HealingError as exc:
         raise HealingError([native(r) for r in exc.repairs]) from None
     return NativeHealResult(result.messages, tuple(native(r) for r in result.repairs))
+
+
+def _results_first(loaded: Loaded) -> tuple[Loaded, tuple[Repair, ...]]:
+    """Drop the block-order marker of user messages whose tool_result blocks are not first.
+
+    Loading keeps a ``[text, tool_result]`` user message's block order (the ``order`` marker),
+    so that dumping is lossless. Heal must not send that order back: Anthropic rejects it ("Did
+    not find 1 tool_result block(s) at the beginning of this message. Messages following
+    tool_use blocks must begin with a matching number of tool_result blocks.", the
+    ``misplaced-tool-result`` rejection). Without the marker the dumper writes the results
+    first, other blocks after them in their order; nothing is lost. The canonical rules never
+    see the order (results and text are separate messages there), so it is decided here.
+    """
+    messages = list(loaded.messages)
+    repairs: list[Repair] = []
+    for i, message in enumerate(messages):
+        meta = _meta(message)
+        if not isinstance(meta.get("order"), str) or message.provider_options is None:
+            continue
+        marks = {k: v for k, v in meta.items() if k != "order"}
+        options = {k: v for k, v in message.provider_options.items() if k != "heal"}
+        heal = {k: v for k, v in (message.provider_options.get("heal") or {}).items() if k != _NS}
+        if marks:
+            heal[_NS] = marks
+        if heal:
+            options["heal"] = heal
+        messages[i] = message.model_copy(update={"provider_options": options or None})
+        native = loaded.origins[i]
+        repairs.append(
+            Repair(
+                rule="misplaced-tool-result",
+                action=Action.MOVE,
+                message_index=native,
+                part_index=None,
+                anchor_index=native,
+                reason="user message has tool_result blocks after other blocks; moved the "
+                "tool_result blocks to the start of the message (Anthropic requires them first)",
+            )
+        )
+    if not repairs:
+        return loaded, ()
+    return Loaded(messages, loaded.origins, loaded.part_origins), tuple(repairs)
 
 
 def _system_location(repair: Repair, *, blocks: bool) -> Repair:

@@ -158,6 +158,7 @@ PACKS: Mapping[str, tuple[Rule, ...]] = MappingProxyType(
             reasoning.BEDROCK_UNSIGNED_REASONING,
             server_tools.BEDROCK_TOOL_RESULT_COUNT,
             roles.BEDROCK_ROLE_ALTERNATION,
+            bedrock.BedrockBlankTextBesideSignedThinking(),
             bedrock.BedrockDocumentWithoutText(),
             content.BEDROCK_EMPTY_TOOL_RESULT,
         ),

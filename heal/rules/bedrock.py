@@ -18,7 +18,10 @@ tool-result content (``bedrock-empty-tool-result``, :mod:`~heal.rules.content`).
 (at most 64 characters) and inputs are the shared rules' job, with the Bedrock profile.
 
 Claude on Converse applies Anthropic's thinking rules, so every rule here protects the latest
-assistant message holding Bedrock-signed thinking.
+assistant message holding Bedrock-signed thinking, except for one conflict Bedrock decides
+itself: a blank text block is rejected wherever it is, so
+``bedrock-blank-text-beside-signed-thinking`` removes it from that message too (its docstring
+gives the evidence).
 """
 
 from __future__ import annotations
@@ -28,32 +31,29 @@ from collections.abc import Iterator
 from heal.messages import (
     FilePart,
     TextPart,
-    UserMessage,
 )
 from heal.repairs import Action, Scope
 from heal.rules import _errors as err
 from heal.rules import _examples as ex
 from heal.rules._base import (
-    AddMessage,
     AddPart,
     Context,
-    DropMessage,
+    DropPart,
     Example,
     Finding,
     Rejection,
 )
 from heal.rules._options import SYNTHESIZED
-from heal.rules.reasoning import BEDROCK_SIGNING, ProtectSigned
+from heal.rules.reasoning import BEDROCK_SIGNING, ProtectSigned, latest_signed
+from heal.rules.roles import LEAD_CHOICE_DOCS, PLACEHOLDER_USER_TEXT, blank, lead_with_user
 
 __all__ = [
+    "BedrockBlankTextBesideSignedThinking",
     "BedrockDocumentWithoutText",
     "BedrockFirstMessage",
 ]
 
 BEDROCK = "bedrock"
-
-PLACEHOLDER_USER_TEXT = "(continued)"
-"""The text of the user turn ``bedrock-first-message`` inserts under ``placeholder-user``."""
 
 DOCUMENT_TEXT = "(document attached)"
 """The text ``bedrock-document-without-text`` adds next to a document."""
@@ -68,21 +68,21 @@ class BedrockFirstMessage(_BedrockRule):
     """A conversation whose first message (after the system messages) is not a user message.
 
     Converse requires the conversation to start with a user turn. Histories start with an
-    assistant message after truncation or when the app stores its greeting.
+    assistant message after truncation (context trimming cut the head off, often mid tool loop:
+    the first message is a tool call, or a result whose call was cut, which
+    ``orphan-tool-result`` removes first) or when the app stores its greeting.
+
+    The default is ``placeholder-user``: it makes every such request acceptable (dropping cannot
+    when no user message is left, the usual state of a trimmed agent loop) and loses nothing the
+    model had seen, at the price of one marked turn that exists only in this request. ``drop``
+    keeps the request to what was said, but the model loses the calls it made and their results.
     """
 
     id = "bedrock-first-message"
     summary = "conversation does not start with a user message"
     scope = Scope.REQUEST
-    choices = ("drop", "placeholder-user")
-    choice_docs = {
-        "drop": "Remove the assistant and tool messages before the first user message from "
-        "this request (when there is no user message at all, report instead: nothing would be "
-        "left). The removed messages are kept in the repair records.",
-        "placeholder-user": f"Insert a user message {PLACEHOLDER_USER_TEXT!r} in front, marked "
-        'with providerOptions {"heal": {"synthesized": true}}. Loses nothing but adds a turn '
-        "the user never wrote.",
-    }
+    choices = ("placeholder-user", "drop")
+    choice_docs = LEAD_CHOICE_DOCS
     rejections = (
         Rejection(
             "bedrock",
@@ -95,54 +95,39 @@ class BedrockFirstMessage(_BedrockRule):
     example = Example(
         before=[
             {"role": "system", "content": "Be brief."},
-            {"role": "assistant", "content": "Hi! How can I help?"},
-            ex.user("weather?"),
+            {"role": "assistant", "content": [ex.call("c1")]},
+            {"role": "tool", "content": [ex.result("c1")]},
         ],
-        after=[{"role": "system", "content": "Be brief."}, ex.user("weather?")],
+        after=[
+            {"role": "system", "content": "Be brief."},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": PLACEHOLDER_USER_TEXT, "providerOptions": SYNTHESIZED}
+                ],
+            },
+            {"role": "assistant", "content": [ex.call("c1")]},
+            {"role": "tool", "content": [ex.result("c1")]},
+        ],
         provider=BEDROCK,
     )
 
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
         roles = ctx.index.roles
-        first = next((i for i, role in enumerate(roles) if role != "system"), None)
+        # A blank message in front is empty-message's to remove; a placeholder put before it
+        # would outlive it and end up merged into the user's own first turn.
+        first = next(
+            (i for i, role in enumerate(roles) if role != "system" and not blank(ctx.messages[i])),
+            None,
+        )
         if first is None or roles[first] == "user":
             return
-        if choice == "placeholder-user":
-            user = UserMessage(
-                content=(TextPart(text=PLACEHOLDER_USER_TEXT, provider_options=SYNTHESIZED),)
-            )
-            yield Finding(
-                Action.INSERT,
-                None,
-                None,
-                f"the conversation starts with a {roles[first]!r} message, not a user message; "
-                "inserted a placeholder user message in front",
-                edits=(AddMessage(first - 1, user),),
-                added=user,
-                anchor=first - 1 if first > 0 else None,
-            )
-            return
-        user_at = next((i for i in range(first, len(roles)) if roles[i] == "user"), None)
-        if user_at is None:
-            yield Finding(
-                Action.REPORT,
-                first,
-                None,
-                "conversation has no user message, and Bedrock requires one first; choose "
-                "placeholder-user for bedrock-first-message, or add a user message",
-            )
-            return
-        for i in range(first, user_at):
-            if roles[i] == "system":
-                continue
-            yield Finding(
-                Action.REMOVE,
-                i,
-                None,
-                f"{roles[i]} message before the first user message; removed from the request",
-                edits=(DropMessage(i),),
-                removed=ctx.messages[i],
-            )
+        yield from lead_with_user(
+            ctx,
+            first,
+            choice,
+            f"the conversation starts with a {roles[first]!r} message, not a user message",
+        )
 
 
 class BedrockDocumentWithoutText(_BedrockRule):
@@ -219,3 +204,95 @@ class BedrockDocumentWithoutText(_BedrockRule):
                 added=text,
                 anchor=m,
             )
+
+
+class BedrockBlankTextBesideSignedThinking(_BedrockRule):
+    """A blank text part in the latest assistant message holding Bedrock-signed thinking.
+
+    ``empty-text`` removes blank text everywhere but in that message, which the signed-thinking
+    guard protects. On Bedrock the two rules conflict, and acceptance decides: Converse rejects
+    a blank text block in any message, the protected one included (the rejection below names
+    ``messages.3.content.2`` of such a message), so keeping it is a certain rejection. Removing
+    it leaves every signed block byte-identical and in its order: Converse carries the signature
+    inside the ``reasoningContent`` block (``reasoningText.signature``), not on text blocks, and
+    the only recorded modification error names ``thinking`` blocks ("`thinking` or
+    `redacted_thinking` blocks in the latest assistant message cannot be modified"). Whether
+    Bedrock also checks the positions of the other blocks is unverified; no source shows a
+    rejection after a text block was removed. Anthropic keeps the guard: its pack has no
+    instance of this rule.
+    """
+
+    id = "bedrock-blank-text-beside-signed-thinking"
+    triggers = frozenset({"reasoning"})
+    summary = "latest message with signed thinking holds an empty or whitespace-only text part"
+    scope = Scope.REQUEST
+    choices = ("drop",)
+    choice_docs = {
+        "drop": "Remove the text part from this request. Only whitespace is lost; the part is "
+        "kept in the repair record. The signed reasoning parts are not touched.",
+    }
+    rejections = (
+        Rejection(
+            "bedrock",
+            "The text field in the ContentBlock object at messages.3.content.2 is blank. Add text "
+            "to the text field, and try again.",
+            "aws-samples/bedrock-engineer#8 (messages.15.content.0); issue 14 (messages.3, "
+            "beside signed thinking)",
+            pattern=err.BEDROCK_BLANK_TEXT,
+        ),
+    )
+    example = Example(
+        before=[
+            ex.user("hi"),
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "reasoning",
+                        "text": "Greet.",
+                        "providerOptions": {"bedrock": {"signature": "sig"}},
+                    },
+                    {"type": "text", "text": "Hello."},
+                    {"type": "text", "text": " "},
+                ],
+            },
+            ex.user("bye"),
+        ],
+        after=[
+            ex.user("hi"),
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "reasoning",
+                        "text": "Greet.",
+                        "providerOptions": {"bedrock": {"signature": "sig"}},
+                    },
+                    {"type": "text", "text": "Hello."},
+                ],
+            },
+            ex.user("bye"),
+        ],
+        provider=BEDROCK,
+    )
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        # Only the protected message: everywhere else ``empty-text`` removes blank text.
+        for m in latest_signed(ctx, self.signing):
+            content = ctx.messages[m].content
+            if isinstance(content, str):
+                continue
+            for p, part in enumerate(content):
+                if not isinstance(part, TextPart) or (part.text and not part.text.isspace()):
+                    continue
+                yield Finding(
+                    Action.REMOVE,
+                    m,
+                    p,
+                    "text part is "
+                    + ("empty" if not part.text else "whitespace only")
+                    + " in the latest message with signed thinking; removed (Bedrock rejects a "
+                    "blank text block there too; the signed blocks are unchanged)",
+                    edits=(DropPart(m, p),),
+                    removed=part,
+                )

@@ -46,7 +46,7 @@ from heal.rules._base import (
     SetPart,
 )
 from heal.rules._options import HEAL_NAMESPACE, foreign_namespaces, namespaces, with_options
-from heal.rules.roles import blank, merge_run
+from heal.rules.roles import LEAD_CHOICE_DOCS, blank, lead_with_user, merge_run
 
 __all__ = [
     "GOOGLE_NAMESPACES",
@@ -471,9 +471,12 @@ class GoogleFunctionCallTurn(_GoogleRule):
 
     Gemini accepts a model turn with function calls only right after a user turn or after
     function responses. Two shapes break it: a model turn split in two (text, then the calls in
-    the next assistant message), and a history that starts with a function call (after
-    truncation). The first is merged into one turn; the second needs a user turn that heal
-    does not invent, so it is reported.
+    the next assistant message), and a history that starts with a function call (context
+    trimming cut its head off mid tool loop; a leading result whose call was cut is
+    ``orphan-tool-result``'s). The first is merged into one turn. The second gets a placeholder
+    user turn in front by default: dropping the head instead loses the calls and results the
+    model is working from, and leaves nothing to send when no user message is left, the usual
+    state of a trimmed agent loop; the placeholder is marked, and exists in this request only.
     """
 
     id = "google-function-call-turn"
@@ -481,11 +484,15 @@ class GoogleFunctionCallTurn(_GoogleRule):
     summary = (
         "assistant message with tool calls follows an assistant message, or starts the history"
     )
-    choices = ("merge", "report")
+    choices = ("merge", "merge-drop-head", "report")
     choice_docs = {
         "merge": "Merge the assistant messages right before it into one turn with it (parts "
-        "kept, in order); report a function-call turn that starts the history (add a user "
-        "message, or drop the turn). Loses nothing but message boundaries.",
+        "kept, in order); before a function-call turn that starts the history, "
+        + LEAD_CHOICE_DOCS["placeholder-user"][0].lower()
+        + LEAD_CHOICE_DOCS["placeholder-user"][1:],
+        "merge-drop-head": "Merge as merge does; when a function-call turn starts the history: "
+        + LEAD_CHOICE_DOCS["drop"][0].lower()
+        + LEAD_CHOICE_DOCS["drop"][1:],
         "report": "Report every such turn; change nothing.",
     }
     rejections = (
@@ -538,7 +545,13 @@ class GoogleFunctionCallTurn(_GoogleRule):
                 before -= 1
             if any(blank(ctx.messages[k]) for k in range(start, m)):
                 continue  # empty-message removes it first
-            if choice == "merge" and start < m:
+            head = before < 0
+            why = "the history starts with a function-call turn, and Gemini wants a user turn first"
+            if head and choice == "merge-drop-head":
+                # The dropped head takes any split text turn with it: nothing left to merge.
+                yield from lead_with_user(ctx, start, "drop", why)
+                continue
+            if choice != "report" and start < m:
                 yield from merge_run(ctx, range(start, m + 1), "Gemini wants one model turn")
             elif start < m:
                 yield Finding(
@@ -549,14 +562,16 @@ class GoogleFunctionCallTurn(_GoogleRule):
                     "the two assistant messages)",
                 )
                 continue
-            if before < 0:
+            if head and choice == "merge":
+                yield from lead_with_user(ctx, start, "placeholder-user", why)
+            elif head:
                 yield Finding(
                     Action.REPORT,
                     start,
                     None,
                     "the history starts with a function-call turn, and Gemini wants a user "
-                    "turn before it; heal invents no user turn: add a user message before it, "
-                    "or drop the turn and its results",
+                    "turn before it: add a user message before it, or choose merge or "
+                    "merge-drop-head",
                 )
 
 

@@ -4,6 +4,13 @@
 assistant runs, ``google-split-tool-results`` for tool runs). :func:`runs` and
 :func:`merge_run` also serve ``google-function-call-turn`` (:mod:`heal.rules.google`), which
 merges a model turn split before its function calls.
+
+:func:`lead_with_user` is the one fix for a history whose head was cut off (it starts with an
+assistant message, often mid tool loop), shared by ``bedrock-first-message``
+(:mod:`heal.rules.bedrock`) and ``google-function-call-turn``. Each provider keeps its own rule,
+because each already had one that detects the head its own way (Bedrock: any non-user first
+message; Gemini: a function-call turn with no user turn before it, which the same rule also
+merges); only the fix, and its two choices, are shared.
 """
 
 from __future__ import annotations
@@ -12,11 +19,12 @@ from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from heal.messages import ModelMessage, TextPart
+from heal.messages import ModelMessage, TextPart, UserMessage
 from heal.repairs import Action, Scope
 from heal.rules import _errors as err
 from heal.rules import _examples as ex
 from heal.rules._base import (
+    AddMessage,
     AddPart,
     Context,
     DropMessage,
@@ -28,17 +36,79 @@ from heal.rules._base import (
     Rejection,
     SetMessage,
 )
+from heal.rules._options import SYNTHESIZED
 from heal.rules.reasoning import BEDROCK_SIGNING, Signing, signed_guard
 
 __all__ = [
     "BEDROCK_ROLE_ALTERNATION",
     "GOOGLE_SPLIT_TOOL_RESULTS",
+    "LEAD_CHOICE_DOCS",
+    "PLACEHOLDER_USER_TEXT",
     "SameRoleRun",
     "as_parts",
     "blank",
+    "lead_with_user",
     "merge_run",
     "runs",
 ]
+
+
+PLACEHOLDER_USER_TEXT = "(continued)"
+"""The text of the user turn :func:`lead_with_user` puts in front of a history under
+``placeholder-user``."""
+
+LEAD_CHOICE_DOCS = {
+    "placeholder-user": f"Insert a user message {PLACEHOLDER_USER_TEXT!r} in front of the "
+    'first turn, for this request only, marked with providerOptions {"heal": {"synthesized": '
+    "true}}. Loses nothing, and works when no user message is left at all; the model sees one "
+    "turn the user never wrote.",
+    "drop": "Remove the messages before the first user message from this request (when there "
+    "is no user message at all, report instead: nothing would be left). The model no longer "
+    "sees them (the calls it made, their results, what it said); the repair records keep them.",
+}
+"""What the two fixes of a cut-off head do and may lose, for the rules that offer them."""
+
+
+def lead_with_user(ctx: Context, first: int, choice: str, why: str) -> Iterator[Finding]:
+    """Findings that give a history whose first turn (message ``first``, after the system
+    messages) is not a user turn one: a placeholder user message in front under
+    ``placeholder-user``, else the removal of everything before the first user message."""
+    roles = ctx.index.roles
+    if choice == "placeholder-user":
+        user = UserMessage(
+            content=(TextPart(text=PLACEHOLDER_USER_TEXT, provider_options=SYNTHESIZED),)
+        )
+        yield Finding(
+            Action.INSERT,
+            None,
+            None,
+            f"{why}; inserted a placeholder user message in front",
+            edits=(AddMessage(first - 1, user),),
+            added=user,
+            anchor=first - 1 if first > 0 else None,
+        )
+        return
+    user_at = next((i for i in range(first, len(roles)) if roles[i] == "user"), None)
+    if user_at is None:
+        yield Finding(
+            Action.REPORT,
+            first,
+            None,
+            f"{why}, and there is no user message to start from; choose placeholder-user, or "
+            "add a user message",
+        )
+        return
+    for i in range(first, user_at):
+        if roles[i] == "system":
+            continue
+        yield Finding(
+            Action.REMOVE,
+            i,
+            None,
+            f"{roles[i]} message before the first user message; removed from the request",
+            edits=(DropMessage(i),),
+            removed=ctx.messages[i],
+        )
 
 
 def as_parts(message: ModelMessage) -> tuple[Any, ...]:

@@ -284,9 +284,16 @@ class DuplicateToolResult(Rule):
     id = "duplicate-tool-result"
     triggers = frozenset({"results"})
     summary = "a tool call has more than one result"
+    choices = ("fix", "keep-success")
     choice_docs = {
         "fix": "Keep the copy in the tool messages right after the call (else the first copy) "
         "and remove the others. Removed copies are kept in the repair records.",
+        "keep-success": "Keep a successful copy (output not error-text, error-json or "
+        "execution-denied), the one right after the call if it is one, else the first; it "
+        "then goes where the result belongs (misplaced-tool-result moves it). When every copy "
+        "is an error, as fix. May lose an error copy the model had seen next to its call, and "
+        "with it the history of the failed attempt; removed copies are kept in the repair "
+        "records.",
     }
     rejections = (
         Rejection(
@@ -328,6 +335,10 @@ class DuplicateToolResult(Rule):
                 continue  # orphans and shared ids belong to other rules
             i = calls[0][0]
             keep = next((r for r in results if pairing.in_block(i, r[0])), results[0])
+            if choice == "keep-success" and _failed(keep[2]):
+                # A retry that succeeded after a failed attempt: the model should see the
+                # success, wherever the retry was recorded.
+                keep = next((r for r in results if not _failed(r[2])), keep)
             for m, p, result in results:
                 if (m, p) == (keep[0], keep[1]):
                     continue
@@ -340,6 +351,13 @@ class DuplicateToolResult(Rule):
                     tool_call_id=tid,
                     removed=result,
                 )
+
+
+_ERROR_OUTPUTS = frozenset({"error-text", "error-json", "execution-denied"})
+
+
+def _failed(result: ToolResultPart) -> bool:
+    return result.output.type in _ERROR_OUTPUTS
 
 
 class MisplacedToolResult(Rule):

@@ -490,3 +490,34 @@ def test_malformed_input_names_the_native_place(native: Any, path: str, words: s
         load_messages(native)
     assert info.value.path == path
     assert words in info.value.reason
+
+
+def test_heal_puts_tool_results_first_in_a_user_message() -> None:
+    # Anthropic: "Did not find 1 tool_result block(s) at the beginning of this message."
+    native = [
+        {"role": "user", "content": "go"},
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "toolu_1", "name": "a", "input": {}}],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "before"},
+                {"type": "tool_result", "tool_use_id": "toolu_1", "content": "1"},
+                {"type": "text", "text": "after"},
+            ],
+        },
+    ]
+    result = heal_anthropic(native)
+    assert result.messages[2]["content"] == [
+        {"type": "tool_result", "tool_use_id": "toolu_1", "content": "1"},
+        {"type": "text", "text": "before"},
+        {"type": "text", "text": "after"},
+    ]
+    assert [(r.rule, r.action.value, r.message_index) for r in result.repairs] == [
+        ("misplaced-tool-result", "move", 2)
+    ]
+    assert native[2]["content"][0] == {"type": "text", "text": "before"}  # input untouched
+    again = heal_anthropic(result.messages)
+    assert again.repairs == () and again.messages is result.messages

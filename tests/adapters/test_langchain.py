@@ -477,13 +477,19 @@ def test_passthrough_blocks_left_alone_by_healing_are_removed_with_a_repair(
     sdk_validate(result.messages)
     again = heal_langchain(result.messages, provider=provider)  # type: ignore[arg-type]
     assert not again.changed and again.messages is result.messages
-    kept = result.messages[0].content
+    # Bedrock puts a placeholder user turn in front of a history that starts with the model.
+    ai = [m for m in result.messages if isinstance(m, AIMessage)]
+    kept = ai[0].content if ai else []
     removed = {(r.part_index, json.dumps(r.removed)) for r in result.repairs if r.changed}
+    # A block leaves either on its own record, or inside the record of its removed message.
+    recorded = json.dumps([r.removed for r in result.repairs if r.changed])
     for k, block in enumerate(native[0].content):
-        assert block in kept or any(at == k for at, _ in removed), (k, block)
+        assert block in kept or any(at == k for at, _ in removed) or json.dumps(block) in recorded
     if _WEB_SEARCH_CALL not in kept:
         assert kept == []
-        assert (2, json.dumps(_WEB_SEARCH_CALL)) in removed
+        assert (2, json.dumps(_WEB_SEARCH_CALL)) in removed or (
+            not ai and json.dumps(_WEB_SEARCH_CALL) in recorded
+        )
 
 
 def test_passthrough_blocks_go_with_an_emptied_message_the_policy_keeps() -> None:
