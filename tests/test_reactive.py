@@ -30,7 +30,8 @@ from heal.rules import (
 )
 from heal.rules._errors import BEDROCK_BLANK_TEXT
 
-REFERENCE = Path("/work/shared/reference/provider-rules.md")
+REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "provider-rules.md"
+"""The provider-rules report, in the ``shared/`` folder beside the checkout (as CI lays it out)."""
 
 
 def _cited() -> dict[str, tuple[str, ...]]:
