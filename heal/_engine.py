@@ -28,7 +28,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from heal._construct import construct_trusted
-from heal.errors import ConfigError, ConvergenceError, HealingError
+from heal.errors import ConfigError, ConvergenceError, HealingError, ProtectedEditError
 from heal.messages import ModelMessage, Part, load_messages
 from heal.policy import KEEP, Policy
 from heal.providers import ProviderId, ProviderProfile, get_profile
@@ -331,6 +331,8 @@ def _run(
                     edits.extend(finding.edits)
             reports[k] = found
             if edits:
+                if guards and not rule.edits_protected and ctx.protected:
+                    _check_unprotected(rule, ctx.protected, edits)
                 work, origin = _apply(work, origin, edits)
                 index = HistoryIndex(work)
                 ctx = Context(work, index, provider, profile, guards)
@@ -340,6 +342,22 @@ def _run(
         if kept:
             repairs.extend(kept)
     return (messages if work is messages else work), tuple(repairs)
+
+
+def _check_unprotected(rule: Rule, protected: frozenset[int], edits: Iterable[Edit]) -> None:
+    """Raise :class:`~heal.errors.ProtectedEditError` if ``edits`` change a protected message.
+    Removing one whole is allowed (nothing of it is sent re-encoded), as is inserting beside it.
+
+    Only called when something is protected and the rule made edits, so a clean history (or one
+    without signed thinking) never pays for it. Dropping the fix instead would lose a problem
+    silently: a rule must skip protected messages itself, or declare ``edits_protected``.
+    """
+    for e in edits:
+        if not isinstance(e, (AddMessage, DropMessage)) and e.message in protected:
+            raise ProtectedEditError(
+                f"rule {rule.id!r} edits message {e.message}, which the plan protects "
+                f"({type(e).__name__}); a rule that may do so declares edits_protected"
+            )
 
 
 class _Origin:

@@ -7,6 +7,7 @@ Every exception heal raises on purpose derives from :class:`HealError`::
      ├── ConfigError       (also ValueError)  a provider, policy or rule set is wrong
      ├── HealingError                          strict=True and at least one repair was made
      └── ConvergenceError  (also RuntimeError) the rules kept changing the history: a bug in a rule
+          └── ProtectedEditError                a rule edited a protected message: a bug in a rule
 
 Catch ``HealError`` to handle all of them; catch ``ValueError`` if you only care that the caller
 passed something wrong.
@@ -20,7 +21,14 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from heal.repairs import Repair
 
-__all__ = ["ConfigError", "ConvergenceError", "HealError", "HealingError", "InputError"]
+__all__ = [
+    "ConfigError",
+    "ConvergenceError",
+    "HealError",
+    "HealingError",
+    "InputError",
+    "ProtectedEditError",
+]
 
 
 class HealError(Exception):
@@ -60,4 +68,13 @@ class ConvergenceError(HealError, RuntimeError):
 
     This is always a bug in a rule (two rules undoing each other's work); please report it with
     the history that caused it.
+    """
+
+
+class ProtectedEditError(ConvergenceError):
+    """A rule's fix edits a message the plan protects (see ``Context.protected``) without the rule
+    declaring ``edits_protected``.
+
+    This is always a bug in a rule: the engine enforces the contract rather than drop the fix
+    silently; please report it with the history that caused it.
     """

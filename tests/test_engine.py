@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import gc
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import pytest
@@ -26,6 +26,7 @@ from heal import (
     validate_messages,
 )
 from heal._engine import PAUSE_GC_FROM
+from heal.errors import ProtectedEditError
 from heal.messages import TextPart, UserMessage
 from heal.rules import BUILTIN_RULES, Context, Finding, Rule, SetMessage, SetPart
 from tests.strategies import histories, policies
@@ -463,3 +464,54 @@ def test_the_engine_agrees_with_the_plain_pass_loop_on_every_case(
     messages, repairs = _pass_loop(history, provider, policy)
     assert dump_messages(result.messages) == messages
     assert list(result.repairs) == repairs
+
+
+# --- the protected message ----------------------------------------------------------------------
+
+SIGNED_TURN: list[dict[str, Any]] = [
+    {"role": "user", "content": "plan a trip"},
+    {
+        "role": "assistant",
+        "content": [
+            {
+                "type": "reasoning",
+                "text": "The user wants a plan.",
+                "providerOptions": {"anthropic": {"signature": "EqQBCkYIBxgCKkA"}},
+            },
+            {"type": "text", "text": "Here is a plan."},
+        ],
+    },
+]
+
+
+class _Rewrite(Rule):
+    """Replaces the assistant's text: a fix that edits the latest signed message."""
+
+    id = "test-rewrite-signed"
+    summary = "rewrites assistant text"
+
+    def check(self, ctx: Context, choice: str) -> Iterable[Finding]:
+        del choice
+        for m, message in enumerate(ctx.messages):
+            if message.role == "assistant" and isinstance(message.content, tuple):
+                for p, part in enumerate(message.content):
+                    if isinstance(part, TextPart) and part.text != "rewritten":
+                        new = TextPart(text="rewritten")
+                        yield Finding(Action.REPLACE, m, p, "rewrite", edits=(SetPart(m, p, new),))
+
+
+def test_the_engine_refuses_a_rule_that_edits_the_protected_message() -> None:
+    # Anthropic binds the latest signed message: no rule may change it, and the engine says so
+    # instead of sending it (or of dropping the fix silently).
+    with pytest.raises(ProtectedEditError, match="test-rewrite-signed"):
+        heal_messages(SIGNED_TURN, provider="anthropic", rules=[_Rewrite()])
+    # Nothing is protected for a provider that signs nothing: the fix applies.
+    assert heal_messages(SIGNED_TURN, provider=None, rules=[_Rewrite()]).changed
+
+
+def test_a_rule_that_declares_edits_protected_may_edit_it() -> None:
+    rule = _Rewrite()
+    rule.edits_protected = True
+    result = heal_messages(SIGNED_TURN, provider="anthropic", rules=[rule])
+    assert [r.rule for r in result.repairs] == ["test-rewrite-signed"]
+    assert dump_messages(result.messages)[1]["content"][1] == {"type": "text", "text": "rewritten"}

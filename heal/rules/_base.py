@@ -207,7 +207,9 @@ class Context:
 
     ``protected`` holds the indices of messages that no rule may edit for this provider (for
     Anthropic, the latest assistant message holding signed thinking must go back byte-identical).
-    It is computed on first use from the ``protects`` method of the rules in the plan.
+    It is computed on first use from the ``protects`` method of the rules in the plan. The
+    engine enforces it: a fix whose edits touch a protected message raises
+    :class:`~heal.errors.ProtectedEditError`, unless its rule declares ``edits_protected``.
     """
 
     __slots__ = ("_guards", "_protected", "index", "messages", "profile", "provider")
@@ -259,6 +261,12 @@ class Rule(ABC):
       anything. The engine skips the rule when all of them are empty; ``None`` (the default)
       runs it always. A wrong hint hides problems, so the test suite checks every built-in
       rule's hint against generated histories.
+    * ``edits_protected``: True for a rule whose fixes may edit a protected message (see
+      :attr:`Context.protected`), such as removing from it a part the provider cannot take.
+      Any other rule must skip protected messages: the engine raises
+      :class:`~heal.errors.ProtectedEditError` when its edits change one (set it, or set, drop
+      or add a part of it; removing it whole or inserting a message beside it sends none of it
+      re-encoded, and is allowed).
 
     They are plain attributes, not class variables, so that a :class:`FamilyRule` instance can
     carry its own; a subclass sets them as class attributes, as above.
@@ -274,6 +282,7 @@ class Rule(ABC):
     rejections: tuple[Rejection, ...] = ()
     example: Example | None = None
     triggers: frozenset[str] | None = None
+    edits_protected: bool = False
 
     @abstractmethod
     def check(self, ctx: Context, choice: str) -> Iterable[Finding]:

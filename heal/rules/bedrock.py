@@ -223,6 +223,7 @@ class BedrockBlankTextBesideSignedThinking(_BedrockRule):
     """
 
     id = "bedrock-blank-text-beside-signed-thinking"
+    edits_protected = True  # Converse rejects the blank part in the protected message too
     triggers = frozenset({"reasoning"})
     summary = "latest message with signed thinking holds an empty or whitespace-only text part"
     scope = Scope.REQUEST

@@ -90,6 +90,7 @@ class LoneSurrogate(Rule):
     """Text holding a lone UTF-16 surrogate, which is not valid Unicode."""
 
     id = "lone-surrogate"
+    edits_protected = True  # invalid text cannot be sent, protected or not
     triggers = frozenset({"outputs", "reasoning", "strings", "texts"})
     summary = "text holds a lone UTF-16 surrogate (often a cut emoji), which is not valid Unicode"
     choice_docs = {

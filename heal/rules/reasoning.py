@@ -180,6 +180,7 @@ class UnsignedReasoning(FamilyRule[Unsigned]):
 
     triggers = frozenset({"reasoning"})
     scope = Scope.REQUEST
+    edits_protected = True  # removes what the provider cannot take, beside signed thinking
     choices = ("drop",)
     choice_docs = {
         "drop": "Remove the reasoning part from this request; never turn it into text. The "
@@ -412,6 +413,7 @@ class ForeignReasoning(FamilyRule[Foreign]):
 
     triggers = frozenset({"reasoning"})
     scope = Scope.REQUEST
+    edits_protected = True  # removes what the provider cannot take, beside signed thinking
     choices = ("drop",)
     choice_docs = {
         "drop": "Remove the reasoning part from this request (the stored history keeps it for "

@@ -217,6 +217,7 @@ class OrphanToolResult(Rule):
     """A tool result whose call appears nowhere in the history."""
 
     id = "orphan-tool-result"
+    edits_protected = True  # a result the provider rejects, protected or not
     triggers = frozenset({"results"})
     summary = "tool result answers a call that is not in the history"
     choice_docs = {
@@ -457,6 +458,7 @@ class OrphanToolApproval(Rule):
     """An approval request naming no call of its message, or a response answering no request."""
 
     id = "orphan-tool-approval"
+    edits_protected = True  # an approval the provider rejects, protected or not
     triggers = frozenset({"requests", "responses"})
     summary = (
         "tool approval request names no tool call of its assistant message, or an approval "
@@ -628,6 +630,7 @@ class OrphanToolCall(Rule):
     """A tool call with no result anywhere after it."""
 
     id = "orphan-tool-call"
+    edits_protected = True  # drop-call: a call without a result is rejected, protected or not
     triggers = frozenset({"calls"})
     summary = "tool call has no result"
     choices = ("placeholder-result", "drop-call")

@@ -57,6 +57,7 @@ class InvalidToolInput(Rule):
     """A tool call whose input is not a JSON object."""
 
     id = "invalid-tool-input"
+    edits_protected = True  # a call the provider rejects, protected or not
     triggers = frozenset({"calls"})
     summary = "tool-call input is not a JSON object (a raw string, array, scalar, null or missing)"
     choices = ("coerce-object", "empty-object")
@@ -195,6 +196,7 @@ class InvalidToolCallId(Rule):
     """A tool-call id with characters providers reject, or an empty one."""
 
     id = "invalid-tool-call-id"
+    edits_protected = True  # an id the provider rejects, protected or not
     triggers = frozenset({"calls", "requests", "results"})
     summary = "tool-call id is empty or has characters outside [a-zA-Z0-9_-]"
     choice_docs = {
@@ -311,6 +313,7 @@ class DuplicateToolCallId(Rule):
     """Two tool calls share one id, as when a turn is replayed or a provider reuses ids."""
 
     id = "duplicate-tool-call-id"
+    edits_protected = True  # an id the provider rejects, protected or not
     triggers = frozenset({"calls"})
     summary = "two tool calls in the history share one id"
     choice_docs = {
@@ -540,6 +543,7 @@ class InvalidToolName(Rule):
     """A tool name with characters providers reject, or longer than 64 characters."""
 
     id = "invalid-tool-name"
+    edits_protected = True  # a name the provider rejects, protected or not
     triggers = frozenset({"calls", "results"})
     summary = (
         "tool name is empty, longer than 64 characters, or has characters outside [a-zA-Z0-9_-]"
