@@ -47,8 +47,9 @@ _MESSAGE_KEYS: dict[str, str] = {
     "function_call": "openai-chat",
     "reasoning_content": "openai-chat",
     "refusal": "openai-chat",
-    "kind": "pydantic-ai",
 }
+# Not ``kind``: pydantic-ai's messages have no ``role``, so a message with one that also holds a
+# ``kind`` is more likely an application's own field than pydantic-ai's (see _roleless).
 
 _ROLES: dict[str, str] = {
     "model": "gemini",
@@ -226,6 +227,8 @@ def _from_messages(messages: list[Any], *, default: str) -> str:
         if evidence is not None:
             found.setdefault(evidence[0], f"messages[{i}]: {evidence[1]}")
     if not found:
+        if default != "ai-sdk" and any(_ai_sdk_only(message) for message in messages):
+            return "ai-sdk"  # an AI SDK request holds ``system`` beside its messages too
         return default
     if len(found) > 1:
         shown = "; ".join(f"{fmt} ({where})" for fmt, where in sorted(found.items()))
@@ -234,6 +237,24 @@ def _from_messages(messages: list[Any], *, default: str) -> str:
     if fmt == "ai-sdk-ui":
         raise ValueError(f"{found[fmt]}: {describe(fmt, 'parts')}")
     return fmt
+
+
+_AI_SDK_PART_TYPES = frozenset(
+    {"tool-call", "tool-result", "tool-approval-request", "tool-approval-response", "reasoning"}
+)
+
+
+def _ai_sdk_only(message: Any) -> bool:
+    """Whether a raw message has what only the AI SDK writes: a ``tool`` role, or a part type
+    such as ``tool-call`` (Anthropic's blocks are ``tool_use``, ``thinking``...)."""
+    if not isinstance(message, Mapping):
+        return False
+    if message.get("role") == "tool":
+        return True
+    content = message.get("content")
+    return isinstance(content, list) and any(
+        isinstance(part, Mapping) and part.get("type") in _AI_SDK_PART_TYPES for part in content
+    )
 
 
 def _looks_like_pydantic_ai_json(text: str | bytes | bytearray) -> bool:

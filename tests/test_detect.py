@@ -225,6 +225,21 @@ def test_detect_format_of_requests() -> None:
     )
 
 
+def test_an_ai_sdk_request_with_a_system_field_is_read_as_ai_sdk() -> None:
+    # generateText takes ``system`` beside ``messages``, as Anthropic's request does: the parts
+    # tell them apart.
+    assert detect_format({"system": "be brief", "messages": CANONICAL[1:]}) == "ai-sdk"
+    assert detect_format(json.loads(json.dumps(_native("anthropic")))) == "anthropic"
+    # A text-only Anthropic request reads the same either way, and stays Anthropic's.
+    assert detect_format({"system": "be brief", "messages": [USER]}) == "anthropic"
+
+
+def test_a_kind_field_beside_a_role_is_an_applications_own() -> None:
+    history = [{"role": "user", "content": "hi", "kind": "note"}]
+    assert load_messages(history)[0].model_extra == {"kind": "note"}
+    assert detect_format(history) == "ai-sdk"
+
+
 def test_detect_format_refuses_a_mixed_history() -> None:
     mixed = [*FOREIGN[0][1], *FOREIGN[7][1]]
     with pytest.raises(ValueError, match=r"mixes formats: anthropic .*openai-chat"):
