@@ -993,3 +993,28 @@ def test_wrong_format_rows_in_sqlite(tmp_path: Path) -> None:
     assert_openai_chat_call_kept(stored[1])
     assert stored[2] == expected(ORPHAN_AI_SDK)
     assert stored[3] == MIXED_FORMATS
+
+
+def test_a_langchain_row_is_healed_and_written_back_as_langchain_dicts() -> None:
+    from langchain_core.messages import (
+        AIMessage,
+        HumanMessage,
+        ToolMessage,
+        messages_from_dict,
+        messages_to_dict,
+    )
+
+    stored = messages_to_dict(
+        [
+            HumanMessage("hi"),
+            AIMessage("", tool_calls=[{"name": "f", "args": {}, "id": "c9"}]),
+            HumanMessage("and?"),
+        ]
+    )
+    for fmt in ("langchain", "auto"):
+        outcome = heal_row(7, json.dumps(stored), fmt=fmt)
+        assert outcome.error is None and outcome.healed is not None
+        healed = messages_from_dict(json.loads(outcome.healed))
+        assert [type(m) for m in healed] == [HumanMessage, AIMessage, ToolMessage, HumanMessage]
+        assert isinstance(healed[2], ToolMessage) and healed[2].tool_call_id == "c9"
+        assert [r["rule"] for r in outcome.repairs] == ["orphan-tool-call"]
