@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 
 from heal.repairs import Action, Scope
+from heal.rules._index import TRIGGER_LISTS
 
 if TYPE_CHECKING:
     from heal.messages import ModelMessage, Part
@@ -103,23 +104,7 @@ class AddMessage:
 Edit: TypeAlias = SetPart | DropPart | AddPart | SetMessage | DropMessage | AddMessage
 
 
-TRIGGERS = frozenset(
-    {
-        "calls",
-        "results",
-        "texts",
-        "reasoning",
-        "requests",
-        "responses",
-        "strings",
-        "empty",
-        "files",
-        "images",
-        "outputs",
-        "content_outputs",
-        "texts_after_calls",
-    }
-)
+TRIGGERS = frozenset(TRIGGER_LISTS)
 """The index lists a rule may name in :attr:`Rule.triggers`."""
 
 

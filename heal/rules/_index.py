@@ -80,7 +80,7 @@ _BASES = (
 )
 """The part classes, in the order that decides how a subclass of two of them is listed."""
 
-_TRIGGER_LISTS = (
+TRIGGER_LISTS = (
     "calls",
     "results",
     "texts",
@@ -95,8 +95,8 @@ _TRIGGER_LISTS = (
     "content_outputs",
     "texts_after_calls",
 )
-"""The lists a rule may name in its triggers (``heal.rules._base.TRIGGERS``), in the order
-:meth:`HistoryIndex._list_present` reads them."""
+"""The lists a rule may name in its triggers (``heal.rules._base.TRIGGERS`` is made from this),
+in the order :meth:`HistoryIndex._list_present` reads them."""
 
 
 @dataclass(slots=True)
@@ -361,17 +361,11 @@ class HistoryIndex:
         files: list[FileRef] = []
         images: list[ImageRef] = []
         subclassed: list[_PartRef] = []
+        # isinstance alone: these parts are few, and the scan's classes come first so that a
+        # subclass of two of them is listed as before.
         for ref in remaining:
             m, p, part = ref
-            if type(part) is FilePart:
-                files.append((m, p, part))
-            elif type(part) is ImagePart:
-                images.append((m, p, part))
-            elif type(part) is ToolApprovalRequest:
-                requests.append((m, p, part))
-            elif type(part) is ToolApprovalResponse:
-                responses.append((m, p, part))
-            elif isinstance(part, (TextPart, ToolCallPart, ToolResultPart, ReasoningPart)):
+            if isinstance(part, (TextPart, ToolCallPart, ToolResultPart, ReasoningPart)):
                 subclassed.append(ref)
             elif isinstance(part, ToolApprovalRequest):
                 requests.append((m, p, part))
@@ -449,7 +443,7 @@ class HistoryIndex:
         # compress tests the lists in C: a Python loop here cost about 2% of the index.
         return frozenset(
             compress(
-                _TRIGGER_LISTS,
+                TRIGGER_LISTS,
                 (
                     self.calls,
                     self.results,
