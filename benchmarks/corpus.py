@@ -1,17 +1,32 @@
 """A deterministic benchmark corpus of AI SDK histories (seeded, so every run sees the same data).
 
-Shape: a system message, then turns of user text -> assistant (text + one or two tool calls)
--> tool results -> assistant text, cut to the requested length. A fraction of conversations get
-one realistic defect each: an orphan call, an orphan result, a duplicate result, a misplaced
-result, a string tool input, an invalid tool name or id, or an empty message.
+Two shapes (``corpus(shape=...)``), each a system message and then turns cut to the requested
+length:
+
+* ``"tools"`` (the default, the corpus every benchmark has used): user text -> assistant (text
+  + one or two tool calls) -> tool results -> assistant text;
+* ``"reasoning"``: the same turns from a thinking model, as Anthropic, OpenAI Responses or
+  Gemini stored them: every assistant message starts with reasoning carrying that provider's
+  signature (``signature``; ``itemId`` and encrypted content; ``thoughtSignature``, on the first
+  call too), OpenAI's text and calls carry their item ids, and half the tool-call ids are in the
+  style of Kimi's OpenAI-compatible server (``functions.search:3``), which every provider needs
+  renamed. Healing it for one provider meets foreign reasoning, signatures to keep and ids to
+  rename.
+
+A fraction of conversations get one realistic defect each: an orphan call, an orphan result, a
+duplicate result, a misplaced result, a string tool input, an invalid tool name or id, or an
+empty message.
 """
 
 from __future__ import annotations
 
+import base64
 import random
-from typing import Any
+from typing import Any, Literal
 
 Message = dict[str, Any]
+Shape = Literal["tools", "reasoning"]
+SHAPES: tuple[Shape, ...] = ("tools", "reasoning")
 
 DEFECTS = (
     "orphan-call",
@@ -70,6 +85,111 @@ def conversation(rng: random.Random, length: int, tag: str) -> list[Message]:
     return msgs
 
 
+ORIGINS = ("anthropic", "openai", "google")
+"""The providers a ``reasoning`` conversation may come from."""
+
+_TOOLS = ("search", "weather", "calculator", "read_file")
+
+
+def _token(rng: random.Random, size: int) -> str:
+    """``size`` random bytes as standard base64 (what signatures and encrypted content look like)."""
+    return base64.b64encode(rng.randbytes(size)).decode("ascii")
+
+
+def _reasoning(rng: random.Random, origin: str, text: str) -> dict[str, Any]:
+    if origin == "anthropic":
+        options: dict[str, Any] = {"anthropic": {"signature": _token(rng, 96)}}
+    elif origin == "openai":
+        options = {
+            "openai": {
+                "itemId": f"rs_{rng.getrandbits(96):024x}",
+                "reasoningEncryptedContent": "gAAAAA" + _token(rng, 120),
+            }
+        }
+    else:
+        options = {"google": {"thoughtSignature": _token(rng, 64)}}
+    return {"type": "reasoning", "text": text, "providerOptions": options}
+
+
+def _item(rng: random.Random, origin: str, prefix: str) -> dict[str, Any]:
+    """Provider options of a text or call part: OpenAI's item id, nothing for the others."""
+    if origin != "openai":
+        return {}
+    return {"providerOptions": {"openai": {"itemId": f"{prefix}_{rng.getrandbits(96):024x}"}}}
+
+
+def reasoning_conversation(rng: random.Random, length: int, tag: str) -> list[Message]:
+    """One ``reasoning``-shaped conversation of exactly ``length`` messages (see the module
+    docstring): a thinking model from one of :data:`ORIGINS`, with foreign-style tool-call ids."""
+    origin = rng.choice(ORIGINS)
+    msgs: list[Message] = [{"role": "system", "content": "You are a helpful assistant."}]
+    turn = calls_made = 0
+    while len(msgs) < length:
+        turn += 1
+        msgs.append(
+            {"role": "user", "content": [{"type": "text", "text": f"question {turn} " * 4}]}
+        )
+        calls = []
+        for k in range(1 + (rng.random() < 0.3)):
+            name = rng.choice(_TOOLS)
+            if rng.random() < 0.5:
+                call_id = f"functions.{name}:{calls_made}"
+            elif origin == "anthropic":
+                call_id = f"toolu_01{rng.getrandbits(96):024x}"
+            else:
+                call_id = f"call_{tag}_{turn}_{k}"
+            calls_made += 1
+            call: dict[str, Any] = {
+                "type": "tool-call",
+                "toolCallId": call_id,
+                "toolName": name,
+                "input": {"query": f"q{turn}", "limit": k + 1},
+                **_item(rng, origin, "fc"),
+            }
+            if origin == "google" and k == 0:
+                call["providerOptions"] = {"google": {"thoughtSignature": _token(rng, 64)}}
+            calls.append(call)
+        msgs.append(
+            {
+                "role": "assistant",
+                "content": [
+                    _reasoning(rng, origin, f"The user asks question {turn}; a tool can answer."),
+                    {"type": "text", "text": "Let me check.", **_item(rng, origin, "msg")},
+                    *calls,
+                ],
+            }
+        )
+        msgs.append(
+            {
+                "role": "tool",
+                "content": [
+                    {
+                        "type": "tool-result",
+                        "toolCallId": c["toolCallId"],
+                        "toolName": c["toolName"],
+                        "output": {"type": "text", "value": f"result {turn}"},
+                    }
+                    for c in calls
+                ],
+            }
+        )
+        msgs.append(
+            {
+                "role": "assistant",
+                "content": [
+                    _reasoning(rng, origin, f"The tool answered question {turn}."),
+                    {"type": "text", "text": f"Answer {turn}.", **_item(rng, origin, "msg")},
+                ],
+            }
+        )
+    del msgs[length:]
+    if msgs[-1]["role"] == "assistant" and any(
+        p.get("type") == "tool-call" for p in msgs[-1]["content"] if isinstance(p, dict)
+    ):
+        msgs[-1] = {"role": "assistant", "content": "Done."}
+    return msgs
+
+
 def break_conversation(rng: random.Random, msgs: list[Message], defect: str) -> None:
     """Introduce one defect in place (the corpus is built fresh, so this mutates only it)."""
     tool_idx = [i for i, m in enumerate(msgs) if m["role"] == "tool"]
@@ -113,13 +233,22 @@ def break_conversation(rng: random.Random, msgs: list[Message], defect: str) -> 
 
 
 def corpus(
-    conversations: int = 1000, length: int = 50, broken: float = 0.1, seed: int = 7
+    conversations: int = 1000,
+    length: int = 50,
+    broken: float = 0.1,
+    seed: int = 7,
+    shape: Shape = "tools",
 ) -> list[list[Message]]:
-    """``conversations`` histories of ``length`` messages; a ``broken`` fraction has a defect."""
+    """``conversations`` histories of ``length`` messages in ``shape`` (see the module
+    docstring); a ``broken`` fraction has a defect. The default shape's output never changes
+    (``benchmarks.identity`` and every recorded figure rely on it)."""
+    if shape not in SHAPES:
+        raise ValueError(f"shape must be one of {', '.join(SHAPES)}, got {shape!r}")
+    build = conversation if shape == "tools" else reasoning_conversation
     rng = random.Random(seed)
     out = []
     for n in range(conversations):
-        msgs = conversation(rng, length, str(n))
+        msgs = build(rng, length, str(n))
         if rng.random() < broken:
             break_conversation(rng, msgs, rng.choice(DEFECTS))
         out.append(msgs)

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from heal._engine import HealResult, ValidationResult, heal_messages, validate_messages
+    from heal._json import JsonHealResult, heal_json
+    from heal.budget import FitResult, fit
     from heal.errors import ConfigError, ConvergenceError, HealError, HealingError, InputError
     from heal.messages import ModelMessage, dump_messages, load_messages
     from heal.policy import Policy
@@ -29,25 +31,31 @@ if TYPE_CHECKING:
     from heal.reactive import heal_after_error
     from heal.repairs import Action, Repair, Scope
     from heal.rules import Rule, register_rule
+    from heal.targets import Target
 
 __all__ = [
     "PROVIDERS",
     "Action",
     "ConfigError",
     "ConvergenceError",
+    "FitResult",
     "HealError",
     "HealResult",
     "HealingError",
     "InputError",
+    "JsonHealResult",
     "ModelMessage",
     "Policy",
     "ProviderId",
     "Repair",
     "Rule",
     "Scope",
+    "Target",
     "ValidationResult",
     "dump_messages",
+    "fit",
     "heal_after_error",
+    "heal_json",
     "heal_messages",
     "infer_provider",
     "load_messages",
@@ -62,11 +70,15 @@ _HOMES = {
     "ValidationResult": "heal._engine",
     "heal_messages": "heal._engine",
     "validate_messages": "heal._engine",
+    "JsonHealResult": "heal._json",
+    "heal_json": "heal._json",
     "ConfigError": "heal.errors",
     "ConvergenceError": "heal.errors",
     "HealError": "heal.errors",
     "HealingError": "heal.errors",
     "InputError": "heal.errors",
+    "FitResult": "heal.budget",
+    "fit": "heal.budget",
     "ModelMessage": "heal.messages",
     "dump_messages": "heal.messages",
     "load_messages": "heal.messages",
@@ -80,6 +92,7 @@ _HOMES = {
     "Scope": "heal.repairs",
     "Rule": "heal.rules",
     "register_rule": "heal.rules",
+    "Target": "heal.targets",
 }
 
 

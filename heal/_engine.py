@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from heal import targets
 from heal._construct import construct_trusted
 from heal.errors import ConfigError, ConvergenceError, HealingError, ProtectedEditError
 from heal.messages import ModelMessage, Part, load_messages
@@ -46,6 +47,7 @@ from heal.rules._base import (
     SetPart,
 )
 from heal.rules._index import HistoryIndex
+from heal.targets import Target
 
 __all__ = ["MAX_PASSES", "HealResult", "ValidationResult", "heal_messages", "validate_messages"]
 
@@ -99,6 +101,10 @@ def heal_messages(
     messages: Any,
     *,
     provider: ProviderId | None = None,
+    model: str | None = None,
+    thinking: bool | None = None,
+    tools: Iterable[Any] | None = None,
+    target: Target | None = None,
     policy: Policy | Mapping[str, str] | None = None,
     rules: Sequence[Rule] | None = None,
     on_repair: Callable[[Repair], object] | None = None,
@@ -110,7 +116,16 @@ def heal_messages(
     Args:
         messages: message models, AI SDK message dicts, or JSON text or bytes.
         provider: the provider the history goes to next (``"anthropic"``, ...); ``None`` runs
-            the shared rules only.
+            the shared rules only, unless ``model`` names one.
+        model: the model id the request calls (``"claude-sonnet-4-5"``, ``"mistral-large-latest"``,
+            ``"anthropic/claude-sonnet-4.5"``, a Bedrock id, ...): rules that depend on what
+            the model accepts follow its facts (:mod:`heal.targets`). Without ``provider``, the
+            provider is inferred from it. ``None``: heal does not know the model, and such
+            rules keep their conservative default.
+        thinking: whether the request enables thinking / reasoning (None: not known).
+        tools: the tools the request offers, as names or definitions (None: not known).
+        target: all of the above as one :class:`~heal.targets.Target`, instead of the
+            keywords.
         policy: per-rule choices, as a :class:`~heal.policy.Policy` or a ``{rule id: choice}``
             dict.
         rules: extra rules to run after the built-in ones, for this call only.
@@ -120,9 +135,10 @@ def heal_messages(
         scope: ``"request"`` (default) runs every rule, to send the result now; ``"history"``
             runs only rules whose changes belong in stored history, for writing it back.
     """
+    goal = _target(provider, model, thinking, tools, target)
     loaded = load_messages(messages)
-    plan = _plan_for(provider, policy, rules, scope)
-    healed, repairs = _run_collector_paused(loaded, plan, provider)
+    plan = _plan_for(goal, policy, rules, scope)
+    healed, repairs = _run_collector_paused(loaded, plan, goal)
     if on_repair is not None:
         _notify(on_repair, repairs)
     if strict and any(r.action is not Action.KEEP for r in repairs):
@@ -134,6 +150,10 @@ def validate_messages(
     messages: Any,
     *,
     provider: ProviderId | None = None,
+    model: str | None = None,
+    thinking: bool | None = None,
+    tools: Iterable[Any] | None = None,
+    target: Target | None = None,
     policy: Policy | Mapping[str, str] | None = None,
     rules: Sequence[Rule] | None = None,
     scope: HealScope = "request",
@@ -143,13 +163,54 @@ def validate_messages(
     The issues are exactly the repairs ``heal_messages`` would make (and the problems it would
     keep or report), located in ``messages``: a problem two rules could fix is listed once, and
     a change that only an earlier fix makes necessary (a message it leaves empty) is listed
-    too. ``valid`` is true when healing would change nothing.
+    too. ``valid`` is true when healing would change nothing. The target keywords are those of
+    :func:`heal_messages`.
     """
+    goal = _target(provider, model, thinking, tools, target)
     loaded = load_messages(messages)
-    plan = _plan_for(provider, policy, rules, scope)
-    _, issues = _run_collector_paused(loaded, plan, provider)
+    plan = _plan_for(goal, policy, rules, scope)
+    _, issues = _run_collector_paused(loaded, plan, goal)
     valid = all(issue.action is Action.KEEP for issue in issues)
     return ValidationResult(valid, issues)
+
+
+_TARGETS: dict[tuple[Any, ...], Target] = {}
+"""Targets of the common calls (a provider, maybe a model and thinking, no tools), by their
+keywords: built once, not on every call."""
+
+
+def _target(provider: Any, model: Any, thinking: Any, tools: Any, target: Target | None) -> Target:
+    if target is not None:
+        if provider is not None or model is not None or thinking is not None or tools is not None:
+            raise ConfigError(
+                "give either target= or provider/model/thinking/tools keywords, not both"
+            )
+        if not isinstance(target, Target):
+            raise ConfigError(f"target must be a heal.Target, got {target!r}")
+        return target
+    if tools is not None:
+        return Target.of(provider, model, thinking=thinking, tools=tools)
+    key = (provider, model, thinking)
+    try:
+        found = _TARGETS.get(key)
+    except TypeError:  # an unhashable provider or model: Target.of says what is wrong
+        found = None
+    if found is None:
+        found = Target.of(provider, model, thinking=thinking)
+        if len(_TARGETS) > 256:
+            _TARGETS.clear()
+        _TARGETS[key] = found
+    return found
+
+
+def _forget_targets() -> None:
+    """The model families changed: targets and plans built from their facts are stale."""
+    _TARGETS.clear()
+    _DEFAULT_PLANS.clear()
+    _cached_plan.cache_clear()
+
+
+targets._LISTENERS.append(_forget_targets)
 
 
 def _notify(on_repair: Callable[[Repair], object], repairs: Iterable[Repair]) -> None:
@@ -175,38 +236,49 @@ class _Plan:
     profile: ProviderProfile
 
 
-_DEFAULT_PLANS: dict[tuple[str | None, str, int], _Plan] = {}
+_DEFAULT_PLANS: dict[tuple[Target, str, int], _Plan] = {}
 """Plans for the common call (no policy, no extra rules), looked up without hashing a Policy."""
 
 
+def _plan_key(target: Target) -> Target:
+    """What a plan depends on: the target, less the tool names (a plan only asks whether the
+    tools are known; rules read the names from the context)."""
+    if target.tools is None or not target.tools:
+        return target
+    return Target(
+        target.provider, target.model, target.thinking, frozenset(), target.prefix_mismatch_behavior
+    )
+
+
 def _plan_for(
-    provider: str | None,
+    target: Target,
     policy: Policy | Mapping[str, str] | None,
     rules: Sequence[Rule] | None,
     scope: str,
 ) -> _Plan:
     version = default_registry.version
+    key = _plan_key(target)
     if policy is None and not rules:
-        plan = _DEFAULT_PLANS.get((provider, scope, version))
+        plan = _DEFAULT_PLANS.get((key, scope, version))
         if plan is not None:
             return plan
     if scope not in ("request", "history"):
         raise ConfigError(f"scope must be 'request' or 'history', got {scope!r}")
-    get_profile(provider)  # raises ConfigError for an unknown provider
+    get_profile(target.provider)  # raises ConfigError for an unknown provider
     extra = tuple(rules or ())
     for rule in extra:
         _check_rule(rule)
-    plan = _cached_plan(provider, Policy.coerce(policy), extra, scope, version)
+    plan = _cached_plan(key, Policy.coerce(policy), extra, scope, version)
     if policy is None and not rules:
         if len(_DEFAULT_PLANS) > 64:  # registry versions come and go; keep the cache small
             _DEFAULT_PLANS.clear()
-        _DEFAULT_PLANS[(provider, scope, version)] = plan
+        _DEFAULT_PLANS[(key, scope, version)] = plan
     return plan
 
 
 @lru_cache(maxsize=512)
 def _cached_plan(
-    provider: str | None, policy: Policy, extra: tuple[Rule, ...], scope: str, _version: int
+    target: Target, policy: Policy, extra: tuple[Rule, ...], scope: str, _version: int
 ) -> _Plan:
     known: dict[str, Rule] = {}
     for rule in (*default_registry, *extra):
@@ -226,20 +298,23 @@ def _cached_plan(
             )
     steps: list[_Step] = []
     for rule in known.values():
-        if not rule.applies_to(provider):
+        if not rule.applies(target):
             continue
         if scope == "history" and rule.scope is Scope.REQUEST:
             continue
         # Naming a choice for a rule that is off by default turns it on: asking for a fix and
-        # silently getting nothing would be a trap.
-        enabled = rule.id in policy.enabled or rule.id in policy.choices or rule.default_enabled
+        # silently getting nothing would be a trap. The target may turn a rule on or off by
+        # what the model accepts (Rule.enabled_for); the policy has the last word.
+        by_target = rule.enabled_for(target)
+        default = rule.default_enabled if by_target is None else by_target
+        enabled = rule.id in policy.enabled or rule.id in policy.choices or default
         if rule.id in policy.disabled or not enabled:
             continue
         choice = policy.choices.get(rule.id, rule.choices[0])
         keep = choice == KEEP
         steps.append((rule, rule.choices[0] if keep else choice, keep, rule.triggers))
     guards = tuple(rule for rule, *_ in steps if type(rule).protects is not Rule.protects)
-    return _Plan(tuple(steps), guards, get_profile(provider))
+    return _Plan(tuple(steps), guards, get_profile(target.provider))
 
 
 # --- running ---------------------------------------------------------------------------------
@@ -261,21 +336,33 @@ it disabled.
 
 
 def _run_collector_paused(
-    messages: list[ModelMessage], plan: _Plan, provider: Any
+    messages: list[ModelMessage], plan: _Plan, target: Target
 ) -> tuple[list[ModelMessage], tuple[Repair, ...]]:
     if len(messages) < PAUSE_GC_FROM or not gc.isenabled():
-        return _run(messages, plan, provider)
+        return _run(messages, plan, target)
     gc.disable()
     try:
-        return _run(messages, plan, provider)
+        return _run(messages, plan, target)
     finally:
         gc.enable()
+
+
+def _context(
+    work: list[ModelMessage],
+    index: HistoryIndex,
+    plan: _Plan,
+    target: Target,
+    messages: list[ModelMessage],
+) -> Context:
+    return Context(
+        work, index, target.provider, plan.profile, plan.guards, target=target, original=messages
+    )
 
 
 def _run(
     messages: list[ModelMessage],
     plan: _Plan,
-    provider: Any,
+    target: Target,
 ) -> tuple[list[ModelMessage], tuple[Repair, ...]]:
     """Run the plan's rules in order, over and over, until every rule has checked the current
     history without changing it.
@@ -294,9 +381,9 @@ def _run(
     # The reports (kept or unfixable findings) of each rule's latest check; once every rule has
     # checked the final history, these are its reports, in rule order.
     reports: list[list[Repair] | None] = [None] * n_steps
-    profile, guards = plan.profile, plan.guards
+    guards = plan.guards
     index = HistoryIndex(work)
-    ctx = Context(work, index, provider, profile, guards)
+    ctx = _context(work, index, plan, target, messages)
     unchanged_for = 0  # how many rules in a row have checked the current history
     budget = MAX_PASSES * n_steps
     k = 0
@@ -335,7 +422,7 @@ def _run(
                     _check_unprotected(rule, ctx.protected, edits)
                 work, origin = _apply(work, origin, edits)
                 index = HistoryIndex(work)
-                ctx = Context(work, index, provider, profile, guards)
+                ctx = _context(work, index, plan, target, messages)
                 unchanged_for = 0
         k = k + 1 if k + 1 < n_steps else 0
     for kept in reports:

@@ -54,6 +54,7 @@ from heal.policy import KEEP, Policy
 from heal.providers import PROVIDERS
 from heal.repairs import Action, Repair
 from heal.rules import default_registry
+from heal.targets import Target, target_keywords
 
 __all__ = ["main"]
 
@@ -184,6 +185,8 @@ def check_paths(
     paths: Sequence[str],
     *,
     provider: str | None,
+    model: str | None = None,
+    thinking: bool | None = None,
     fmt: str,
     key: str | None,
     policy: Policy | None = None,
@@ -193,9 +196,12 @@ def check_paths(
 ) -> list[Checked]:
     """Validate every history in ``paths`` (``-``: ``stdin``, named ``stdin_filename``); errors
     are reported per history (per line of a JSON Lines file), never raised. ``warn`` gets
-    a folder that holds no JSON file. Raises ConfigError for an unusable ``fmt``."""
+    a folder that holds no JSON file. ``model`` and ``thinking`` describe the target request
+    (:class:`heal.targets.Target`; the provider is inferred from the model when not given).
+    Raises ConfigError for an unusable ``fmt`` or target."""
     if fmt != AUTO:
         healer(fmt)  # an unknown format, or one missing its dependency, fails before any input
+    target = Target.of(provider, model, thinking=thinking)  # checks them, infers the provider
     out: list[Checked] = []
     for shown, read in _sources(paths, stdin=stdin, stdin_filename=stdin_filename, warn=warn):
         try:
@@ -205,7 +211,7 @@ def check_paths(
             continue
         for line, text in records:
             out.append(
-                _check_one(shown, line, text, provider=provider, fmt=fmt, key=key, policy=policy)
+                _check_one(shown, line, text, target=target, fmt=fmt, key=key, policy=policy)
             )
     return out
 
@@ -215,7 +221,7 @@ def _check_one(
     line: int | None,
     text: str,
     *,
-    provider: str | None,
+    target: Target,
     fmt: str,
     key: str | None,
     policy: Policy | None,
@@ -230,7 +236,7 @@ def _check_one(
         heal = healer(fmt)
         # The issues are the repairs healing would make (what validate_messages reports), at
         # their native locations as the format's heal_<format> gives them.
-        result = heal(history, provider=provider, policy=policy)
+        result = heal(history, provider=target.provider, policy=policy, **target_keywords(target))
     except HealError as exc:
         return Checked(shown, line, error=_one_line(str(exc)), valid=False)
     except Exception as exc:  # a bug for one history must not stop the others
@@ -298,7 +304,8 @@ def _would(repair: Repair) -> str:
     placeholder result"): that last clause is put in the conditional. A reason that does not
     end so is kept whole and followed by the action ("; would remove"), so no finding reads as
     a change made. A kept finding (choice ``keep``) says it is left as is instead; a report (no
-    fix) says what to do and is shown unchanged.
+    fix) says what to do and is shown unchanged. A finding a rule keeps on its own (its reason
+    ends "; kept") says it is left as is, without naming a choice.
     """
     reason = repair.reason
     if repair.action is not Action.REPORT:
@@ -311,7 +318,12 @@ def _would(repair: Repair) -> str:
         else:
             problem, would = reason, f"would {_VERB.get(repair.action, 'change')}"
         if repair.action is Action.KEEP:
-            would = "left as is (choice keep)"
+            # A rule that keeps a problem on its own says so ("...; kept"): heal's note, not the
+            # policy's choice.
+            if sep and verb == "kept":
+                problem, would = reason.rpartition("; ")[0], "left as is"
+            else:
+                would = "left as is (choice keep)"
         reason = f"{problem}; {would}"
     # describe() gives the location and rule; only its reason is reworded.
     return repair.model_copy(update={"reason": reason}).describe()
@@ -461,6 +473,8 @@ def _cmd_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         results = check_paths(
             paths,
             provider=args.provider,
+            model=args.model,
+            thinking=args.thinking,
             fmt=args.format,
             key=args.key,
             policy=policy,
@@ -502,6 +516,7 @@ def _cmd_migrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> in
             column=args.column,
             id_column=args.id_column,
             provider_column=args.provider_column,
+            model_column=args.model_column,
             where=args.where,
             dest=args.dest,
             dry_run=args.dry_run,
@@ -512,6 +527,8 @@ def _cmd_migrate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> in
             summary = migrate(
                 store,
                 provider=args.provider,
+                model=args.model,
+                thinking=args.thinking,
                 key=args.key,
                 fmt=args.format,
                 all_rules=args.all_rules,
@@ -563,6 +580,29 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescrip
         return super()._get_help_string(action)
 
 
+def _on_off(text: str) -> bool:
+    if text in ("on", "off"):
+        return text == "on"
+    raise argparse.ArgumentTypeError(f"expected on or off, got {text!r}")
+
+
+def _target_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--model",
+        default=None,
+        help="the model the histories are sent to (claude-sonnet-4-5, mistral-large-latest, "
+        "anthropic/claude-sonnet-4.5, a Bedrock id, ...): rules follow what it accepts, and "
+        "it names the provider when --provider is not given (default: not known)",
+    )
+    parser.add_argument(
+        "--thinking",
+        type=_on_off,
+        default=None,
+        metavar="{on,off}",
+        help="whether the request enables thinking / reasoning (default: not known)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="heal-messages",
@@ -590,8 +630,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--provider",
         choices=PROVIDERS,
         default=None,
-        help="target provider (default: none, which runs only the rules every provider shares)",
+        help="target provider (default: none, which runs only the rules every provider "
+        "shares, unless --model names one)",
     )
+    _target_arguments(check)
     check.add_argument(
         "--format",
         choices=FORMAT_CHOICES,
@@ -647,9 +689,14 @@ def build_parser() -> argparse.ArgumentParser:
     mig.add_argument("--column", help="column holding each history as JSON (databases)")
     mig.add_argument("--id-column", default="id", help="primary key column")
     mig.add_argument("--provider-column", help="column naming each row's provider")
+    mig.add_argument(
+        "--model-column",
+        help="column naming each row's model (see --model; a row with none uses --model)",
+    )
     mig.add_argument("--where", help="SQL condition selecting the rows to heal")
     mig.add_argument("--key", help="field holding the history inside each JSON object")
     mig.add_argument("--provider", choices=PROVIDERS, default=None, help="target provider")
+    _target_arguments(mig)
     mig.add_argument(
         "--format",
         choices=FORMAT_CHOICES,

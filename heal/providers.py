@@ -786,6 +786,8 @@ def _from_litellm(head: str, rest: str) -> ProviderId | None:
     found = LITELLM_PREFIXES.get(head)
     if found is not None:
         return found
+    if head == "models" and rest.startswith("gemini-"):  # Gemini API resource names
+        return "google"
     if head == "google":  # AI Gateway style, `google/gemini-2.5-pro`
         return _from_gateway_model(f"{head}/{rest}")
     if head == "bedrock":
@@ -827,7 +829,33 @@ def _from_litellm_bedrock(rest: str) -> ProviderId | None:
     return "bedrock"
 
 
+BEDROCK_MODEL_ID = re.compile(
+    r"(?:(?P<region>us|eu|apac|global|us-gov|jp|au|ca)\.)?"
+    r"(?:anthropic|amazon|meta|mistral|cohere|ai21|deepseek|qwen|openai|writer|twelvelabs)\."
+    r"(?P<name>[a-z0-9][a-z0-9._-]*?)(?P<version>-v\d+(?::\d+)?|:\d+)?"
+)
+"""A Bedrock model or inference-profile id (``anthropic.claude-sonnet-4-5-20250929-v1:0``,
+``us.anthropic.claude-...``): an optional region group, the vendor, the model's own name and its
+version. It names a model, not a wire format: the same id is sent to Converse (``bedrock``) and
+to InvokeModel (Claude's native body: ``anthropic``), so :func:`infer_provider` leaves it None;
+:func:`heal.targets.model_name` reads the model's name out of it."""
+
+MISTRAL_MODEL = re.compile(
+    r"(?:mistral|magistral|codestral|ministral|pixtral|devstral|open-mistral|open-mixtral)-"
+    r"[a-z0-9.-]*(?:latest|\d{4})"
+)
+"""Model names of Mistral's own API (a ``-latest`` alias or a ``YYMM`` version: the same open
+models under other names are hosted by many servers)."""
+
+DEEPSEEK_MODELS = frozenset({"deepseek-chat", "deepseek-reasoner"})
+"""Model names only DeepSeek's own API serves."""
+
+
 def _from_bare_name(name: str) -> ProviderId | None:
+    if MISTRAL_MODEL.fullmatch(name):
+        return "mistral"
+    if name in DEEPSEEK_MODELS:
+        return "deepseek"
     if name.startswith("claude-"):
         return "anthropic"
     if name.startswith("gemini-"):

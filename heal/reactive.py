@@ -43,6 +43,7 @@ from heal.providers import ProviderId, providers_where
 from heal.repairs import Repair
 from heal.rules import BUILTIN_RULES, Rejection, RejectionPattern, Rule, default_registry
 from heal.rules._errors import CATALOGUE
+from heal.targets import Target
 
 __all__ = ["ERROR_PATTERNS", "ErrorPattern", "ReactiveResult", "error_text", "heal_after_error"]
 
@@ -156,6 +157,9 @@ def heal_after_error(
     error: BaseException | str | bytes | bytearray | Mapping[str, Any] | Sequence[Any],
     *,
     provider: ProviderId | None = None,
+    model: str | None = None,
+    thinking: bool | None = None,
+    tools: Iterable[Any] | None = None,
     policy: Policy | Mapping[str, str] | None = None,
     rules: Sequence[Rule] | None = None,
     on_repair: Callable[[Repair], object] | None = None,
@@ -172,8 +176,12 @@ def heal_after_error(
     Args:
         messages: as for :func:`~heal.heal_messages`.
         error: the exception, its message, or the response body (dict, JSON text or bytes).
-        provider, policy, rules, on_repair: as for :func:`~heal.heal_messages`.
+        provider, model, thinking, tools, policy, rules, on_repair: as for
+            :func:`~heal.heal_messages` (the provider is inferred from the model when not
+            given, before the error's own hint).
     """
+    if provider is None and model is not None:
+        provider = Target.of(None, model).provider
     text = error_text(error)
     catalogue = _catalogue(rules or ())
     matched = tuple(pattern for pattern in catalogue if pattern.regex.search(text))
@@ -192,7 +200,14 @@ def heal_after_error(
     base = Policy.coerce(policy)
     merged = Policy(base.choices, disable=base.disabled, enable=base.enabled | set(named))
     result = heal_messages(
-        loaded, provider=provider, policy=merged, rules=rules, on_repair=on_repair
+        loaded,
+        provider=provider,
+        model=model,
+        thinking=thinking,
+        tools=tools,
+        policy=merged,
+        rules=rules,
+        on_repair=on_repair,
     )
     return ReactiveResult(
         result.messages, result.repairs, tuple(p.id for p in matched), named, provider

@@ -2,7 +2,8 @@
 
 A case file is ``{"rule": id, "cases": [...]}``. Each case is either ``{"name", "ok": history}``
 (no finding, returned unchanged) or ``{"name", "input", "healed", "repairs"}``, with optional
-``provider``, ``policy``, ``enable`` (rules that are off by default, turned on as
+``provider``, the target's ``model``, ``thinking`` and ``tools`` (:class:`heal.targets.Target`),
+``policy``, ``enable`` (rules that are off by default, turned on as
 ``heal_after_error`` does) and ``server`` (the case is for another server speaking the provider's
 wire format, so the provider's own wire rules do not judge it).
 
@@ -22,6 +23,7 @@ from typing import Any
 import pytest
 
 from heal import Action, Policy, Repair, dump_messages, heal_messages, validate_messages
+from heal.targets import Target
 
 __all__ = [
     "CASES_DIR",
@@ -31,6 +33,7 @@ __all__ = [
     "pack_cases",
     "policy_of",
     "short",
+    "target_of",
 ]
 
 CASES_DIR = Path(__file__).parent / "cases"
@@ -66,6 +69,18 @@ def policy_of(case: dict[str, Any]) -> Policy:
     return Policy(case.get("policy") or {}, enable=case.get("enable", ()))
 
 
+def target_of(case: dict[str, Any]) -> Target:
+    """The case's target: its ``provider`` and, when it names them, ``model``, ``thinking`` and
+    ``tools`` (a case without them heals for the provider alone, as before targets)."""
+    return Target.of(
+        case.get("provider"),
+        case.get("model"),
+        thinking=case.get("thinking"),
+        tools=case.get("tools"),
+        prefix_mismatch_behavior=case.get("prefix_mismatch_behavior"),
+    )
+
+
 def short(repairs: Iterable[Repair]) -> list[tuple[str, str, int | None, int | None]]:
     """(rule, action, message index, part index) of each repair: what a case declares."""
     return [(r.rule, r.action.value, r.message_index, r.part_index) for r in repairs]
@@ -75,7 +90,7 @@ def healed_or_ok(case: dict[str, Any]) -> list[Message]:
     """The history a case sends: its ``ok`` history, or its input healed."""
     if "ok" in case:
         return list(case["ok"])
-    result = heal_messages(case["input"], provider=case.get("provider"), policy=policy_of(case))
+    result = heal_messages(case["input"], target=target_of(case), policy=policy_of(case))
     return dump_messages(result.messages)
 
 
@@ -89,21 +104,21 @@ def check_case(rule: str, case: dict[str, Any]) -> None:
     (reports) and the ones the policy keeps; the output valid but for those reports; and the
     input flagged by the case's rule, invalid unless every finding is kept.
     """
-    provider = case.get("provider")
+    target = target_of(case)
     policy = policy_of(case)
     if "ok" in case:
         history = case["ok"]
         before = copy.deepcopy(history)
-        result = heal_messages(history, provider=provider, policy=policy)
+        result = heal_messages(history, target=target, policy=policy)
         assert result.repairs == (), [r.describe() for r in result.repairs]
         assert dump_messages(result.messages) == history
-        assert validate_messages(history, provider=provider, policy=policy).valid
+        assert validate_messages(history, target=target, policy=policy).valid
         assert history == before, "the input was mutated"
         return
 
     history = case["input"]
     before = copy.deepcopy(history)
-    result = heal_messages(history, provider=provider, policy=policy)
+    result = heal_messages(history, target=target, policy=policy)
     healed = dump_messages(result.messages)
     assert healed == case["healed"]
     got = [{k: r.model_dump(mode="json")[k] for k in _REPAIR_KEYS} for r in result.repairs]
@@ -119,7 +134,7 @@ def check_case(rule: str, case: dict[str, Any]) -> None:
                 assert dumped[key] == want_repair[key], (key, got_repair.describe())
     assert history == before, "the input was mutated"
 
-    again = heal_messages(result.messages, provider=provider, policy=policy)
+    again = heal_messages(result.messages, target=target, policy=policy)
     assert not any(r.changed for r in again.repairs), [r.describe() for r in again.repairs]
     assert dump_messages(again.messages) == healed
     reports = [r for r in result.repairs if r.action is Action.REPORT]
@@ -129,12 +144,12 @@ def check_case(rule: str, case: dict[str, Any]) -> None:
     ]
     # The output re-validates clean, but for the reports, which come again with the same reasons
     # (compared by rule and reason: the re-check locates them in the healed history).
-    recheck = validate_messages(result.messages, provider=provider, policy=policy)
+    recheck = validate_messages(result.messages, target=target, policy=policy)
     assert recheck.valid is (not reports)
     assert [(r.rule, r.reason) for r in recheck.issues if r.action is Action.REPORT] == [
         (r.rule, r.reason) for r in reports
     ]
 
-    check = validate_messages(history, provider=provider, policy=policy)
+    check = validate_messages(history, target=target, policy=policy)
     assert rule in {issue.rule for issue in check.issues}
     assert check.valid is all(r.action is Action.KEEP for r in result.repairs)

@@ -29,6 +29,7 @@ from heal._engine import PAUSE_GC_FROM
 from heal.errors import ProtectedEditError
 from heal.messages import TextPart, UserMessage
 from heal.rules import BUILTIN_RULES, Context, Finding, Rule, SetMessage, SetPart
+from heal.targets import Target
 from tests.strategies import histories, policies
 
 CALL = {"type": "tool-call", "toolCallId": "c1", "toolName": "search", "input": {}}
@@ -386,9 +387,12 @@ def test_the_collector_is_re_enabled_when_healing_raises() -> None:
 def test_a_collector_the_caller_disabled_stays_disabled() -> None:
     probe = CollectorProbe()
     gc.disable()
-    heal_messages(_history(PAUSE_GC_FROM), rules=[probe])
-    assert probe.enabled == [False]
-    assert not gc.isenabled()
+    try:
+        heal_messages(_history(PAUSE_GC_FROM), rules=[probe])
+        assert probe.enabled == [False]
+        assert not gc.isenabled()
+    finally:
+        gc.enable()  # the rest of the suite runs with the collector on
 
 
 def test_a_rule_that_checked_the_final_history_is_not_asked_again() -> None:
@@ -400,20 +404,29 @@ def test_a_rule_that_checked_the_final_history_is_not_asked_again() -> None:
     assert any(m["role"] == "tool" for m in spy.seen[0])
 
 
-def _pass_loop(messages: Any, provider: Any, policy: Any) -> tuple[Any, Any]:
+def _pass_loop(messages: Any, target: Target, policy: Any) -> tuple[Any, Any]:
     """The engine's contract, written the plain way: every rule in order, whole passes, until a
     pass changes nothing (its reports are the reports). The engine must agree with it exactly."""
     import heal._engine as engine
 
-    plan = engine._plan_for(provider, policy, None, "request")
-    work = load_messages(messages)
+    provider = target.provider
+    plan = engine._plan_for(target, policy, None, "request")
+    work = original = load_messages(messages)
     origin = engine._Origin(work)
     repairs: list[Repair] = []
     while True:
         changed = False
         reports: list[Repair] = []
         for rule, choice, keep, _ in plan.steps:
-            ctx = Context(work, engine.HistoryIndex(work), provider, plan.profile, plan.guards)
+            ctx = Context(
+                work,
+                engine.HistoryIndex(work),
+                provider,
+                plan.profile,
+                plan.guards,
+                target=target,
+                original=original,
+            )
             edits = []
             for finding in rule.check(ctx, choice):
                 action = Action.KEEP if keep else finding.action
@@ -437,7 +450,7 @@ def test_the_engine_agrees_with_the_plain_pass_loop(data: st.DataObject) -> None
     history = data.draw(histories(), label="history")
     policy = data.draw(policies, label="policy")
     result = heal_messages(history, provider=provider, policy=policy)
-    messages, repairs = _pass_loop(history, provider, policy)
+    messages, repairs = _pass_loop(history, Target(provider), policy)
     assert dump_messages(result.messages) == messages
     assert list(result.repairs) == repairs
 
@@ -461,7 +474,7 @@ def test_the_engine_agrees_with_the_plain_pass_loop_on_every_case(
     # The case files hold the histories whose fixes take more than one pass (a rule's fix that
     # an earlier rule must then see), which generated histories rarely produce.
     result = heal_messages(history, provider=provider, policy=policy)
-    messages, repairs = _pass_loop(history, provider, policy)
+    messages, repairs = _pass_loop(history, Target(provider), policy)
     assert dump_messages(result.messages) == messages
     assert list(result.repairs) == repairs
 

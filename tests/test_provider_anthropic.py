@@ -59,8 +59,11 @@ def judge_pack(
                 "target": target,
                 "messages": healed,
             }
-            if model is not None and target == JUDGE_TARGET[case["provider"]]:
-                item["model"] = model
+            # The request is built for the model the case names (its target), unless the
+            # caller overrides it for every case.
+            chosen = model if model is not None else case.get("model")
+            if chosen is not None and target == JUDGE_TARGET[case["provider"]]:
+                item["model"] = chosen
             batch.append(item)
     results = judge(batch)
     failures = []
@@ -74,10 +77,12 @@ def judge_pack(
 
 def anthropic_wire_problems(body: Any) -> list[str]:
     """What the Anthropic Messages API rejects in a request body, per the provider-rules report
-    §1: pairing, text after tool_use, unsigned thinking, thinking not first, final thinking,
-    blank text, final trailing whitespace, empty messages."""
+    §1: no messages, pairing, text after tool_use, unsigned thinking, thinking not first, final
+    thinking, blank text, final trailing whitespace, empty messages."""
     problems: list[str] = []
     messages = body["messages"]
+    if not messages:
+        problems.append("messages: at least one message is required")
     for i, message in enumerate(messages):
         if message["role"] == "system":
             continue  # mid-conversation system messages (Opus 4.8+); effort-only ones are empty
@@ -107,29 +112,10 @@ def anthropic_wire_problems(body: Any) -> list[str]:
                     )
         if message["role"] != "assistant":
             continue
-        latest_thinking = i == max(
-            (
-                k
-                for k, msg in enumerate(messages)
-                if msg["role"] == "assistant"
-                and any(
-                    isinstance(b, dict) and b.get("type") in ("thinking", "redacted_thinking")
-                    for b in msg["content"]
-                )
-            ),
-            default=-1,
-        )
-        # The latest message with thinking must stay as it was (heal's guard); the first-block
-        # error was a same-day regression (anthropics/claude-code#20705).
-        if (
-            not latest_thinking
-            and any(k in ("thinking", "redacted_thinking") for k in kinds)
-            and kinds[0]
-            not in (
-                "thinking",
-                "redacted_thinking",
-            )
-        ):
+        # The latest message with thinking too: Anthropic rejects thinking after other blocks
+        # wherever it is (heal fixes that message as well, its blocks unchanged).
+        thinking = [k in ("thinking", "redacted_thinking") for k in kinds]
+        if any(thinking) and not thinking[0]:
             problems.append(f"messages.{i}.content.0: the first block must be thinking")
         uses = [j for j, k in enumerate(kinds) if k == "tool_use"]
         if uses and any(k == "text" for k in kinds[uses[0] :]):
@@ -486,6 +472,13 @@ def test_anthropic_wire_check_is_discriminating() -> None:
     flagged = {r["id"] for r in results if not r["ok"] or anthropic_wire_problems(r["body"])}
     for name in (
         "anthropic: the first block must be thinking (merged turns)",
+        "the latest message with signed thinking is reordered too (Anthropic rejects it in "
+        "this order either way)",
+        "anthropic: The final block in an assistant message cannot be thinking (thinking "
+        "stored after the text)",
+        "removal left thinking last: a reasoning-only message after it was removed",
+        "anthropic: If an assistant message contains any thinking blocks, the first block must "
+        "be thinking (a turn stored step by step, joined by the AI SDK)",
         "vercel/ai#8516: text after an unanswered call",
         "anthropic: The final block in an assistant message cannot be thinking",
         "anthropic: server_tool_use.id should match pattern (OpenAI web search replayed)",

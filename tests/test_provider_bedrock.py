@@ -28,7 +28,7 @@ def test_bedrock_rules_declarations() -> None:
     assert all(rule_id in default_registry for rule_id in declared)
     assert all(rule.providers == frozenset({"bedrock"}) for rule in PACKS["bedrock"])
     history_scoped = {r for r, rule in declared.items() if rule.scope is Scope.HISTORY}
-    assert history_scoped == {"bedrock-empty-tool-result"}
+    assert history_scoped == {"bedrock-empty-tool-result", "bedrock-reasoning-not-first"}
     assert all(rule.default_enabled for rule in PACKS["bedrock"])
 
 
@@ -69,6 +69,45 @@ def test_latest_bedrock_signed_message_is_protected() -> None:
     assert dump_messages(result.messages) == [history[0], {**latest, "content": kept}, history[2]]
 
 
+def test_placement_rules_are_anthropics_instanced_for_bedrock_after_the_merge() -> None:
+    # One implementation per problem: the Bedrock rules are instances of the families the
+    # Anthropic ones are, and run after the merge that can make their shapes.
+    anthropic = {type(rule): rule for rule in PACKS["anthropic"]}
+    order = [rule.id for rule in PACKS["bedrock"]]
+    for rule_id in (
+        "bedrock-reasoning-only-message",
+        "bedrock-reasoning-not-first",
+        "bedrock-trailing-reasoning",
+    ):
+        rule = default_registry.get(rule_id)
+        twin = anthropic[type(rule)]
+        assert twin.id == rule_id.replace("bedrock-", "anthropic-")
+        assert order.index(rule_id) > order.index("bedrock-role-alternation")
+        assert order.index(rule_id) > order.index("bedrock-blank-text-beside-signed-thinking")
+
+
+def test_a_lone_reasoning_only_message_is_kept_and_reported() -> None:
+    # The case contract cannot hold this one (the placeholder put in front shifts the report's
+    # index on a second heal): heal gives the message back, with the placeholder in front, and
+    # says why the history cannot be sent, instead of healing it down to a placeholder alone.
+    signed = {
+        "type": "reasoning",
+        "text": "x",
+        "providerOptions": {"bedrock": {"signature": "sig"}},
+    }
+    history: list[dict[str, Any]] = [{"role": "assistant", "content": [signed]}]
+    result = heal_messages(history, provider="bedrock")
+    healed = dump_messages(result.messages)
+    assert healed[1:] == history and healed[0]["role"] == "user"
+    assert [(r.rule, r.action.value, r.message_index) for r in result.repairs] == [
+        ("bedrock-first-message", "insert", None),
+        ("bedrock-reasoning-only-message", "report", 0),
+    ]
+    assert "nothing" in result.repairs[-1].reason
+    assert not validate_messages(history, provider="bedrock").valid
+    assert not validate_messages(result.messages, provider="bedrock").valid
+
+
 def test_unsigned_reasoning_drop_is_request_only() -> None:
     history: list[dict[str, Any]] = [
         {"role": "user", "content": "a"},
@@ -86,12 +125,13 @@ def test_unsigned_reasoning_drop_is_request_only() -> None:
 
 
 def bedrock_wire_problems(body: Any) -> list[str]:
-    """What Converse rejects in a request body (provider-rules report §5): first turn, role
-    alternation, one toolResult per toolUse of the previous turn, blank text, empty content,
-    unsigned reasoning, name and id patterns."""
+    """What Converse rejects in a request body (provider-rules report §5): no messages, first
+    turn, role alternation, one toolResult per toolUse of the previous turn, blank text, empty
+    content, unsigned reasoning, reasoning not first or alone, the final message ending with
+    reasoning (Claude's layout rules), name and id patterns."""
     problems: list[str] = []
     messages = body["messages"]
-    if messages and messages[0]["role"] != "user":
+    if not messages or messages[0]["role"] != "user":
         problems.append("A conversation must start with a user message.")
     for i, message in enumerate(messages):
         if i and message["role"] == messages[i - 1]["role"]:
@@ -129,6 +169,19 @@ def bedrock_wire_problems(body: Any) -> list[str]:
                     "text" in c and not c["text"].strip() for c in result_content
                 ):
                     problems.append(f"messages.{i}.content.{j}: toolResult content is empty")
+        thinking = ["reasoningContent" in block for block in content]
+        if message["role"] == "assistant" and any(thinking):
+            if not thinking[0]:
+                problems.append(
+                    f"messages.{i}.content.0: If an assistant message contains any thinking "
+                    "blocks, the first block must be thinking."
+                )
+            if all(thinking):
+                problems.append(f"messages.{i}: an assistant turn of reasoning alone (prefill)")
+            elif i == len(messages) - 1 and thinking[-1]:
+                problems.append(
+                    f"messages.{i}: The final block in an assistant message cannot be thinking."
+                )
         uses = [b["toolUse"]["toolUseId"] for b in content if "toolUse" in b]
         if message["role"] == "assistant":
             following = messages[i + 1]["content"] if i + 1 < len(messages) else []
@@ -168,6 +221,9 @@ def test_bedrock_broken_inputs_are_rejected_by_the_adapter_or_the_wire_rules() -
             "bedrock-tool-result-count",
             "bedrock-document-without-text",
             "bedrock-empty-tool-result",
+            "bedrock-reasoning-only-message",
+            "bedrock-reasoning-not-first",
+            "bedrock-trailing-reasoning",
         )
         and not case.get("policy")
     ]

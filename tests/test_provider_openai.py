@@ -312,6 +312,10 @@ def _chat_problems(messages: list[dict[str, Any]], *, mistral: bool = False) -> 
             if message.get("tool_call_id") not in open_ids:
                 problems.append(f"messages[{i}]: tool message answers no open tool call")
             open_ids.discard(message.get("tool_call_id"))
+            content = message.get("content")
+            if isinstance(content, list) and any(p.get("type") != "text" for p in content):
+                # provider-rules.md §2(h): Image URLs are only allowed for messages with role 'user'
+                problems.append(f"messages[{i}]: tool message holds media")
             continue
         if open_ids:
             problems.append(f"messages[{i}]: tool calls {sorted(open_ids)} have no tool message")
@@ -448,6 +452,45 @@ def test_interop_openai_inputs_are_rejected_on_the_wire() -> None:
         "required following item" in p for p in wire_problems("openai-responses", responses["body"])
     )
     assert any("have no tool message" in p for p in wire_problems("openai-chat", chat["body"]))
+
+
+TOOL_MEDIA_CASES = [p for p in pack_cases("files") if p.values[0] == "openai-tool-result-media"]
+
+
+@pytest.mark.interop
+@pytest.mark.usefixtures("_node")
+def test_interop_tool_result_media_reaches_the_model_in_a_user_message() -> None:
+    """openai-tool-result-media's cases pass the real @ai-sdk/openai package, and on the wire
+    the image is in a user message, not stringified into the tool message as the AI SDK writes
+    a content output (the model would read its base64 as text)."""
+    from tests.interop.judge import judge
+
+    failures, judged = judge_pack(TOOL_MEDIA_CASES)
+    assert judged >= 12
+    assert failures == []
+    case = next(c for _, c in (p.values for p in TOOL_MEDIA_CASES) if "screenshot" in c["name"])
+    healed = dump_messages(heal_messages(case["input"], provider="openai-chat").messages)
+    before, after = judge(
+        [
+            {"id": "input", "target": "openai-chat", "messages": case["input"]},
+            {"id": "healed", "target": "openai-chat", "messages": healed},
+        ]
+    )
+    assert before["ok"] and after["ok"]
+
+    def tool_text(body: dict[str, Any]) -> str:
+        return next(m["content"] for m in body["messages"] if m["role"] == "tool")
+
+    assert "iVBORw0KGgo=" in tool_text(before["body"])
+    assert "iVBORw0KGgo=" not in tool_text(after["body"])
+    user_images = [
+        part["image_url"]["url"]
+        for m in after["body"]["messages"]
+        if m["role"] == "user" and isinstance(m["content"], list)
+        for part in m["content"]
+        if part["type"] == "image_url"
+    ]
+    assert user_images == ["data:image/png;base64,iVBORw0KGgo="]
 
 
 # --- properties, for every provider these packs serve ------------------------------------------

@@ -18,7 +18,7 @@ def test_import_heal_imports_no_sdk_and_no_pydantic() -> None:
     code = (
         "import sys, heal; "
         "print(sorted(m for m in ('pydantic', 'openai', 'anthropic', 'google.genai', 'pydantic_ai', "
-        "'langchain_core', 'sqlalchemy', 'dask') if m in sys.modules))"
+        "'langchain_core', 'sqlalchemy', 'dask', 'litellm') if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
@@ -28,7 +28,7 @@ def test_heal_messages_imports_no_sdk() -> None:
     code = (
         "import sys, heal; heal.heal_messages([]); "
         "print(sorted(m for m in ('openai', 'anthropic', 'google.genai', 'pydantic_ai', "
-        "'langchain_core', 'sqlalchemy', 'dask') if m in sys.modules))"
+        "'langchain_core', 'sqlalchemy', 'dask', 'litellm') if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"

@@ -70,9 +70,6 @@ VARIANTS: dict[str, tuple[str, ...]] = {
         "messages.5.content.1.tool_use.name: String should have at most 64 characters",
         "messages.1.content.0.tool_use.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'",
     ),
-    "anthropic-invalid-thinking-signature": (
-        'messages.1.content.0: Invalid `signature` in `thinking` block. The block is bound to a different conversation. Remove the block, or set `thinking.block_binding.prefix_mismatch_behavior` to "drop_block". That setting requires the `thinking-binding-controls-2026-08-01` value in the `anthropic-beta` header. The `system` prompt differs from the one this block was created with.',
-    ),
     "anthropic-expected-thinking-first": (
         "Expected 'thinking' or 'redacted_thinking', but found 'tool_use'",
     ),
@@ -130,7 +127,32 @@ NEGATIVES: dict[str, tuple[str, ...]] = {
     "anthropic-thinking-signature-required": (
         "messages.1.content.0.thinking.thinking: Field required",
     ),
-    "anthropic-invalid-thinking-signature": ("Invalid `signature` in `text` block",),
+    "anthropic-invalid-thinking-signature": (
+        "Invalid `signature` in `text` block",
+        # the variant that says why is its own pattern's
+        "messages.1.content.0: Invalid `signature` in `thinking` block. The block is bound to a different conversation.",
+    ),
+    "ai-sdk-empty-messages": (
+        "* GenerateContentRequest.contents[0].parts: contents.parts must not be empty.",
+    ),
+    "anthropic-no-messages": (
+        "messages.0: all messages must have non-empty content except for the optional final assistant message",
+    ),
+    "openai-no-messages": (
+        "Invalid 'messages[18].tool_calls': empty array. Expected an array with minimum length 1, but got an empty array instead.",
+    ),
+    "openai-tool-image": (
+        "Invalid 'messages[2]'. Image URLs are only allowed for messages with role 'user', but this message with role 'assistant' contains an image URL.",
+    ),
+    "anthropic-thinking-bound-to-prefix": (
+        "messages.1.content.0: Invalid `signature` in `thinking` block",
+    ),
+    "anthropic-tools-undefined": ("Requests which include tool_use blocks must be valid",),
+    "bedrock-tool-config-undefined": ("The toolConfig field is not supported for this model",),
+    "deepseek-image-url-variant": ("unknown variant `input_audio`, expected `text`",),
+    "openai-image-not-supported": (
+        "Image URLs are only allowed for messages with role 'user', but this message with role 'assistant' contains an image URL.",
+    ),
     "anthropic-expected-thinking-first": ("Expected `text`, but found `thinking`",),
     "anthropic-thinking-not-first": ("If an assistant message contains any text blocks",),
     "anthropic-final-block-thinking": ("The final block in an assistant message cannot be `text`",),

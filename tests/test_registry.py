@@ -84,13 +84,16 @@ def test_example_heals_as_documented(rule: Rule) -> None:
     policy = dict(example.policy or {})
     if example.choice:
         policy[rule.id] = example.choice
-    enable = None if rule.default_enabled else [rule.id]
     from heal import Policy
+    from heal.targets import Target
 
+    target = Target.of(
+        example.provider, example.model, thinking=example.thinking, tools=example.tools
+    )
+    by_target = rule.enabled_for(target)
+    enable = [] if (rule.default_enabled if by_target is None else by_target) else [rule.id]
     result = heal_messages(
-        example.before,
-        provider=example.provider,  # type: ignore[arg-type]
-        policy=Policy(policy or {}, enable=enable or ()),
+        example.before, target=target, policy=Policy(policy or {}, enable=enable)
     )
     assert dump_messages(result.messages) == example.after
     assert any(r.rule == rule.id for r in result.repairs)

@@ -23,6 +23,7 @@ from heal.providers import get_profile
 from heal.rules import BUILTIN_RULES, Rule
 from heal.rules._base import TRIGGERS, Context
 from heal.rules._index import HistoryIndex
+from heal.targets import Target
 from tests.strategies import histories
 
 CASES_DIR = Path(__file__).parent / "cases"
@@ -46,7 +47,7 @@ def _skipped_rules_find_nothing(history: Any, provider: str | None) -> list[str]
     """The rules the engine would skip on ``history`` that do find something (should be none)."""
     messages = load_messages(history)
     index = HistoryIndex(messages)
-    guards = _plan_for(provider, None, None, "request").guards
+    guards = _plan_for(Target(provider), None, None, "request").guards
     ctx = Context(messages, index, provider, get_profile(provider), guards)
     wrong = []
     for rule in HINTED:

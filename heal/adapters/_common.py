@@ -1,31 +1,36 @@
-"""What every adapter shares: a source map from canonical messages back to native items, and the
-one-call heal that reports repairs at native locations."""
+"""What every adapter shares: a source map from canonical messages back to native items, the
+one-call heal that reports repairs at native locations, and the target a native call heals for."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, PrivateAttr
 
 from heal._engine import HealScope, heal_messages
-from heal.errors import InputError
+from heal.errors import ConfigError, InputError
 from heal.messages import ModelMessage, kind_of
-from heal.policy import Policy
-from heal.providers import ProviderId
+from heal.policy import KEEP, Policy
+from heal.providers import ProviderId, infer_provider
 from heal.repairs import Repair
 from heal.rules import Rule
+from heal.targets import Target
 
 __all__ = [
+    "NO_FACTS",
     "Loaded",
     "NativeHealResult",
     "NativeRepair",
+    "RequestFacts",
     "expect_object",
     "expect_string",
+    "format_policy",
     "heal_native",
     "native_path",
     "native_repair",
+    "native_target",
 ]
 
 T = TypeVar("T")
@@ -147,6 +152,10 @@ def heal_native(
     dump: Callable[[list[ModelMessage]], T],
     *,
     provider: ProviderId | None = None,
+    model: str | None = None,
+    thinking: bool | None = None,
+    tools: Iterable[Any] | None = None,
+    target: Target | None = None,
     policy: Policy | Mapping[str, str] | None = None,
     rules: Sequence[Rule] | None = None,
     on_repair: Callable[[Repair], object] | None = None,
@@ -157,6 +166,10 @@ def heal_native(
 ) -> NativeHealResult[T]:
     """Heal loaded native messages and dump them back, with repairs at native locations.
 
+    The target keywords (``provider``, ``model``, ``thinking``, ``tools`` or ``target``) and the
+    options are those of :func:`heal.heal_messages`; adapters settle them with
+    :func:`native_target` first.
+
     When nothing changed and ``original`` is given, it is returned as is (a valid history comes
     back identical, not merely equal). ``after``, for an adapter whose format needs a last
     step before writing back, gets the healed messages and the engine's repairs, and returns
@@ -165,6 +178,10 @@ def heal_native(
     result = heal_messages(
         loaded.messages,
         provider=provider,
+        model=model,
+        thinking=thinking,
+        tools=tools,
+        target=target,
         policy=policy,
         rules=rules,
         on_repair=None,
@@ -187,6 +204,100 @@ def heal_native(
     if not result.changed and not extra and original is not None:
         return NativeHealResult(original, repairs)
     return NativeHealResult(dump(healed), repairs)
+
+
+@dataclass(frozen=True, slots=True)
+class RequestFacts:
+    """What a native request says about the request it is: the parameters sent beside the
+    history (an Anthropic params dict, a Gemini request), read by the adapter. ``None`` where the
+    request says nothing."""
+
+    model: str | None = None
+    """The model id the request names."""
+    thinking: bool | None = None
+    """Whether the request turns thinking on (True) or off (False)."""
+    tools: Sequence[Any] | None = None
+    """The tools the request offers, as names or definitions (:func:`heal.targets.tool_names`)."""
+    prefix_mismatch_behavior: str | None = None
+    """Anthropic's ``thinking.block_binding.prefix_mismatch_behavior``."""
+
+
+NO_FACTS = RequestFacts()
+"""A request that says nothing (a bare message list)."""
+
+
+def native_target(
+    provider: ProviderId | Literal["auto"] | None,
+    default: ProviderId | Literal["auto"] | None,
+    *,
+    model: str | None = None,
+    thinking: bool | None = None,
+    tools: Iterable[Any] | None = None,
+    target: Target | None = None,
+    request: RequestFacts = NO_FACTS,
+    infer: Callable[[], ProviderId | None] | None = None,
+) -> Target:
+    """The target a ``heal_<format>`` call heals for, from its keywords and its native request.
+
+    * ``target`` given: it is used as given, and the keywords must be left out (``provider`` at
+      the adapter's ``default``): ConfigError otherwise, as :func:`heal.heal_messages` raises.
+    * Else each keyword the caller gave wins over what ``request`` says, and ``request`` fills
+      in the rest (the caller knows the request being built; the native input may be a copy).
+    * ``provider="auto"`` (the adapters that read a history's own record of its provider):
+      the provider the model id names, else ``infer()`` (the history's), else None. The model
+      comes first because it names where the request goes, and the history where it came from.
+    * Otherwise ``provider`` is used as :func:`heal.heal_messages` uses it: None with a model
+      infers the provider from the model id.
+    """
+    if target is not None:
+        if not isinstance(target, Target):
+            raise ConfigError(f"target must be a heal.Target, got {target!r}")
+        if model is not None or thinking is not None or tools is not None or provider != default:
+            raise ConfigError(
+                "give either target= or provider/model/thinking/tools keywords, not both"
+            )
+        return target
+    model = request.model if model is None else model
+    thinking = request.thinking if thinking is None else thinking
+    tools = request.tools if tools is None else tools
+    if provider == "auto":
+        found = infer_provider(model) if isinstance(model, str) else None
+        provider = found if found is not None or infer is None else infer()
+    return Target.of(
+        provider,
+        model,
+        thinking=thinking,
+        tools=tools,
+        prefix_mismatch_behavior=request.prefix_mismatch_behavior,
+    )
+
+
+def format_policy(
+    policy: Policy | Mapping[str, str] | None,
+    *,
+    keep: Iterable[str] = (),
+    skip: Iterable[str] = (),
+) -> Policy | Mapping[str, str] | None:
+    """The caller's policy, with the say on the rules a native format cannot act on given to
+    the format.
+
+    * ``keep``: rules whose fix the format has no field to write (a Gemini thought signature in
+      Responses input). Applied, the fix would be lost on writing and made again on every heal;
+      kept, the problem is still reported (a ``keep`` repair) and nothing is claimed changed.
+    * ``skip``: rules whose problem the format cannot have, because its own shape already
+      settles it (separate Chat Completions tool messages, which Gemini's OpenAI-compatible
+      endpoint groups itself). They do not run.
+
+    Whatever the caller chose for these rules gives way, since no other choice can be written;
+    the rest of the policy is untouched. With nothing to settle, ``policy`` comes back as is.
+    """
+    keep, skip = tuple(keep), frozenset(skip)
+    if not keep and not skip:
+        return policy
+    base = Policy.coerce(policy)
+    choices = {k: v for k, v in base.choices.items() if k not in skip}
+    choices.update(dict.fromkeys(keep, KEEP))
+    return Policy(choices, disable=base.disabled | skip, enable=base.enabled - skip)
 
 
 def native_repair(repair: Repair, loaded: Loaded) -> Repair:

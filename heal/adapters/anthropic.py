@@ -10,11 +10,12 @@
 
 The input is either the request parameters ``{"system": ..., "messages": [...]}`` (``system``
 optional, a string or a list of text blocks; other keys such as ``model`` or ``tools`` are not
-history: :func:`load` ignores them and :func:`heal_anthropic` passes them through) or just the
-``messages`` list. ``dump_messages(load_messages(x)) == x`` for every valid history, optional and
-unknown fields included; pass ``shape="params"`` to get the dict back when ``x`` was a dict
-without a ``system`` (``shape="auto"``, the default, returns a dict only when there is a system
-prompt to put in it). The adapter translates and never heals: what it cannot read raises
+history: :func:`load` ignores them and :func:`heal_anthropic` passes them through, after reading
+the request's ``model``, ``thinking`` and ``tools`` for its target: :func:`read_request`) or
+just the ``messages`` list. ``dump_messages(load_messages(x)) == x`` for every valid history,
+optional and unknown fields included; pass ``shape="params"`` to get the dict back when ``x``
+was a dict without a ``system`` (``shape="auto"``, the default, returns a dict only when there
+is a system prompt to put in it). The adapter translates and never heals: what it cannot read raises
 :class:`~heal.errors.InputError` naming the native place, such as ``messages[3].content[1].type``.
 
 Mapping (native → canonical)
@@ -62,7 +63,13 @@ unmapped fields verbatim (``is_error`` where the output type does not say it, ``
 a ``null`` ``cache_control``, ...), ``source`` the unknown keys of a ``source``, and the
 markers named above. A signature stays in the ``anthropic`` namespace it came from; dumping
 refuses a reasoning part that has neither an Anthropic signature nor redacted data (heal with
-``provider="anthropic"`` drops those first) rather than invent a thinking block.
+``provider="anthropic"`` drops those first) rather than invent a thinking block. One exception:
+the empty reasoning part ``missing-reasoning-content`` adds for DeepSeek (marked synthesized) is
+written as a thinking block with an empty ``signature``, what DeepSeek's ``/anthropic`` endpoint
+takes (see ``_dump_reasoning``).
+
+What heal cannot write here it does not claim to fix: a ``tool_use`` block has no field for a
+Gemini thought signature, so ``google-missing-thought-signature`` only reports (``_UNWRITABLE``).
 
 Repairs on the ``system`` parameter (it has no index in ``messages``) have ``message_index``
 None and, for a list of blocks, ``part_index`` the block index.
@@ -79,13 +86,17 @@ from typing import Any, Literal, cast, overload
 from urllib.parse import unquote_to_bytes
 
 from heal.adapters._common import (
+    NO_FACTS,
     Loaded,
     NativeHealResult,
+    RequestFacts,
     expect_object,
     expect_string,
+    format_policy,
     heal_native,
+    native_target,
 )
-from heal.errors import HealingError, InputError
+from heal.errors import ConfigError, HealingError, InputError
 from heal.messages import (
     AssistantMessage,
     ErrorJsonOutput,
@@ -110,9 +121,10 @@ from heal.messages import (
 )
 from heal.messages import load_messages as _load_canonical
 from heal.policy import Policy
-from heal.providers import ProviderId
+from heal.providers import HEAL_NAMESPACE, ProviderId
 from heal.repairs import Action, Repair
 from heal.rules import Rule
+from heal.targets import Target, tool_names
 
 __all__ = [
     "UNKNOWN_TOOL_NAME",
@@ -121,6 +133,8 @@ __all__ = [
     "heal_anthropic",
     "load",
     "load_messages",
+    "read_request",
+    "thinking_enabled",
 ]
 
 NativeMessage = dict[str, Any]
@@ -148,6 +162,13 @@ _SERVER_RESULTS = {
     "advisor": "advisor_tool_result",
 }
 _OPAQUE_USER_BLOCKS = ("search_result", "container_upload")
+_UNWRITABLE: dict[ProviderId | None, tuple[str, ...]] = {
+    # A tool_use block has no field for a Gemini thought signature (only id, name, input,
+    # cache_control, caller, toolset_name), and an unknown field would be sent to the API: the
+    # rule reports the unsigned call and changes nothing (heal.adapters._common.format_policy).
+    "google": ("google-missing-thought-signature",),
+}
+"""Rules whose fix this format cannot write, by provider."""
 _HTTP = re.compile(r"https?://", re.IGNORECASE)
 _DATA_URL = re.compile(r"data:([^,]*?)(;base64)?,(.*)", re.DOTALL)
 
@@ -207,6 +228,10 @@ def heal_anthropic(
     history: Any,
     *,
     provider: ProviderId | None = "anthropic",
+    model: str | None = None,
+    thinking: bool | None = None,
+    tools: Iterable[Any] | None = None,
+    target: Target | None = None,
     policy: Policy | Mapping[str, str] | None = None,
     rules: Sequence[Rule] | None = None,
     on_repair: Callable[[Repair], object] | None = None,
@@ -217,8 +242,24 @@ def heal_anthropic(
 
     ``history`` is ``{"system"?, "messages", ...}`` (other request keys pass through unchanged)
     or a messages list. A history that needs nothing comes back as the very object passed in.
-    The options are those of :func:`heal.heal_messages`.
+
+    The target is what :func:`heal.heal_messages` takes: ``model`` (``"claude-sonnet-4-6"``),
+    ``thinking`` (whether the request enables thinking), ``tools`` (names or definitions), or
+    all of them as one ``target``. When ``history`` is the request parameters, their own
+    ``model``, ``thinking`` and ``tools`` say what the keywords leave out (a keyword given wins;
+    see :func:`read_request`): the parameters of a request are healed for that request. A
+    ``target`` is used as given, and nothing is read from the parameters then. The other
+    options are those of :func:`heal.heal_messages`.
     """
+    goal = native_target(
+        provider,
+        "anthropic",
+        model=model,
+        thinking=thinking,
+        tools=tools,
+        target=target,
+        request=read_request(history) if target is None else NO_FACTS,
+    )
     loaded, moved = _results_first(load(history))
     params = isinstance(history, Mapping)
     blocks = params and isinstance(history.get("system"), list)
@@ -248,8 +289,8 @@ def heal_anthropic(
         result = heal_native(
             loaded,
             dump,
-            provider=provider,
-            policy=policy,
+            target=goal,
+            policy=format_policy(policy, keep=_UNWRITABLE.get(goal.provider, ())),
             rules=rules,
             on_repair=notify if on_repair is not None else None,
             strict=strict,
@@ -260,6 +301,54 @@ def heal_anthropic(
     except HealingError as exc:
         raise HealingError([native(r) for r in exc.repairs]) from None
     return NativeHealResult(result.messages, tuple(native(r) for r in result.repairs))
+
+
+def read_request(native: Any) -> RequestFacts:
+    """What Anthropic request parameters say about their target: ``model`` (a model id),
+    ``thinking`` (:func:`thinking_enabled`; its ``block_binding.prefix_mismatch_behavior`` too)
+    and ``tools`` (their names). A messages list, or a key that is absent or not of its
+    documented type (the SDK's "not given" sentinel), says nothing.
+
+    Raises :class:`~heal.errors.InputError` for a tool definition whose name is not a string.
+    """
+    if not isinstance(native, Mapping):
+        return NO_FACTS
+    model = native.get("model")
+    config = native.get("thinking")
+    binding = config.get("block_binding") if isinstance(config, Mapping) else None
+    behavior = binding.get("prefix_mismatch_behavior") if isinstance(binding, Mapping) else None
+    tools = native.get("tools")
+    names: tuple[str, ...] | None = None
+    if isinstance(tools, (list, tuple)):
+        try:
+            names = tuple(tool_names(tools))
+        except ConfigError as exc:
+            raise InputError(str(exc), path="tools") from None
+    return RequestFacts(
+        model=model if isinstance(model, str) and model.strip() else None,
+        thinking=thinking_enabled(config),
+        tools=names,
+        prefix_mismatch_behavior=behavior if isinstance(behavior, str) else None,
+    )
+
+
+def thinking_enabled(config: object) -> bool | None:
+    """Whether an Anthropic ``thinking`` request parameter enables thinking.
+
+    ``{"type": "enabled"}`` (extended thinking with a budget) and ``{"type": "adaptive"}`` (the
+    form of extended thinking recommended from Claude 4.6 on, where the model decides how much
+    to think: docs.aws.amazon.com/bedrock/latest/userguide/claude-messages-adaptive-thinking.html)
+    are on; ``{"type": "disabled"}`` is off. None for anything else:
+    no parameter (the model's default, which heal's model facts settle where they can), or
+    ``between_tools``, documented as thinking turned off while the model's progress updates
+    between tool calls come back as thinking blocks, so neither answer is safe.
+    """
+    kind = config.get("type") if isinstance(config, Mapping) else None
+    if kind in ("enabled", "adaptive"):
+        return True
+    if kind == "disabled":
+        return False
+    return None
 
 
 def _results_first(loaded: Loaded) -> tuple[Loaded, tuple[Repair, ...]]:
@@ -1144,6 +1233,8 @@ def _dump_reasoning(part: ReasoningPart, path: str) -> dict[str, Any]:
         block = {"type": "redacted_thinking", "data": anthropic["redactedData"]}
     elif meta.get("type") == "thinking":
         block = {"type": "thinking", "thinking": part.text}
+    elif not part.text and _synthesized(part):
+        block = {"type": "thinking", "thinking": "", "signature": ""}
     else:
         raise InputError(
             "reasoning has no Anthropic signature or redacted data, so it cannot be sent as a "
@@ -1151,6 +1242,21 @@ def _dump_reasoning(part: ReasoningPart, path: str) -> dict[str, Any]:
             path=path,
         )
     return _put_extra(_put_common(block, anthropic), meta)
+
+
+def _synthesized(part: ReasoningPart) -> bool:
+    """Whether heal made the part up (marked ``{"heal": {"synthesized": true}}``).
+
+    The only reasoning heal makes up is the empty part ``missing-reasoning-content`` adds for
+    DeepSeek, whose ``/anthropic`` endpoint wants a tool-call turn's thinking passed back
+    (``The `content[].thinking` in the thinking mode must be passed back to the API.``,
+    leookun/cursor-byok#268) and signs none of it: it takes ``signature: ""``
+    (can1357/oh-my-pi PR#908; QuantumNous/new-api#4763; provider-rules.md §7). Written so, it
+    reads back as reasoning with an (empty) Anthropic signature, and a second heal finds the
+    turn's reasoning and changes nothing.
+    """
+    mark = (part.provider_options or {}).get(HEAL_NAMESPACE)
+    return isinstance(mark, dict) and mark.get("synthesized") is True
 
 
 def _dump_call(part: ToolCallPart) -> dict[str, Any]:

@@ -42,9 +42,12 @@ native                              canonical
 ==================================  ===============================================================
 
 Tool-call ids: a ``function_call`` without an ``id`` (every Gemini API response before ids) gets
-``<name>_<content index>_<part index>``, stable for a given history; a ``function_response``
-without an ``id`` answers the first unanswered call of the same name, nearest call turn first (how
-Gemini pairs them). An ``id`` is written back only where the native part had one.
+``c<content index>p<part index>``, the numbers zero-padded to four and three digits
+(``c0001p000``): stable for a given history, unique, and nine letters and digits, an id every
+provider takes as it is (Mistral takes no other form). A ``function_response`` without an ``id``
+answers the first unanswered call of the same name, nearest call turn first (how Gemini pairs
+them). An ``id`` is written back only where the native part had one, so an id heal made up must
+be one no rule renames: a new one would be lost on writing and made again on every heal.
 
 Everything else (the key spelling, ``will_continue``, ``video_metadata``, function-response
 ``parts``, ...) rides in ``providerOptions["heal"]["gemini"]`` of the message or part, where no
@@ -75,8 +78,15 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar, overload
 from pydantic import BaseModel, ValidationError
 
 from heal._engine import HealScope
-from heal.adapters._common import Loaded, NativeHealResult, heal_native
-from heal.errors import InputError
+from heal.adapters._common import (
+    NO_FACTS,
+    Loaded,
+    NativeHealResult,
+    RequestFacts,
+    heal_native,
+    native_target,
+)
+from heal.errors import ConfigError, InputError
 from heal.messages import (
     AssistantMessage,
     ContentOutput,
@@ -106,6 +116,7 @@ from heal.policy import Policy
 from heal.providers import ProviderId
 from heal.repairs import Repair
 from heal.rules import Rule
+from heal.targets import Target, tool_names
 
 if TYPE_CHECKING:
     from google.genai import types
@@ -117,6 +128,8 @@ __all__ = [
     "heal_gemini",
     "load",
     "load_messages",
+    "read_request",
+    "thinking_enabled",
 ]
 
 NAMESPACE = "gemini"
@@ -213,6 +226,10 @@ def heal_gemini(
     native: list[types.Content],
     *,
     provider: ProviderId | None = "google",
+    model: str | None = None,
+    thinking: bool | None = None,
+    tools: Iterable[Any] | None = None,
+    target: Target | None = None,
     policy: Policy | Mapping[str, str] | None = None,
     rules: Sequence[Rule] | None = None,
     on_repair: Callable[[Repair], object] | None = None,
@@ -224,6 +241,10 @@ def heal_gemini(
     native: list[Content],
     *,
     provider: ProviderId | None = "google",
+    model: str | None = None,
+    thinking: bool | None = None,
+    tools: Iterable[Any] | None = None,
+    target: Target | None = None,
     policy: Policy | Mapping[str, str] | None = None,
     rules: Sequence[Rule] | None = None,
     on_repair: Callable[[Repair], object] | None = None,
@@ -235,6 +256,10 @@ def heal_gemini(
     native: Mapping[str, Any],
     *,
     provider: ProviderId | None = "google",
+    model: str | None = None,
+    thinking: bool | None = None,
+    tools: Iterable[Any] | None = None,
+    target: Target | None = None,
     policy: Policy | Mapping[str, str] | None = None,
     rules: Sequence[Rule] | None = None,
     on_repair: Callable[[Repair], object] | None = None,
@@ -245,6 +270,10 @@ def heal_gemini(
     native: Any,
     *,
     provider: ProviderId | None = "google",
+    model: str | None = None,
+    thinking: bool | None = None,
+    tools: Iterable[Any] | None = None,
+    target: Target | None = None,
     policy: Policy | Mapping[str, str] | None = None,
     rules: Sequence[Rule] | None = None,
     on_repair: Callable[[Repair], object] | None = None,
@@ -255,8 +284,20 @@ def heal_gemini(
 
     A dict keeps its other keys (``tools``, ``generation_config``, ...). When nothing needed
     changing, ``native`` itself comes back. The keyword arguments are those of
-    :func:`heal.heal_messages`.
+    :func:`heal.heal_messages`: the target is ``model`` (``"gemini-3-pro-preview"``),
+    ``thinking``, ``tools`` (names or definitions) or all of them as one ``target``. A request
+    dict says what the caller leaves out: its ``model``, its ``tools`` and its thinking
+    configuration (:func:`read_request`; a keyword given wins). A ``target`` is used as given.
     """
+    goal = native_target(
+        provider,
+        "google",
+        model=model,
+        thinking=thinking,
+        tools=tools,
+        target=target,
+        request=read_request(native) if target is None else NO_FACTS,
+    )
     contents, system, system_key = _split(native)
     loaded = _Reader().read(contents, system, system_key)
     sdk = any(isinstance(c, BaseModel) for c in contents)
@@ -279,7 +320,7 @@ def heal_gemini(
     return heal_native(
         loaded,
         dump,
-        provider=provider,
+        target=goal,
         policy=policy,
         rules=rules,
         on_repair=on_repair,
@@ -287,6 +328,91 @@ def heal_gemini(
         scope=scope,
         original=native,
     )
+
+
+def read_request(native: Any) -> RequestFacts:
+    """What a Gemini request dict says about its target; a bare list of contents says nothing.
+
+    * ``model``: a model id string (the SDK's ``generate_content(model=...)`` keyword; the REST
+      body has none, its model is in the URL).
+    * ``tools`` (or ``config.tools``): the names of the function declarations, from dicts in
+      either spelling, ``google.genai.types.Tool`` objects, or Python functions (the SDK calls
+      those itself). Tools without declarations (``google_search``, ``code_execution``) run on
+      Google's side and name nothing. A tool heal cannot read (an MCP session) leaves the tools
+      unknown, not short.
+    * thinking, from ``thinking_config`` (either spelling) of ``generation_config`` or
+      ``config``: ``thinking_budget`` 0 turns thinking off, any other budget (``-1``: dynamic)
+      or a ``thinking_level`` turns it on (ai.google.dev/gemini-api/docs/thinking).
+
+    Raises :class:`~heal.errors.InputError` for a declaration whose name is not a string.
+    """
+    if not isinstance(native, Mapping):
+        return NO_FACTS
+    model = native.get("model")
+    configs = [
+        c for c in (native.get(k) for k in ("generation_config", "generationConfig", "config")) if c
+    ]
+    tools = native.get("tools")
+    for config in configs:
+        if tools is None:
+            tools = _field(config, "tools")
+    thinking = None
+    for config in configs:
+        thinking_config = _field(config, "thinking_config")
+        if thinking_config is not None:
+            thinking = thinking_enabled(thinking_config)
+            break
+    return RequestFacts(
+        model=model if isinstance(model, str) and model.strip() else None,
+        thinking=thinking,
+        tools=_tool_names(tools),
+    )
+
+
+def _field(obj: Any, key: str) -> Any:
+    """A request field in either spelling, from a dict or an SDK object."""
+    if isinstance(obj, Mapping):
+        value = obj.get(key)
+        return obj.get(_camel(key)) if value is None else value
+    return getattr(obj, key, None)
+
+
+def _camel(key: str) -> str:
+    head, *rest = key.split("_")
+    return head + "".join(word.title() for word in rest)
+
+
+def thinking_enabled(config: Any) -> bool | None:
+    """Whether a Gemini ``thinking_config`` (a dict in either spelling, or the SDK's
+    ``ThinkingConfig``) turns thinking on: see :func:`read_request`. None when it sets neither a
+    budget nor a level."""
+    budget = _field(config, "thinking_budget")
+    if isinstance(budget, int) and not isinstance(budget, bool):
+        return budget != 0
+    level = _field(config, "thinking_level")
+    level = getattr(level, "value", level)  # the SDK's ThinkingLevel enum
+    if isinstance(level, str) and level.upper() != "THINKING_LEVEL_UNSPECIFIED":
+        return True
+    return None
+
+
+def _tool_names(tools: Any) -> tuple[str, ...] | None:
+    if not isinstance(tools, (list, tuple)):
+        return None
+    definitions: list[Any] = []
+    for tool in tools:
+        if isinstance(tool, BaseModel):
+            definitions.append(tool.model_dump(exclude_none=True))
+        elif isinstance(tool, Mapping):
+            definitions.append(tool)
+        elif callable(tool) and isinstance(getattr(tool, "__name__", None), str):
+            definitions.append(tool.__name__)
+        else:
+            return None
+    try:
+        return tuple(tool_names(definitions))
+    except ConfigError as exc:
+        raise InputError(str(exc), path="tools") from None
 
 
 # --- shapes ----------------------------------------------------------------------------------
@@ -561,7 +687,7 @@ class _Reader:
             call_id = native_id
             self.native_ids.setdefault(native_id, call_id)
         else:
-            call_id = _positional_id(name, ci, pi)
+            call_id = _positional_id(ci, pi)
             mine["noId"] = True
         args = call.get("args", _ABSENT)
         if args is _ABSENT:
@@ -585,7 +711,7 @@ class _Reader:
             if call_id != native_id:
                 mine["id"] = native_id
         else:
-            call_id = target[1] if target is not None else _positional_id(str(name), ci, pi)
+            call_id = target[1] if target is not None else _positional_id(ci, pi)
             mine["noId"] = True
         if isinstance(name, str):
             consumed.add("name")
@@ -777,8 +903,15 @@ def _read_system(system: Any, key: str) -> list[SystemMessage]:
     return messages
 
 
-def _positional_id(name: str, ci: int, pi: int) -> str:
-    return f"{_UNSAFE_ID.sub('_', name)}_{ci}_{pi}"
+def _positional_id(ci: int, pi: int) -> str:
+    """The id of an id-less function call or response at ``contents[ci].parts[pi]``.
+
+    Nine letters and digits up to content 9999 and part 999, which Mistral requires (``Tool
+    call id was ... but must be a-z, A-Z, 0-9, with a length of 9.``) and every other provider
+    accepts, so no rule renames it (the rename could not be written: the native part has no
+    id). Past that it grows, unique still: ``p`` separates the two numbers.
+    """
+    return f"c{ci:04d}p{pi:03d}"
 
 
 # --- writing ---------------------------------------------------------------------------------

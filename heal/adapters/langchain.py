@@ -20,6 +20,10 @@ AI messages' ``response_metadata["model_provider"]`` (OpenAI's Chat and Response
 by the response id, ``chatcmpl-`` / ``resp_``) when EVERY AI message agrees on one, else ``None``
 (the shared rules). Pass a provider id, or ``None``, to choose.
 
+For Google, ``google-split-tool-results`` does not run: LangChain holds one result per
+``ToolMessage``, and both Gemini integrations send the results of one ``AIMessage`` as one
+function-response turn themselves (``_SETTLED``).
+
 Mapping (native → canonical)
 ----------------------------
 One canonical message per native one (so message indices are native indices).
@@ -119,7 +123,14 @@ from langchain_core.messages import (
 )
 
 from heal._engine import HealScope
-from heal.adapters._common import Loaded, NativeHealResult, heal_native, native_path
+from heal.adapters._common import (
+    Loaded,
+    NativeHealResult,
+    format_policy,
+    heal_native,
+    native_path,
+    native_target,
+)
 from heal.errors import InputError
 from heal.messages import ModelMessage, shown
 from heal.messages import dump_messages as _dump_canonical
@@ -128,6 +139,7 @@ from heal.policy import Policy
 from heal.providers import LANGCHAIN_MODEL_PROVIDERS, ProviderId, openai_api_by_response_id
 from heal.repairs import Action, Repair, Scope
 from heal.rules import Rule
+from heal.targets import Target
 
 __all__ = [
     "UNKNOWN_TOOL_NAME",
@@ -166,6 +178,18 @@ _SIGNATURE_HOMES = {
     "google_genai": ("google", "thoughtSignature"),
     "google_vertexai": ("google", "thoughtSignature"),
 }
+
+_SETTLED: dict[ProviderId | None, tuple[str, ...]] = {
+    # One ToolMessage per result is this format's shape, and both Gemini integrations send the
+    # results of an AIMessage as one function-response turn themselves: langchain-google-genai's
+    # _parse_chat_history gathers the ToolMessages answering its tool_calls by id, and
+    # langchain-google-vertexai's _parse_chat_history_gemini appends each ToolMessage to the
+    # user turn before it (langchain-ai/langchain-google, libs/genai and libs/vertexai
+    # chat_models.py at 75f7581). Merged, they would be written apart again (see
+    # heal.adapters._common.format_policy).
+    "google": ("google-split-tool-results",),
+}
+"""Rules whose problem this format cannot have, by provider."""
 
 Json = dict[str, Any]
 _CLASSES: dict[str, type[BaseMessage]] = {
@@ -213,6 +237,10 @@ def heal_langchain(
     messages: Iterable[BaseMessage],
     *,
     provider: ProviderId | Literal["auto"] | None = "auto",
+    model: str | None = None,
+    thinking: bool | None = None,
+    tools: Iterable[Any] | None = None,
+    target: Target | None = None,
     policy: Policy | Mapping[str, str] | None = None,
     rules: Sequence[Rule] | None = None,
     on_repair: Callable[[Repair], object] | None = None,
@@ -221,17 +249,30 @@ def heal_langchain(
 ) -> NativeHealResult[list[BaseMessage]]:
     """Heal a LangChain history; repairs carry indices into ``messages``.
 
-    A history that needs nothing comes back as the very object passed in. ``provider="auto"``
-    infers the provider from the AI messages when they all agree (see :func:`infer_provider`);
-    the other options are those of :func:`heal.heal_messages`.
+    A history that needs nothing comes back as the very object passed in. The target is what
+    :func:`heal.heal_messages` takes: ``model`` (a chat model's ``model_name`` / ``model``),
+    ``thinking`` (whether the request thinks), ``tools`` (names, ``BaseTool`` objects or tool
+    dicts), or all of them as one ``target`` (used as given). ``provider="auto"`` follows the
+    model id when it names a provider, else infers the provider from the AI messages when they
+    all agree (see :func:`infer_provider`). The other options are those of
+    :func:`heal.heal_messages`.
     """
     native = _native_list(messages)
+    goal = native_target(
+        provider,
+        "auto",
+        model=model,
+        thinking=thinking,
+        tools=tools,
+        target=target,
+        infer=lambda: infer_provider(native),
+    )
     loaded = _Loader(native).run()
     return heal_native(
         loaded,
         dump_messages,
-        provider=infer_provider(native) if provider == "auto" else provider,
-        policy=policy,
+        target=goal,
+        policy=format_policy(policy, skip=_SETTLED.get(goal.provider, ())),
         rules=rules,
         on_repair=on_repair,
         strict=strict,

@@ -33,9 +33,14 @@ Mapping (native → canonical)
   else after); a result whose call is nowhere is named ``unknown_tool`` (OpenAI results carry
   no name, and heal removes such orphans anyway).
 * ``function`` (legacy) → tool message answering the legacy ``function_call`` before it, whose
-  canonical id is ``function_call_<index of its assistant message>`` (legacy calls have no id).
+  canonical id is ``call`` and the index of its assistant message in five digits (``call00003``;
+  legacy calls have no id). Nine letters and digits: an id every provider takes as it is (Mistral
+  wants exactly that), since a renamed id could not be written back.
 * ``prompt_cache_breakpoint`` on a content part ↔ its
   ``providerOptions.openai.promptCacheBreakpoint`` (the AI SDK's name).
+* ``extra_content.google.thought_signature`` on a tool call ↔ its
+  ``providerOptions.google.thoughtSignature``: where Gemini's OpenAI-compatible endpoint returns
+  and reads a call's thought signature, and where heal's Gemini rules read and write it.
 
 Tool-call arguments
 -------------------
@@ -85,8 +90,10 @@ Canonical histories from elsewhere dump as the AI SDK's OpenAI chat provider wou
 outputs as JSON text, approval parts skipped), with two differences: reasoning parts are sent
 as ``reasoning_content`` (the OpenAI-compatible servers' field) rather than dropped, and other
 providers' ``providerOptions`` (signatures included) are not carried, as they belong to their
-provider. Provider-executed tool calls and results, and files in assistant messages, have no
-Chat Completions form and raise :class:`~heal.errors.InputError`.
+provider. The one exception is a Gemini thought signature on a tool call, which this format has
+a place for (``extra_content.google.thought_signature``, above). Provider-executed tool calls
+and results, and files in assistant messages, have no Chat Completions form and raise
+:class:`~heal.errors.InputError`.
 """
 
 from __future__ import annotations
@@ -102,7 +109,9 @@ from heal.adapters._common import (
     NativeHealResult,
     expect_object,
     expect_string,
+    format_policy,
     heal_native,
+    native_target,
 )
 from heal.errors import InputError
 from heal.messages import (
@@ -132,6 +141,8 @@ from heal.policy import Policy
 from heal.providers import ProviderId
 from heal.repairs import Repair
 from heal.rules import Rule
+from heal.rules.google import GOOGLE_NAMESPACES
+from heal.targets import Target
 
 __all__ = [
     "UNKNOWN_TOOL_NAME",
@@ -161,7 +172,14 @@ _AUDIO_FORMATS = {"wav": "audio/wav", "mp3": "audio/mpeg"}
 _AUDIO_MEDIA = {"audio/wav": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3"}
 _URL = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*:")
 _DATA_URL = re.compile(r"data:([^;,]+)[;,]")
-_LEGACY_ID = "function_call_{}"
+_LEGACY_ID = "call{:05d}"
+_SETTLED: dict[ProviderId | None, tuple[str, ...]] = {
+    # One tool message per result is this format's shape, and Gemini's OpenAI-compatible
+    # endpoint groups consecutive ones into one function-response turn itself: merged, they
+    # would be written apart again (see heal.adapters._common.format_policy).
+    "google": ("google-split-tool-results",),
+}
+"""Rules whose problem this format cannot have, by provider."""
 
 
 # --- public API ------------------------------------------------------------------------------
@@ -198,6 +216,10 @@ def heal_openai_chat(
     messages: Iterable[Any],
     *,
     provider: ProviderId | None = "openai-chat",
+    model: str | None = None,
+    thinking: bool | None = None,
+    tools: Iterable[Any] | None = None,
+    target: Target | None = None,
     policy: Policy | Mapping[str, str] | None = None,
     rules: Sequence[Rule] | None = None,
     on_repair: Callable[[Repair], object] | None = None,
@@ -206,16 +228,20 @@ def heal_openai_chat(
 ) -> NativeHealResult[list[NativeMessage]]:
     """Heal a Chat Completions history; repairs carry indices into ``messages``.
 
-    A history that needs nothing comes back as the very object passed in. The options are those
-    of :func:`heal.heal_messages`.
+    A history that needs nothing comes back as the very object passed in. The target
+    (``model``, ``thinking``, ``tools`` as names or definitions, or all of them as one
+    ``target``, used as given) and the options are those of :func:`heal.heal_messages`.
     """
+    goal = native_target(
+        provider, "openai-chat", model=model, thinking=thinking, tools=tools, target=target
+    )
     native = _as_list(messages)
     original = messages if isinstance(messages, list) else native
     return heal_native(
         load(native),
         dump_messages,
-        provider=provider,
-        policy=policy,
+        target=goal,
+        policy=format_policy(policy, skip=_SETTLED.get(goal.provider, ())),
         rules=rules,
         on_repair=on_repair,
         strict=strict,
@@ -798,14 +824,46 @@ def _tool_call(call: dict[str, Any], path: str) -> dict[str, Any]:
             f"unknown tool call type {shown(kind)} (expected function or custom)",
             path=f"{path}.type",
         )
+    signature = _take_signature(marks)
     part = {
         "type": "tool-call",
         "toolCallId": call["id"],
         "toolName": name,
         "input": tool_input,
-        "providerOptions": _options(marks),
+        "providerOptions": _with_signature(_options(marks), signature),
     }
     return _drop_none(part)
+
+
+def _take_signature(marks: dict[str, Any], key: str = "extra") -> str | None:
+    """Gemini's thought signature out of a call's unmapped fields, and what remains of its
+    ``extra_content`` back in them (``marks`` is updated).
+
+    Gemini's OpenAI-compatible endpoint returns a call's signature in
+    ``extra_content.google.thought_signature`` and reads it there on replay
+    (ai.google.dev/gemini-api/docs/thought-signatures; report §4: the endpoint enforces the
+    signature rule). It becomes ``providerOptions.google.thoughtSignature``, where heal's Gemini
+    rules read it (and ``google-missing-thought-signature`` writes the documented dummy). A
+    legacy ``function_call`` keeps it the same way inside its object (``key="inner"``), so that
+    what heal sets there is written too."""
+    extra = marks.get(key)
+    content = extra.get("extra_content") if isinstance(extra, dict) else None
+    google = content.get("google") if isinstance(content, dict) else None
+    signature = google.get("thought_signature") if isinstance(google, dict) else None
+    if not isinstance(signature, str) or not isinstance(extra, dict):
+        return None
+    assert isinstance(content, dict) and isinstance(google, dict)
+    rest_google = _rest(google, "thought_signature")
+    rest = {**_rest(content, "google"), **({"google": rest_google} if rest_google else {})}
+    kept = {**_rest(extra, "extra_content"), **({"extra_content": rest} if rest else {})}
+    marks[key] = kept or None
+    return signature
+
+
+def _with_signature(options: dict[str, Any] | None, signature: str | None) -> dict[str, Any] | None:
+    if signature is None:
+        return options
+    return {**(options or {}), "google": {"thoughtSignature": signature}}
 
 
 def _function_call(call: dict[str, Any], path: str, i: int) -> dict[str, Any]:
@@ -814,13 +872,19 @@ def _function_call(call: dict[str, Any], path: str, i: int) -> dict[str, Any]:
         raise InputError("function call has no arguments", path=path)
     tool_input, marks = _arguments(call["arguments"], f"{path}.arguments")
     marks = {**marks, "legacy": True, "inner": _rest(call, "name", "arguments") or None}
+    signature = _take_signature(marks, "inner")
     return {
         "type": "tool-call",
         "toolCallId": _LEGACY_ID.format(i),
         "toolName": name,
         "input": tool_input,
-        "providerOptions": _options(marks),
+        "providerOptions": _with_signature(_options(marks), signature),
     }
+
+
+_MEDIA_PARTS = ("image_url", "input_audio", "file")
+"""User content part types some clients also put in tool messages (an image a tool returned),
+which OpenAI rejects there; see :func:`_tool_media`."""
 
 
 def _tool_output(content: str | list[Any], path: str) -> dict[str, Any]:
@@ -830,9 +894,12 @@ def _tool_output(content: str | list[Any], path: str) -> dict[str, Any]:
     for j, raw in enumerate(content):
         ipath = f"{path}[{j}]"
         item = expect_object(raw, ipath, "a content part")
+        if item.get("type") in _MEDIA_PARTS:
+            items.append(_tool_media(item, ipath))
+            continue
         if item.get("type") != "text":
             raise InputError(
-                f"tool message content parts must be text, got {shown(item.get('type'))}",
+                f"tool message content parts must be text or media, got {shown(item.get('type'))}",
                 path=f"{ipath}.type" if "type" in item else ipath,
             )
         text = expect_string(item, "text", ipath, "text part")
@@ -840,6 +907,43 @@ def _tool_output(content: str | list[Any], path: str) -> dict[str, Any]:
         options = _options({"extra": rest or None}, _breakpoint(item))
         items.append(_drop_none({"type": "text", "text": text, "providerOptions": options}))
     return {"type": "content", "value": items}
+
+
+def _tool_media(item: dict[str, Any], path: str) -> dict[str, Any]:
+    """A media part of a tool message (``image_url``, ``input_audio``, ``file``) as a content
+    output item: read as a user part is, then an ``image-url`` item for an image and a
+    ``file-data`` item for the rest, marked ``heal.openai_chat.toolPart`` so that it is written
+    back as the part it was. OpenAI rejects media in a tool message (``Image URLs are only
+    allowed for messages with role 'user'``), and ``openai-tool-result-media`` moves it into a
+    user message, where the marks the part keeps write it back exactly."""
+    part = _user_part(item, path)
+    options = part.get("providerOptions") or {}
+    marks = {**options.get("heal", {}).get(_NS, {}), "toolPart": True}
+    options = {**options, "heal": {_NS: marks}}
+    if part["type"] == "image":
+        return {"type": "image-url", "url": part["image"], "providerOptions": options}
+    out = {"type": "file-data", "data": part["data"], "mediaType": part["mediaType"]}
+    if "filename" in part:
+        out["filename"] = part["filename"]
+    return {**out, "providerOptions": options}
+
+
+def _tool_media_part(item: Mapping[str, Any]) -> ImagePart | FilePart | None:
+    """The user part a content output item marked by :func:`_tool_media` was read from."""
+    if not _meta(item).get("toolPart"):
+        return None
+    options = item.get("providerOptions")
+    if item.get("type") == "image-url" and isinstance(item.get("url"), str):
+        return ImagePart(image=item["url"], provider_options=options)
+    if item.get("type") == "file-data" and isinstance(item.get("data"), str):
+        filename = item.get("filename")
+        return FilePart(
+            data=item["data"],
+            media_type=str(item.get("mediaType")),
+            filename=filename if isinstance(filename, str) else None,
+            provider_options=options,
+        )
+    return None
 
 
 def _audio_format(media_type: str) -> str:
@@ -994,11 +1098,12 @@ class _Dumper:
                             path=ppath,
                         )
                     self.legacy_ids.add(part.tool_call_id)
-                    function_call = _put_extra(
-                        {"name": part.tool_name, "arguments": _dump_arguments(part, pmeta)},
-                        pmeta,
-                        "inner",
-                    )
+                    function_call = {
+                        "name": part.tool_name,
+                        "arguments": _dump_arguments(part, pmeta),
+                    }
+                    _put_signature(function_call, part, pmeta)
+                    function_call = _put_extra(function_call, pmeta, "inner")
                 else:
                     calls.append(_dump_call(part, pmeta))
             elif isinstance(part, ToolApprovalRequest):
@@ -1111,7 +1216,37 @@ def _dump_call(part: ToolCallPart, meta: Mapping[str, Any]) -> dict[str, Any]:
             native["type"] = "function"
         body = {"name": part.tool_name, "arguments": _dump_arguments(part, meta)}
         native["function"] = _put_extra(body, meta, "inner")
+    _put_signature(native, part, meta)
     return _put_extra(native, meta)
+
+
+def _put_signature(native: dict[str, Any], part: ToolCallPart, meta: Mapping[str, Any]) -> None:
+    """Write a call's Gemini thought signature where Gemini's OpenAI-compatible endpoint reads
+    it (see _take_signature), merged into whatever else its ``extra_content`` held."""
+    signature = _signature(part)
+    if signature is None:
+        return
+    extra = meta.get("inner" if meta.get("legacy") else "extra")
+    kept = extra.get("extra_content") if isinstance(extra, dict) else None
+    content = dict(kept) if isinstance(kept, dict) else {}
+    google = content.get("google")
+    content["google"] = {
+        **(google if isinstance(google, dict) else {}),
+        "thought_signature": signature,
+    }
+    native["extra_content"] = content
+
+
+def _signature(part: ToolCallPart) -> str | None:
+    """The Gemini thought signature of a call, from the namespaces the AI SDK google adapter
+    reads (``google`` first)."""
+    options = part.provider_options or {}
+    for namespace in GOOGLE_NAMESPACES:
+        values = options.get(namespace)
+        signature = values.get("thoughtSignature") if isinstance(values, dict) else None
+        if isinstance(signature, str):
+            return signature
+    return None
 
 
 def _output_text(output: Any) -> str:
@@ -1126,13 +1261,21 @@ def _output_text(output: Any) -> str:
 
 
 def _output_content(output: Any) -> str | list[dict[str, Any]]:
-    if isinstance(output, ContentOutput) and all(
-        item.get("type") == "text" and isinstance(item.get("text"), str) for item in output.value
+    if not isinstance(output, ContentOutput):
+        return _output_text(output)
+    media = [_tool_media_part(item) for item in output.value]
+    if not all(
+        part is not None or (item.get("type") == "text" and isinstance(item.get("text"), str))
+        for item, part in zip(output.value, media, strict=True)
     ):
-        items = []
-        for item in output.value:
-            native: dict[str, Any] = {"type": "text", "text": item["text"]}
-            _Dumper._breakpoint(native, _openai(item))
-            items.append(_put_extra(native, _meta(item)))
-        return items
-    return _output_text(output)
+        return _output_text(output)
+    items = []
+    for k, (item, part) in enumerate(zip(output.value, media, strict=True)):
+        if part is not None:
+            # A media part read from a tool message goes back as it came (see _tool_media).
+            items.append(_Dumper()._user_part(part, f"output.value[{k}]"))
+            continue
+        native: dict[str, Any] = {"type": "text", "text": item["text"]}
+        _Dumper._breakpoint(native, _openai(item))
+        items.append(_put_extra(native, _meta(item)))
+    return items

@@ -37,17 +37,32 @@ function_call                  tool-call part: ``call_id`` → ``toolCallId``, `
                                raw string, for heal's ``invalid-tool-input`` rule)
 function_call_output           tool-result part in a tool message (string output → text output,
                                list output → content output)
+``custom_tool_call``,          tool-call parts that pair, place and deduplicate like function
+``local_shell_call``,          calls: ``call_id`` → ``toolCallId``; the custom tool's ``name``, or
+``tool_search_call`` run by    ``local_shell`` / ``tool_search`` (the AI SDK's names); input
+the client (a ``call_id``, not ``{"input": <text>}``, ``{"action": {...}}``, ``{"arguments":
+``execution: "server"``)       ...}``; the item type in ``heal.openai_responses.kind``
+their outputs                  tool-result parts, as ``function_call_output``; a local shell
+                               output names its call by ``id`` (the SDK types) or ``call_id``
+                               (the AI SDK), kept as it came; a tool search output's ``tools`` →
+                               JSON output ``{"tools": [...]}``. A result heal makes up for such
+                               a call is written as that call's output kind
 item_reference to ``rs_…``     a reasoning part with ``openai.itemId`` and empty text (what the
                                AI SDK turns into an ``item_reference`` itself)
 any other item                 kept verbatim as an opaque provider-executed tool-call part
 (``web_search_call``,          (``toolName`` = the item type, ``toolCallId`` = ``<type>_<index>``)
 ``file_search_call``, ``mcp_…``,  that no pairing rule touches, and written back unchanged
-``custom_tool_call``, other
-item references, ...)
+a server-run tool search,
+other item references, ...)
 =============================  ==================================================================
 
-Consecutive assistant-side items (reasoning, assistant messages, function calls, opaque items)
-form ONE assistant message; consecutive ``function_call_output`` items form one tool message.
+Consecutive assistant-side items (reasoning, assistant messages, calls, opaque items) form ONE
+assistant message; consecutive output items form one tool message.
+
+Two things heal may add have no Responses form of their own: the empty reasoning
+``missing-reasoning-content`` adds for DeepSeek is written as a reasoning item with an empty
+``reasoning_text`` (see ``_EMPTY_REASONING_ITEM``), and a Gemini thought signature has no field
+at all, so ``google-missing-thought-signature`` only reports here (see ``_UNWRITABLE``).
 
 Everything the canonical model has no field for (``status``, ``type: "message"``, annotations,
 logprobs, ``caller``, the exact ``arguments`` text when it is not compact JSON, ...) rides in
@@ -90,7 +105,13 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from heal._engine import HealScope
-from heal.adapters._common import Loaded, NativeHealResult, heal_native
+from heal.adapters._common import (
+    Loaded,
+    NativeHealResult,
+    format_policy,
+    heal_native,
+    native_target,
+)
 from heal.errors import InputError
 from heal.messages import (
     AssistantMessage,
@@ -120,10 +141,11 @@ from heal.messages import (
     load_messages as _load_canonical,
 )
 from heal.policy import Policy
-from heal.providers import ProviderId
+from heal.providers import HEAL_NAMESPACE, ProviderId
 from heal.repairs import Repair
 from heal.rules import Rule
 from heal.rules.openai import OPENAI_SERVER_ITEM
+from heal.targets import Target
 
 __all__ = [
     "NAMESPACE",
@@ -140,6 +162,14 @@ NAMESPACE = "openai_responses"
 UNKNOWN_TOOL = "unknown_tool"
 """The canonical tool name of an output whose call is nowhere in the input and that has no
 ``name`` of its own (heal removes such outputs as orphans; the name is never written back)."""
+
+_UNWRITABLE: dict[ProviderId | None, tuple[str, ...]] = {
+    # A Gemini thought signature has no field in Responses input (Gemini has no Responses API;
+    # a gateway that translates one to Gemini must sign calls itself): the rule reports the
+    # unsigned call and changes nothing (see heal.adapters._common.format_policy).
+    "google": ("google-missing-thought-signature",),
+}
+"""Rules whose fix this format cannot write, by provider."""
 
 Item = dict[str, Any]
 _M = TypeVar("_M", bound=BaseModel)
@@ -224,6 +254,7 @@ def dump_messages(messages: Iterable[ModelMessage]) -> list[Item]:
     history = _load_canonical(list(messages))
     out: list[Item] = []
     replayed: set[str] = set()  # tool call ids of server-tool calls written as items
+    kinds: dict[str, str] = {}  # tool call id -> item type of a paired call written
     for i, message in enumerate(history):
         path = f"messages[{i}]"
         if isinstance(message, SystemMessage):
@@ -231,9 +262,9 @@ def dump_messages(messages: Iterable[ModelMessage]) -> list[Item]:
         elif isinstance(message, UserMessage):
             out.append(_dump_user(message, path))
         elif isinstance(message, AssistantMessage):
-            out.extend(_dump_assistant(message, path, replayed))
+            out.extend(_dump_assistant(message, path, replayed, kinds))
         else:
-            out.extend(_dump_tool(message, path))
+            out.extend(_dump_tool(message, path, kinds))
     return out
 
 
@@ -241,6 +272,10 @@ def heal_openai_responses(
     native: Iterable[Any],
     *,
     provider: ProviderId | None = "openai-responses",
+    model: str | None = None,
+    thinking: bool | None = None,
+    tools: Iterable[Any] | None = None,
+    target: Target | None = None,
     policy: Policy | Mapping[str, str] | None = None,
     rules: Sequence[Rule] | None = None,
     on_repair: Callable[[Repair], object] | None = None,
@@ -250,16 +285,21 @@ def heal_openai_responses(
     """Heal Responses input items; repairs name item indices (see the module docstring).
 
     When nothing needed changing and ``native`` is a list of dicts, that same list comes back.
-    The keyword arguments are those of :func:`heal.heal_messages`.
+    The keyword arguments are those of :func:`heal.heal_messages`: the target (``model``,
+    ``thinking``, ``tools`` as names or definitions, or all of them as one ``target``, used as
+    given) and the options.
     """
+    goal = native_target(
+        provider, "openai-responses", model=model, thinking=thinking, tools=tools, target=target
+    )
     items = _as_items(native)
     loaded = _Reader(items).read()
     original = native if isinstance(native, list) and all(type(x) is dict for x in native) else None
     return heal_native(
         loaded,
         dump_messages,
-        provider=provider,
-        policy=policy,
+        target=goal,
+        policy=format_policy(policy, keep=_UNWRITABLE.get(goal.provider, ())),
         rules=rules,
         on_repair=on_repair,
         strict=strict,
@@ -310,8 +350,13 @@ class _Reader:
     def read(self) -> ResponsesLoaded:
         items = [_as_item(raw, f"input[{i}]") for i, raw in enumerate(self.items)]
         for item in items:
-            if item.get("type") == "function_call":
-                cid, name = item.get("call_id"), item.get("name")
+            kind = item.get("type")
+            if kind in ("function_call", "custom_tool_call", "local_shell_call") or _client_search(
+                item
+            ):
+                cid = item.get("call_id")
+                name = _PAIRED_CALLS.get(kind) if isinstance(kind, str) else None
+                name = name or item.get("name")
                 if isinstance(cid, str) and isinstance(name, str):
                     self.names.setdefault(cid, name)
         for i, item in enumerate(items):
@@ -391,11 +436,43 @@ def _classify(item: Item, path: str) -> str:
         )
     if not isinstance(kind, str):
         raise InputError(f"item type must be a string, got {_kind(kind)}", path=f"{path}.type")
-    if kind == "function_call_output":
-        return "output"
+    if kind in _PAIRED_OUTPUTS:
+        return "output" if kind != "tool_search_output" or _client_search(item) else "opaque"
+    if kind in _PAIRED_CALLS:
+        return "paired_call" if kind != "tool_search_call" or _client_search(item) else "opaque"
     if kind in ("function_call", "reasoning", "item_reference"):
         return kind
     return "opaque"
+
+
+_PAIRED_CALLS: dict[str, str | None] = {
+    "custom_tool_call": None,  # the item's own name
+    "local_shell_call": "local_shell",
+    "tool_search_call": "tool_search",
+}
+"""Call items that pair with an output by ``call_id`` as a function call does, and the tool
+name each gets (the AI SDK's names for the built-in tools)."""
+
+_PAIRED_OUTPUTS: dict[str, str] = {
+    "function_call_output": "function_call",
+    "custom_tool_call_output": "custom_tool_call",
+    "local_shell_call_output": "local_shell_call",
+    "tool_search_output": "tool_search_call",
+}
+"""Output items, each with the kind of call it answers."""
+
+_OUTPUT_OF = {call: output for output, call in _PAIRED_OUTPUTS.items()}
+
+
+def _client_search(item: Mapping[str, Any]) -> bool:
+    """Whether a tool search item is the client's to answer: it has a ``call_id`` and is not
+    marked ``execution: "server"`` (a server-run search carries its own output, like a web
+    search, and stays an opaque item)."""
+    return (
+        item.get("type") in ("tool_search_call", "tool_search_output")
+        and isinstance(item.get("call_id"), str)
+        and item.get("execution") != "server"
+    )
 
 
 def _read_user(item: Item, path: str) -> UserMessage:
@@ -501,6 +578,8 @@ def _read_assistant_item(kind: str, item: Item, i: int, path: str) -> _Parts:
         return _read_reasoning(item, path)
     if kind == "function_call":
         return [(_read_function_call(item, path), None)]
+    if kind == "paired_call":
+        return [(_read_paired_call(item, path), None)]
     if kind == "item_reference" and str(item.get("id", "")).startswith("rs_"):
         fields = _rest(item, {"id"})
         mine: dict[str, Any] = {"itemReference": True}
@@ -636,6 +715,46 @@ def _read_function_call(item: Item, path: str) -> ToolCallPart:
     )
 
 
+_PAIRED_INPUTS = {"custom_tool_call": "input", "local_shell_call": "action"}
+"""The field of a paired call item that becomes its canonical input, wrapped in an object under
+the same key (``{"input": "<text>"}``, ``{"action": {...}}``) since heal repairs any tool input
+that is not a JSON object; a tool search's ``arguments`` go under ``arguments``."""
+
+
+def _read_paired_call(item: Item, path: str) -> ToolCallPart:
+    """A ``custom_tool_call``, ``local_shell_call`` or client ``tool_search_call``: a tool call
+    that its output answers by ``call_id``, as a function call is (so the pairing rules apply).
+    ``providerOptions.heal.openai_responses.kind`` keeps the item type, and ``fields`` what the
+    canonical part has no place for, so it writes back unchanged."""
+    kind = item["type"]
+    call_id = _str_field(item, "call_id", path)
+    name = _PAIRED_CALLS[kind] or _str_field(item, "name", path)
+    key = _PAIRED_INPUTS.get(kind, "arguments")
+    if key not in item:
+        raise InputError(f"{kind} has no {key}", path=path)
+    if kind == "custom_tool_call":
+        _str_field(item, key, path)
+    openai: dict[str, Any] = {}
+    consumed = {"type", "call_id", key} | ({"name"} if kind == "custom_tool_call" else set())
+    if isinstance(item.get("id"), str):
+        openai["itemId"] = item["id"]
+        consumed.add("id")
+    for field in ("namespace", "async"):
+        if kind == "custom_tool_call" and field in item:
+            openai[field] = item[field]
+            consumed.add(field)
+    mine: dict[str, Any] = {"kind": kind}
+    _keep_rest(mine, item, consumed, key="fields")
+    return _make(
+        ToolCallPart,
+        path,
+        tool_call_id=call_id,
+        tool_name=name,
+        input={key: item[key]},
+        provider_options=_options(openai, mine),
+    )
+
+
 def _parse_arguments(arguments: str) -> tuple[Any, str | None]:
     """The tool input for an ``arguments`` string, and the string itself when the input does not
     serialize back to it exactly (compact JSON is what the API and the AI SDK write)."""
@@ -674,18 +793,38 @@ def _read_opaque(item: Item, i: int, path: str) -> ToolCallPart:
 
 
 def _read_output(item: Item, path: str, names: Mapping[str, str]) -> ToolResultPart:
-    call_id = _str_field(item, "call_id", path)
-    output = item.get("output", _ABSENT)
-    consumed = {"type", "call_id", "output"}
+    """An output item: a tool-result part of a tool message. Besides ``function_call_output``,
+    the outputs of the paired calls (``_PAIRED_OUTPUTS``), marked with their ``kind``: a
+    ``local_shell_call_output`` names its call by ``call_id`` or, as the SDK types have it, by
+    ``id`` (``idKey`` records which); a ``tool_search_output``'s ``tools`` become a JSON output
+    ``{"tools": [...]}``."""
+    kind = item["type"]
+    key = "call_id"
+    if kind == "local_shell_call_output" and "call_id" not in item:
+        key = "id"
+    call_id = _str_field(item, key, path)
+    value = "tools" if kind == "tool_search_output" else "output"
+    output = item.get(value, _ABSENT)
+    consumed = {"type", key, value}
     mine: dict[str, Any] = {}
-    name = item.get("name")
+    if kind != "function_call_output":
+        mine["kind"] = kind
+        if key != "call_id":
+            mine["idKey"] = key
+    name = item.get("name") if kind == "function_call_output" else None
     if isinstance(name, str):
         consumed.add("name")
         mine["name"] = True
     else:
         name = names.get(call_id, UNKNOWN_TOOL)
-    if isinstance(output, str):
-        result: ToolResultOutput = TextOutput(value=output)
+    if kind == "tool_search_output":
+        if not isinstance(output, list):
+            raise InputError(f"tools must be a list, got {_kind(output)}", path=f"{path}.tools")
+        result: ToolResultOutput = JsonOutput(value={"tools": output})
+    elif kind == "local_shell_call_output" and not isinstance(output, str):
+        raise InputError(f"output must be a string, got {_kind(output)}", path=f"{path}.output")
+    elif isinstance(output, str):
+        result = TextOutput(value=output)
     elif isinstance(output, list):
         result = _make(
             ContentOutput,
@@ -790,7 +929,10 @@ def _dump_user(message: UserMessage, path: str) -> Item:
         item["content"] = [
             _dump_user_part(part, f"{path}.content[{j}]") for j, part in enumerate(message.content)
         ]
-    item.update(_mine(message.provider_options).get("fields", {}))
+    # A system message a rule turned into user text keeps its fields, "role": "developer"
+    # among them: the message is the user's now.
+    fields = _mine(message.provider_options).get("fields", {})
+    item.update({k: v for k, v in fields.items() if k != "role"})
     return item
 
 
@@ -840,7 +982,9 @@ def _as_url(data: str | bytes, media_type: str) -> str:
     return f"data:{media_type};base64,{data}"
 
 
-def _dump_assistant(message: AssistantMessage, path: str, replayed: set[str]) -> list[Item]:
+def _dump_assistant(
+    message: AssistantMessage, path: str, replayed: set[str], kinds: dict[str, str]
+) -> list[Item]:
     if isinstance(message.content, str):
         return [{"role": "assistant", "content": message.content}]
     out: list[Item] = []
@@ -891,6 +1035,10 @@ def _dump_assistant(message: AssistantMessage, path: str, replayed: set[str]) ->
                     open_item["encrypted_content"] = openai["reasoningEncryptedContent"]
                 continue
             if foreign and item_id is None and openai.get("reasoningEncryptedContent") is None:
+                if _synthesized(part) and not part.text:
+                    out.append(dict(_EMPTY_REASONING_ITEM))
+                    open_kind = None
+                    continue
                 raise InputError(
                     "reasoning without an OpenAI item id or encrypted content (another "
                     "provider's reasoning) cannot be sent to the Responses API; heal with "
@@ -929,7 +1077,7 @@ def _dump_assistant(message: AssistantMessage, path: str, replayed: set[str]) ->
                 out.append({"type": "item_reference", "id": reference})
                 replayed.add(part.tool_call_id)
             else:
-                out.append(_dump_function_call(part, mine, openai))
+                out.append(_dump_call(part, mine, openai, kinds))
         elif isinstance(part, ToolResultPart) and part.tool_call_id in replayed:
             # A server tool's item holds its result: the call's item (or the reference to it)
             # already stands for both, and Responses input has no separate item for it.
@@ -943,6 +1091,31 @@ def _dump_assistant(message: AssistantMessage, path: str, replayed: set[str]) ->
     return out
 
 
+_EMPTY_REASONING_ITEM: Item = {
+    "type": "reasoning",
+    "summary": [],
+    "content": [{"type": "reasoning_text", "text": ""}],
+}
+"""How the empty reasoning part heal adds for DeepSeek (``missing-reasoning-content``) is written.
+
+DeepSeek's Responses endpoint (``api.deepseek.com/v1/responses``, live since 2026-07-31:
+api-docs.deepseek.com/guides/responses_api; anomalyco/opencode#39992, HKUDS/nanobot PR#5197)
+keeps the rule of its Chat Completions one: a tool-call turn in thinking mode must come back
+with its reasoning, which it reads from a reasoning item's ``reasoning_text`` content (``The
+`reasoning_text` in the thinking mode must be passed back to the API.``, rikkahub/rikkahub#1629),
+as its chat endpoint reads ``reasoning_content``. An empty text is what heal has: the field must
+be present, as ``""`` is on the chat endpoint. The item has no ``id``: heal issues none, and the
+endpoint is stateless (the caller replays items, nanobot PR#5197). It reads back as an empty
+reasoning part with its ``content`` kept verbatim, so a second heal finds the turn's reasoning
+and changes nothing. Only synthesized, empty parts take this form: the rule adds them for
+DeepSeek alone, and any other reasoning without an OpenAI item id is another provider's."""
+
+
+def _synthesized(part: ReasoningPart) -> bool:
+    mark = (part.provider_options or {}).get(HEAL_NAMESPACE)
+    return isinstance(mark, dict) and mark.get("synthesized") is True
+
+
 def _dump_text_element(part: TextPart, mine: Mapping[str, Any], openai: Mapping[str, Any]) -> Item:
     kind = mine.get("contentType", "output_text")
     el: Item = {"type": kind, "refusal" if kind == "refusal" else "text": part.text}
@@ -954,6 +1127,36 @@ def _dump_text_element(part: TextPart, mine: Mapping[str, Any], openai: Mapping[
 
 def _dump_summary(part: ReasoningPart, mine: Mapping[str, Any]) -> Item:
     return {"type": "summary_text", "text": part.text, **mine.get("contentFields", {})}
+
+
+def _dump_call(
+    part: ToolCallPart, mine: Mapping[str, Any], openai: Mapping[str, Any], kinds: dict[str, str]
+) -> Item:
+    """A tool call as the item it was read from: a function call, or a paired call of the kind
+    it records (whose output kind ``kinds`` then remembers, for a result heal made up)."""
+    kind = mine.get("kind")
+    if kind not in _PAIRED_CALLS:
+        kinds[part.tool_call_id] = "function_call"
+        return _dump_function_call(part, mine, openai)
+    kinds[part.tool_call_id] = kind
+    key = _PAIRED_INPUTS.get(kind, "arguments")
+    value = part.input.get(key) if isinstance(part.input, dict) else None
+    item: Item = {"type": kind, "call_id": part.tool_call_id}
+    if kind == "custom_tool_call":
+        item["name"] = part.tool_name
+        if not isinstance(value, str):  # an input heal replaced: its JSON text
+            value = _compact({} if part.input is None else part.input)
+    elif value is None:
+        value = {}
+    item[key] = value
+    if isinstance(openai.get("itemId"), str):
+        item["id"] = openai["itemId"]
+    if kind == "custom_tool_call":
+        for field in ("namespace", "async"):
+            if field in openai:
+                item[field] = openai[field]
+    item.update(mine.get("fields", {}))
+    return item
 
 
 def _dump_function_call(
@@ -985,7 +1188,7 @@ def _arguments(value: Any, raw: Any) -> str:
     return _compact({} if value is None else value)
 
 
-def _dump_tool(message: ToolMessage, path: str) -> list[Item]:
+def _dump_tool(message: ToolMessage, path: str, kinds: Mapping[str, str]) -> list[Item]:
     out: list[Item] = []
     for j, part in enumerate(message.content):
         if isinstance(part, ToolApprovalResponse):
@@ -999,16 +1202,50 @@ def _dump_tool(message: ToolMessage, path: str) -> list[Item]:
             out.append(response)
             continue
         mine = _mine(part.provider_options)
-        item: Item = {
-            "type": "function_call_output",
-            "call_id": part.tool_call_id,
-            "output": _dump_output(part.output, f"{path}.content[{j}].output"),
-        }
-        if mine.get("name"):
-            item["name"] = part.tool_name
+        kind = mine.get("kind")
+        if not isinstance(kind, str) or kind not in _PAIRED_OUTPUTS:
+            # A result heal made up answers its call with that call's output kind.
+            kind = _OUTPUT_OF.get(kinds.get(part.tool_call_id, ""), "function_call_output")
+        opath = f"{path}.content[{j}].output"
+        if kind == "function_call_output":
+            item: Item = {
+                "type": kind,
+                "call_id": part.tool_call_id,
+                "output": _dump_output(part.output, opath),
+            }
+            if mine.get("name"):
+                item["name"] = part.tool_name
+        else:
+            item = _dump_paired_output(part, kind, mine, opath)
         item.update(mine.get("fields", {}))
         out.append(item)
     return out
+
+
+def _dump_paired_output(
+    part: ToolResultPart, kind: str, mine: Mapping[str, Any], path: str
+) -> Item:
+    """The output item of a paired call (see ``_read_output``). A tool search's ``tools`` come
+    from a JSON output ``{"tools": [...]}``; a result heal made up for one (which has no tools
+    to give) is written as a client search that found none, since the item has no field for
+    text. A local shell's output is text (JSON, as the shell tool writes it)."""
+    if kind == "tool_search_output":
+        value = part.output.value if isinstance(part.output, JsonOutput) else None
+        tools = value.get("tools") if isinstance(value, dict) else None
+        item: Item = {"type": kind, "call_id": part.tool_call_id}
+        if not mine:
+            item.update(execution="client", status="completed")
+        item["tools"] = tools if isinstance(tools, list) else []
+        return item
+    output = _dump_output(part.output, path)
+    if kind == "local_shell_call_output":
+        if not isinstance(output, str):
+            output = _compact(output)
+        # The SDK types name the call by ``id``; the AI SDK writes ``call_id``: as it came, and
+        # ``id`` for a result heal made up.
+        key = mine.get("idKey") or ("call_id" if mine else "id")
+        return {"type": kind, key: part.tool_call_id, "output": output}
+    return {"type": kind, "call_id": part.tool_call_id, "output": output}
 
 
 def _dump_output(output: ToolResultOutput, path: str) -> str | list[Item]:

@@ -131,7 +131,13 @@ from pydantic_ai import PydanticAIDeprecationWarning
 from pydantic_ai import messages as pa
 
 from heal._engine import HealScope
-from heal.adapters._common import Loaded, NativeHealResult, heal_native, native_path
+from heal.adapters._common import (
+    Loaded,
+    NativeHealResult,
+    heal_native,
+    native_path,
+    native_target,
+)
 from heal.errors import InputError
 from heal.messages import ModelMessage, shown
 from heal.messages import dump_messages as _dump_canonical
@@ -140,6 +146,7 @@ from heal.policy import Policy
 from heal.providers import PYDANTIC_AI_SYSTEMS, ProviderId, openai_api_by_response_id
 from heal.repairs import Repair
 from heal.rules import Rule
+from heal.targets import Target
 
 __all__ = [
     "dump_messages",
@@ -267,6 +274,10 @@ def heal_pydantic_ai(
     messages: str,
     *,
     provider: ProviderId | Literal["auto"] | None = "auto",
+    model: str | None = None,
+    thinking: bool | None = None,
+    tools: Iterable[Any] | None = None,
+    target: Target | None = None,
     policy: Policy | Mapping[str, str] | None = None,
     rules: Sequence[Rule] | None = None,
     on_repair: Callable[[Repair], object] | None = None,
@@ -278,6 +289,10 @@ def heal_pydantic_ai(
     messages: bytes,
     *,
     provider: ProviderId | Literal["auto"] | None = "auto",
+    model: str | None = None,
+    thinking: bool | None = None,
+    tools: Iterable[Any] | None = None,
+    target: Target | None = None,
     policy: Policy | Mapping[str, str] | None = None,
     rules: Sequence[Rule] | None = None,
     on_repair: Callable[[Repair], object] | None = None,
@@ -289,6 +304,10 @@ def heal_pydantic_ai(
     messages: Sequence[pa.ModelMessage],
     *,
     provider: ProviderId | Literal["auto"] | None = "auto",
+    model: str | None = None,
+    thinking: bool | None = None,
+    tools: Iterable[Any] | None = None,
+    target: Target | None = None,
     policy: Policy | Mapping[str, str] | None = None,
     rules: Sequence[Rule] | None = None,
     on_repair: Callable[[Repair], object] | None = None,
@@ -299,6 +318,10 @@ def heal_pydantic_ai(
     messages: Sequence[pa.ModelMessage] | str | bytes,
     *,
     provider: ProviderId | Literal["auto"] | None = "auto",
+    model: str | None = None,
+    thinking: bool | None = None,
+    tools: Iterable[Any] | None = None,
+    target: Target | None = None,
     policy: Policy | Mapping[str, str] | None = None,
     rules: Sequence[Rule] | None = None,
     on_repair: Callable[[Repair], object] | None = None,
@@ -308,15 +331,29 @@ def heal_pydantic_ai(
     """Heal a pydantic-ai history; repairs carry indices into ``messages`` and their ``.parts``.
 
     Objects in, objects out; JSON text or bytes in, the same out. A history that needs nothing
-    comes back as the very object passed in. ``provider="auto"`` infers the provider from the
-    responses when they all agree (see :func:`infer_provider`); the other options are those of
-    :func:`heal.heal_messages`.
+    comes back as the very object passed in.
+
+    The target is what :func:`heal.heal_messages` takes: ``model`` (a model id in any style,
+    ``"anthropic:claude-sonnet-4-5"`` as pydantic-ai spells it, or a ``Model``'s
+    ``model_name``), ``thinking`` (whether the request thinks), ``tools`` (names, or
+    ``ToolDefinition`` objects), or all of them as one ``target`` (used as given).
+    ``provider="auto"`` follows the model id when it names a provider, else infers the provider
+    from the responses when they all agree (see :func:`infer_provider`). The other options are
+    those of :func:`heal.heal_messages`.
     """
     objects = _native_list(messages)
-    chosen = infer_provider(objects) if provider == "auto" else provider
+    goal = native_target(
+        provider,
+        "auto",
+        model=model,
+        thinking=thinking,
+        tools=tools,
+        target=target,
+        infer=lambda: infer_provider(objects),
+    )
     loaded = _Loader(objects, _message_json(objects)).run()
     options: dict[str, Any] = {
-        "provider": chosen,
+        "target": goal,
         "policy": policy,
         "rules": rules,
         "on_repair": on_repair,

@@ -7,6 +7,7 @@ you need explicitly (``import heal`` imports none of them)::
     heal.integrations.langchain       HealMiddleware for langchain.agents.create_agent
     heal.integrations.openai_agents   heal_input_filter() for RunConfig.call_model_input_filter
     heal.integrations.clients         heal_openai(client), heal_anthropic(client)
+    heal.integrations.litellm         completion(), acompletion(), HealCallback (the proxy)
 
 They share one contract:
 

@@ -1,5 +1,5 @@
-"""What every integration shares: its options, the provider choice, where repairs are reported,
-and what happens when heal cannot read a request.
+"""What every integration shares: its options, the provider choice, the target of a request,
+where repairs are reported, and what happens when heal cannot read a request.
 
 :func:`openai_endpoint_provider` (the provider of an OpenAI-format base URL) is
 :func:`heal.providers.openai_endpoint_provider`, re-exported for the integrations."""
@@ -7,25 +7,28 @@ and what happens when heal cannot read a request.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from heal._engine import heal_messages
-from heal.errors import ConvergenceError, InputError
+from heal.errors import ConfigError, ConvergenceError, InputError
 from heal.policy import Policy
 from heal.providers import ProviderId, get_profile, openai_endpoint_provider
 from heal.repairs import Repair
 from heal.rules import Rule
+from heal.targets import Target, tool_names
 
 __all__ = [
     "AUTO",
     "HealOptions",
     "ProviderChoice",
+    "effort_thinking",
     "guarded",
     "log_repair",
     "logger",
     "openai_endpoint_provider",
+    "request_target",
 ]
 
 T = TypeVar("T")
@@ -86,6 +89,52 @@ class HealOptions:
         if self.provider == AUTO:
             return infer()
         return self.provider
+
+
+def request_target(
+    provider: ProviderId | None,
+    *,
+    model: object = None,
+    thinking: bool | None = None,
+    tools: Iterable[Any] | None = None,
+    prefix_mismatch_behavior: object = None,
+) -> Target:
+    """The target of a request an integration heals: the provider it chose (never re-inferred
+    from the model id, so ``provider=None`` stays the shared rules), and what the framework call
+    names of the rest.
+
+    What the request holds is taken as it is, and what heal cannot read is left unknown rather
+    than failing the request: a model that is not a non-empty string, tools whose names are not
+    all strings (the provider will say what is wrong with those).
+    """
+    name = model.strip() if isinstance(model, str) else ""
+    names: frozenset[str] | None = None
+    if tools is not None:
+        try:
+            names = frozenset(tool_names(tools))
+        except ConfigError:
+            names = None
+    return Target(
+        provider,
+        model if name and isinstance(model, str) else None,
+        thinking,
+        names,
+        prefix_mismatch_behavior if isinstance(prefix_mismatch_behavior, str) else None,
+    )
+
+
+def effort_thinking(effort: object) -> bool | None:
+    """Whether an OpenAI-style reasoning effort turns thinking on.
+
+    ``"none"`` is off: it is the effort that "does not perform reasoning" (GPT-5.1's default;
+    learn.microsoft.com/en-us/javascript/api/@azure/ai-projects/reasoningeffort). Every other
+    effort is on, ``"minimal"`` included: it asks for few reasoning tokens, not none
+    (developers.openai.com/api/docs/guides/reasoning). None when no effort is given, since the
+    default differs by model (``none`` on GPT-5.1, ``medium`` before it).
+    """
+    if not isinstance(effort, str) or not effort.strip():
+        return None
+    return effort.strip().lower() != "none"
 
 
 def guarded(options: HealOptions, what: str, heal: Callable[[], T], unchanged: T) -> T:

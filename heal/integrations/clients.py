@@ -38,6 +38,14 @@ stored conversation (``previous_response_id`` or ``conversation``) holds only th
 tool outputs whose calls are not in it are kept (``orphan-tool-result`` = ``keep``, unless
 ``policy`` chooses otherwise).
 
+Target (:class:`heal.Target`): the history is healed for the request it goes out in, from the
+call's own arguments: ``model``; ``tools`` (their names; a request without ``tools`` offers
+none, which Anthropic rejects when the history holds tool blocks); and whether it thinks, from
+Anthropic's ``thinking`` (:func:`heal.adapters.anthropic.thinking_enabled`) or OpenAI's
+``reasoning_effort`` / ``reasoning.effort`` (off for ``"none"``, on for any other effort:
+:func:`heal.integrations._common.effort_thinking`; unknown without one, as the default effort
+differs by model).
+
 Repairs carry indices into the request's ``messages`` / ``input`` and go to ``on_repair``, or
 are logged at INFO on the ``heal`` logger. A history heal cannot read is sent unchanged with a
 WARNING (``strict=True`` raises instead, as it does for one that needed repair).
@@ -46,20 +54,29 @@ WARNING (``strict=True`` raises instead, as it does for one that needed repair).
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar, cast
 
 from anthropic import Anthropic, AsyncAnthropic
 from openai import AsyncOpenAI, OpenAI
 
 from heal.adapters.anthropic import heal_anthropic as _heal_anthropic_history
+from heal.adapters.anthropic import read_request
 from heal.adapters.openai_chat import heal_openai_chat
 from heal.adapters.openai_responses import heal_openai_responses
-from heal.integrations._common import AUTO, HealOptions, ProviderChoice, guarded
+from heal.integrations._common import (
+    AUTO,
+    HealOptions,
+    ProviderChoice,
+    effort_thinking,
+    guarded,
+    request_target,
+)
 from heal.policy import Policy
 from heal.providers import ProviderId, openai_endpoint_provider
 from heal.repairs import Repair
 from heal.rules import Rule
+from heal.targets import Target
 
 __all__ = ["heal_anthropic", "heal_openai"]
 
@@ -149,9 +166,17 @@ def heal_anthropic(
             history["system"] = system if isinstance(system, str) else list(system)
 
         def heal() -> _Body:
+            facts = read_request(body)
+            target = request_target(
+                options.choose(lambda: "anthropic"),
+                model=facts.model,
+                thinking=facts.thinking,
+                tools=_offered(body.get("tools"), facts.tools),
+                prefix_mismatch_behavior=facts.prefix_mismatch_behavior,
+            )
             result = _heal_anthropic_history(
                 history,
-                provider=options.choose(lambda: "anthropic"),
+                target=target,
                 policy=options.policy,
                 rules=options.rules,
                 on_repair=options.report,
@@ -186,7 +211,7 @@ def _heal_field(
     def heal() -> _Body:
         result = heal_native(
             native,
-            provider=options.choose(infer),
+            target=_openai_target(options.choose(infer), body),
             policy=options.policy,
             rules=options.rules,
             on_repair=options.report,
@@ -195,6 +220,39 @@ def _heal_field(
         return {**body, key: result.messages} if result.changed else body
 
     return guarded(options, f"request's {key!r}", heal, body)
+
+
+def _offered(value: object, names: Sequence[str] | None) -> Sequence[str] | None:
+    """The tools an Anthropic request body offers: ``names`` for a list; none when the body
+    has no tools (the SDK's "omit" sentinel stands in for an argument not given: the body is
+    the whole request); unknown for an iterable the SDK has yet to read, which heal must not
+    consume."""
+    if isinstance(value, (list, tuple)):
+        return names
+    if isinstance(value, Iterable) and not isinstance(value, (str, bytes, Mapping)):
+        return None
+    return ()
+
+
+def _openai_target(provider: ProviderId | None, body: _Body) -> Target:
+    """The target of a Chat Completions or Responses request body: its ``model``, its tools
+    (``tools``, and the legacy ``functions`` of Chat Completions; a body without them offers
+    none) and its reasoning effort (``reasoning_effort``, or Responses' ``reasoning.effort``)."""
+    tools: list[Any] = []
+    for key in ("tools", "functions"):
+        value = body.get(key)
+        if isinstance(value, (list, tuple)):
+            tools += value
+        elif value is not None:
+            return request_target(provider, model=body.get("model"))
+    reasoning = body.get("reasoning")
+    effort = reasoning.get("effort") if isinstance(reasoning, Mapping) else None
+    return request_target(
+        provider,
+        model=body.get("model"),
+        thinking=effort_thinking(body.get("reasoning_effort", effort)),
+        tools=tools,
+    )
 
 
 def _healing_copy(client: _C, heal_body: _Healer) -> _C:

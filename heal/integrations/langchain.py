@@ -25,6 +25,11 @@ messages inside ``messages`` are healed like the rest, and message chunks (``AIM
 are read as the messages they make. Repairs carry indices into
 ``request.messages`` and go to ``on_repair``, or are logged at INFO on the ``heal`` logger.
 
+Target (:class:`heal.Target`): each call is healed for what it sends, whatever the provider: the
+chat model's name (its ``model_name``, ``model`` or ``model_id``), the tools of the request
+(``request.tools``, the tools ``create_agent`` binds for the call), and whether it thinks, from
+the call's ``model_settings`` or else the chat model's own fields (:func:`request_thinking`).
+
 Provider (``provider="auto"``): from the chat model's class (along its MRO, so subclasses
 count), by :data:`heal.providers.LANGCHAIN_CHAT_MODELS`: ``ChatAnthropic`` → ``anthropic``,
 ``ChatGoogleGenerativeAI`` / ``ChatVertexAI`` → ``google``, ``ChatBedrockConverse`` →
@@ -43,8 +48,16 @@ from typing import Any, cast
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
 from langchain_core.messages import AnyMessage, BaseMessageChunk, message_chunk_to_message
 
+from heal.adapters.anthropic import thinking_enabled as anthropic_thinking
 from heal.adapters.langchain import heal_langchain
-from heal.integrations._common import AUTO, HealOptions, ProviderChoice, guarded
+from heal.integrations._common import (
+    AUTO,
+    HealOptions,
+    ProviderChoice,
+    effort_thinking,
+    guarded,
+    request_target,
+)
 from heal.policy import Policy
 from heal.providers import (
     LANGCHAIN_CHAT_MODELS,
@@ -54,8 +67,9 @@ from heal.providers import (
 )
 from heal.repairs import Repair
 from heal.rules import Rule
+from heal.targets import Target
 
-__all__ = ["HealMiddleware", "provider_for_model"]
+__all__ = ["HealMiddleware", "model_name", "provider_for_model", "request_thinking"]
 
 
 class HealMiddleware(AgentMiddleware[Any, Any, Any]):
@@ -100,7 +114,7 @@ class HealMiddleware(AgentMiddleware[Any, Any, Any]):
         def heal() -> list[AnyMessage]:
             result = heal_langchain(
                 readable,
-                provider=self.options.choose(lambda: provider_for_model(request.model)),
+                target=self.target(request),
                 policy=self.options.policy,
                 rules=self.options.rules,
                 on_repair=self.options.report,
@@ -110,6 +124,17 @@ class HealMiddleware(AgentMiddleware[Any, Any, Any]):
 
         healed = guarded(self.options, "LangChain model request", heal, messages)
         return request if healed is messages else request.override(messages=healed)
+
+    def target(self, request: ModelRequest[Any]) -> Target:
+        """What the call is: its provider (``provider=``, or the chat model's), the chat model's
+        name, whether it thinks, and the tools it binds (see the module docstring)."""
+        chat_model = request.model
+        return request_target(
+            self.options.choose(lambda: provider_for_model(chat_model)),
+            model=model_name(chat_model),
+            thinking=request_thinking(chat_model, request.model_settings),
+            tools=request.tools,
+        )
 
     def wrap_model_call(
         self,
@@ -126,6 +151,72 @@ class HealMiddleware(AgentMiddleware[Any, Any, Any]):
     ) -> ModelResponse[Any]:
         """Call the model with the request's messages healed (async agents)."""
         return await handler(self.heal_request(request))
+
+
+def model_name(model: object) -> str | None:
+    """The model id a LangChain chat model calls: its ``model_name`` (``ChatOpenAI``, ...),
+    ``model`` (``ChatAnthropic``, ``ChatGoogleGenerativeAI``, ...) or ``model_id``
+    (``ChatBedrockConverse``), whichever is a string first; None when none is."""
+    for name in ("model_name", "model", "model_id"):
+        value = _attribute(model, name)
+        if isinstance(value, str) and value.strip():
+            return value
+    return None
+
+
+def request_thinking(model: object, settings: Mapping[str, Any] | None = None) -> bool | None:
+    """Whether a call to a LangChain chat model thinks, from the call's ``model_settings`` (the
+    keywords bound for it) or else the chat model's own fields; None when neither says.
+
+    Read, first that says wins: ``thinking`` (Anthropic's ``{"type": ...}``, as
+    :func:`heal.adapters.anthropic.thinking_enabled` reads it, or a bool), ``reasoning`` (a bool,
+    an effort, or ``{"effort": ...}`` as ``ChatOpenAI`` takes it), ``reasoning_effort``
+    (``"none"`` is off, any other effort on), then Gemini's ``thinking_budget`` (0 is off) and
+    ``thinking_level`` (on).
+    """
+    for source in (settings or {}, model):
+        for key, read in _THINKING_FIELDS:
+            value = source.get(key) if isinstance(source, Mapping) else _attribute(source, key)
+            found = None if value is None else read(value)
+            if found is not None:
+                return found
+    return None
+
+
+def _thinking(value: Any) -> bool | None:
+    return value if isinstance(value, bool) else anthropic_thinking(value)
+
+
+def _reasoning(value: Any) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, Mapping):
+        return effort_thinking(value.get("effort"))
+    return effort_thinking(value)
+
+
+def _budget(value: Any) -> bool | None:
+    return value != 0 if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _level(value: Any) -> bool | None:
+    return True if isinstance(value, str) and value.strip() else None
+
+
+_THINKING_FIELDS: tuple[tuple[str, Callable[[Any], bool | None]], ...] = (
+    ("thinking", _thinking),
+    ("reasoning", _reasoning),
+    ("reasoning_effort", effort_thinking),
+    ("thinking_budget", _budget),
+    ("thinking_level", _level),
+)
+
+
+def _attribute(obj: object, name: str) -> Any:
+    try:
+        return getattr(obj, name, None)
+    except Exception:  # a property that raises is a fact heal cannot read
+        return None
 
 
 def provider_for_model(model: object) -> ProviderId | None:

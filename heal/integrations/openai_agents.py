@@ -24,6 +24,14 @@ goes to OpenAI's Responses API (Chat Completions after
 follow the LiteLLM model string (:func:`heal.infer_provider`); anything else gets the shared
 rules. ``provider=`` forces one.
 
+Target (:class:`heal.Target`): each call is healed for the model that serves it, the same way:
+the model name (a string, the ``model`` of an SDK ``Model``, or the SDK's default model when
+neither the agent nor ``model=`` names one), and the agent's tools: its ``tools`` and the tools
+its handoffs become (``transfer_to_<agent>``). An agent with MCP servers offers tools heal
+cannot list without asking the servers, so its tools are left unknown. Whether the call thinks
+is not read: the model settings that say it can be overridden by the ``RunConfig``, which the
+filter does not see.
+
 A run that continues a conversation the server keeps (``previous_response_id=``,
 ``conversation_id=``, ``auto_previous_response_id=True``) sends only the new items: the calls
 their tool outputs answer are on the server. Pass ``server_managed=True`` so those outputs are
@@ -38,17 +46,31 @@ from collections import defaultdict, deque
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any
 
-from agents import Model
+from agents import Agent, Handoff, Model
+from agents.models import get_default_model
 from agents.run_config import CallModelData, CallModelInputFilter, ModelInputData
 
 from heal.adapters.openai_responses import heal_openai_responses
-from heal.integrations._common import AUTO, HealOptions, ProviderChoice, guarded
+from heal.integrations._common import (
+    AUTO,
+    HealOptions,
+    ProviderChoice,
+    guarded,
+    request_target,
+)
 from heal.policy import Policy
 from heal.providers import ProviderId, infer_provider, openai_endpoint_provider
 from heal.repairs import Repair
 from heal.rules import Rule
+from heal.targets import Target
 
-__all__ = ["HealInputFilter", "heal_input_filter", "provider_for_model"]
+__all__ = [
+    "HealInputFilter",
+    "agent_tool_names",
+    "heal_input_filter",
+    "model_name",
+    "provider_for_model",
+]
 
 HealInputFilter = Callable[[CallModelData[Any]], Coroutine[Any, Any, ModelInputData]]
 """What :func:`heal_input_filter` returns: a ``RunConfig.call_model_input_filter``."""
@@ -98,9 +120,7 @@ def heal_input_filter(
         def heal() -> list[Any]:
             result = heal_openai_responses(
                 items,
-                provider=options.choose(
-                    lambda: provider_for_model(data.agent.model if model is None else model)
-                ),
+                target=_target(options, data.agent, model),
                 policy=options.policy,
                 rules=options.rules,
                 on_repair=options.report,
@@ -114,6 +134,49 @@ def heal_input_filter(
         return ModelInputData(input=healed, instructions=model_data.instructions)
 
     return heal_input
+
+
+def _target(options: HealOptions, agent: Agent[Any], override: str | Model | None) -> Target:
+    served_by = agent.model if override is None else override
+    return request_target(
+        options.choose(lambda: provider_for_model(served_by)),
+        model=model_name(served_by),
+        tools=agent_tool_names(agent),
+    )
+
+
+def model_name(model: str | Model | None) -> str | None:
+    """The model id an Agents SDK model calls: the name itself (``litellm/`` and other prefixes
+    are read by :func:`heal.targets.model_name`), the ``model`` of an SDK ``Model``, or for None
+    the SDK's default model (``get_default_model()``); None when a ``Model`` names none."""
+    if model is None:
+        return get_default_model()
+    if isinstance(model, str):
+        return model
+    try:
+        name = getattr(model, "model", None)
+    except Exception:  # a property that raises is a fact heal cannot read
+        return None
+    return name if isinstance(name, str) else None
+
+
+def agent_tool_names(agent: Agent[Any]) -> list[str] | None:
+    """The names of the tools an agent offers its model: its tools and its handoffs' tools
+    (``transfer_to_<agent>``, or the handoff's ``tool_name``). None when the agent has MCP
+    servers, whose tools heal does not know without asking them."""
+    if getattr(agent, "mcp_servers", None):
+        return None
+    names: list[str] = []
+    for tool in getattr(agent, "tools", None) or ():
+        name = getattr(tool, "name", None)
+        if isinstance(name, str):
+            names.append(name)
+    for handoff in getattr(agent, "handoffs", None) or ():
+        if isinstance(handoff, Handoff):
+            names.append(handoff.tool_name)
+        elif isinstance(handoff, Agent):
+            names.append(Handoff.default_tool_name(handoff))
+    return names
 
 
 def provider_for_model(model: str | Model | None) -> ProviderId | None:

@@ -30,6 +30,11 @@ wrappers followed); a model it cannot place (a ``FunctionModel``, a ``TestModel`
 shared rules. ``provider=`` forces one. Repairs carry indices into the messages of the request
 (``messages[i].parts[j]``) and go to ``on_repair``, or are logged at INFO on the ``heal`` logger.
 
+The rest of the target (:class:`heal.Target`) comes from the request too, whatever the
+provider: the model's ``model_name``, whether the request thinks (:func:`request_thinking`,
+from the model settings), and, in :class:`HealHistory`, the names of the request's function and
+output tools (a history processor does not see them).
+
 pydantic-ai repairs some problems itself before any hook runs: it drops tool returns whose call
 is not in the history and adds a return for each unanswered call (``_clean_message_history``).
 heal sees the history after that, and fixes what pydantic-ai leaves: duplicated tool returns,
@@ -53,25 +58,35 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from pydantic_ai import UserPromptNode
 from pydantic_ai.capabilities import AbstractCapability, AgentNode
 from pydantic_ai.messages import ModelMessage, ModelResponse
-from pydantic_ai.models import ModelRequestContext
+from pydantic_ai.models import ModelRequestContext, ModelRequestParameters
 from pydantic_ai.tools import RunContext
 
 from heal._engine import HealScope, _notify
+from heal.adapters import gemini
 from heal.adapters._common import NativeRepair, native_path
+from heal.adapters.anthropic import thinking_enabled as anthropic_thinking
 from heal.adapters.pydantic_ai import heal_pydantic_ai
 from heal.errors import HealingError
-from heal.integrations._common import AUTO, HealOptions, ProviderChoice, guarded
+from heal.integrations._common import (
+    AUTO,
+    HealOptions,
+    ProviderChoice,
+    effort_thinking,
+    guarded,
+    request_target,
+)
 from heal.policy import Policy
-from heal.providers import ProviderId, infer_provider
+from heal.providers import infer_provider
 from heal.repairs import Action, Repair
 from heal.rules import Rule, default_registry
+from heal.targets import Target
 
-__all__ = ["HealHistory", "HistoryProcessor", "heal_history"]
+__all__ = ["HealHistory", "HistoryProcessor", "heal_history", "request_thinking"]
 
 HistoryProcessor = Callable[[RunContext[Any], list[ModelMessage]], list[ModelMessage]]
 """What :func:`heal_history` returns: a pydantic-ai history processor taking the run context."""
@@ -132,9 +147,17 @@ class HealHistory(AbstractCapability[Any]):
     async def prepare_model_request(
         self, ctx: RunContext[Any], request_context: ModelRequestContext
     ) -> ModelRequestContext:
-        """Heal ``request_context.messages`` for ``request_context.model``; history untouched."""
+        """Heal ``request_context.messages`` for ``request_context.model``, its settings and its
+        tools; the run's history is untouched."""
         messages = request_context.messages
-        healed = _heal(self._options, messages, request_context.model, scope="request")
+        healed = _heal(
+            self._options,
+            messages,
+            request_context.model,
+            request_context.model_settings,
+            request_context.model_request_parameters,
+            scope="request",
+        )
         if healed is not messages:
             request_context.messages = healed
         return request_context
@@ -149,7 +172,8 @@ def heal_history(
     strict: bool = False,
     scope: HealScope = "history",
 ) -> HistoryProcessor:
-    """A history processor that heals the run's history for the run's model (``ctx.model``).
+    """A history processor that heals the run's history for the run's model (``ctx.model``, with
+    the step's ``ctx.model_settings``).
 
     Use it as ``Agent(model, capabilities=[ProcessHistory(heal_history())])``. pydantic-ai writes
     a processor's result back to the run's history, hence ``scope="history"`` by default: only
@@ -159,23 +183,26 @@ def heal_history(
     options = HealOptions(provider, policy, rules, on_repair, strict)
 
     def process(ctx: RunContext[Any], messages: list[ModelMessage]) -> list[ModelMessage]:
-        return _heal(options, messages, ctx.model, scope=scope)
+        return _heal(options, messages, ctx.model, ctx.model_settings, None, scope=scope)
 
     return process
 
 
 def _heal(
-    options: HealOptions, messages: list[ModelMessage], model: object, *, scope: HealScope
+    options: HealOptions,
+    messages: list[ModelMessage],
+    model: object,
+    settings: Mapping[str, Any] | None,
+    parameters: ModelRequestParameters | None,
+    *,
+    scope: HealScope,
 ) -> list[ModelMessage]:
     """The healed messages, or ``messages`` itself when nothing needed changing."""
-
-    def infer() -> ProviderId | None:
-        return infer_provider(model)
 
     def heal() -> list[ModelMessage]:
         result = heal_pydantic_ai(
             messages,
-            provider=options.choose(infer),
+            target=_target(options, model, settings, parameters),
             policy=options.policy,
             rules=options.rules,
             on_repair=options.report,
@@ -185,6 +212,134 @@ def _heal(
         return result.messages if result.changed else messages
 
     return guarded(options, "pydantic-ai message history", heal, messages)
+
+
+def _target(
+    options: HealOptions,
+    model: object,
+    settings: Mapping[str, Any] | None,
+    parameters: ModelRequestParameters | None,
+) -> Target:
+    """What the request is: its provider (see the module docstring), its model's name, whether
+    it thinks, and the tools it offers (its function tools and output tools, which the model
+    calls alike; the native tools run on the provider's side and name no call heal checks)."""
+    tools = None
+    if parameters is not None:
+        tools = [*parameters.function_tools, *parameters.output_tools]
+    return request_target(
+        options.choose(lambda: infer_provider(model)),
+        model=model if isinstance(model, str) else _attribute(model, "model_name"),
+        thinking=request_thinking(model, settings),
+        tools=tools,
+    )
+
+
+def request_thinking(model: object, settings: Mapping[str, Any] | None = None) -> bool | None:
+    """Whether a request to a pydantic-ai ``model`` with these model settings thinks; None when
+    the settings do not say.
+
+    The settings are the request's over the model's own (``Model.settings``), as pydantic-ai
+    merges them. A provider-specific setting that the model's class reads takes precedence over
+    the unified ``thinking``, as it does in pydantic-ai:
+
+    * ``anthropic_thinking`` (``AnthropicModel``) and the ``thinking`` field of
+      ``bedrock_additional_model_requests_fields`` (``BedrockConverseModel``): as
+      :func:`heal.adapters.anthropic.thinking_enabled` reads Anthropic's ``thinking``;
+    * ``google_thinking_config`` (``GoogleModel``): as
+      :func:`heal.adapters.gemini.thinking_enabled` reads a Gemini ``thinking_config``;
+    * ``openrouter_reasoning`` (``OpenRouterModel``): off when ``enabled`` is false or its effort
+      is ``"none"``;
+    * ``openai_reasoning_effort`` (the OpenAI models), ``groq_reasoning_effort``,
+      ``xai_reasoning_effort``: off for ``"none"``, else on.
+
+    The unified ``thinking`` counts only for a model whose profile takes it (``supports_thinking``
+    or ``thinking_always_enabled``; pydantic-ai ignores it otherwise): ``False`` is off, except on
+    a model that always thinks, where pydantic-ai sends the least thinking the model accepts;
+    ``True`` or an effort is on. With no setting, a model whose profile says it always thinks or
+    thinks by default (``thinking_enabled_by_default``) thinks; otherwise None.
+    """
+    merged: dict[str, Any] = {}
+    for layer in (_attribute(model, "settings"), settings):
+        if isinstance(layer, Mapping):
+            merged.update(layer)
+    classes = _model_classes(model)
+    for class_name, read in _PROVIDER_THINKING:
+        if class_name in classes:
+            said = read(merged)
+            if said != "unsaid":
+                return said
+    profile = _attribute(_unwrapped(model), "profile")
+    profile = profile if isinstance(profile, Mapping) else {}
+    always = bool(profile.get("thinking_always_enabled", False))
+    unified = merged.get("thinking")
+    if unified is not None and (always or profile.get("supports_thinking", False)):
+        return True if always else bool(unified)
+    if always or profile.get("thinking_enabled_by_default", False):
+        return True
+    return None
+
+
+_Said = bool | None | Literal["unsaid"]
+
+
+def _setting(key: str, read: Callable[[Any], bool | None]) -> Callable[[Mapping[str, Any]], _Said]:
+    def said(settings: Mapping[str, Any]) -> _Said:
+        return read(settings[key]) if key in settings else "unsaid"
+
+    return said
+
+
+def _bedrock(settings: Mapping[str, Any]) -> _Said:
+    fields = settings.get("bedrock_additional_model_requests_fields")
+    if isinstance(fields, Mapping) and "thinking" in fields:
+        return anthropic_thinking(fields["thinking"])
+    return "unsaid"
+
+
+def _openrouter(reasoning: Any) -> bool | None:
+    if not isinstance(reasoning, Mapping):
+        return None
+    return reasoning.get("enabled", True) is not False and reasoning.get("effort") != "none"
+
+
+_PROVIDER_THINKING: tuple[tuple[str, Callable[[Mapping[str, Any]], _Said]], ...] = (
+    ("AnthropicModel", _setting("anthropic_thinking", anthropic_thinking)),
+    ("BedrockConverseModel", _bedrock),
+    ("GoogleModel", _setting("google_thinking_config", gemini.thinking_enabled)),
+    ("OpenRouterModel", _setting("openrouter_reasoning", _openrouter)),
+    ("OpenAIChatModel", _setting("openai_reasoning_effort", effort_thinking)),
+    ("OpenAIResponsesModel", _setting("openai_reasoning_effort", effort_thinking)),
+    ("GroqModel", _setting("groq_reasoning_effort", effort_thinking)),
+    ("XaiModel", _setting("xai_reasoning_effort", effort_thinking)),
+)
+"""The provider-specific thinking settings, by the pydantic-ai model class that reads each,
+most specific class first (``OpenRouterModel`` is an ``OpenAIChatModel``)."""
+
+
+def _unwrapped(model: object) -> object:
+    """The model a pydantic-ai ``WrapperModel`` (``InstrumentedModel``, ...) wraps."""
+    for _ in range(8):
+        inner = _attribute(model, "wrapped")
+        if inner is None:
+            return model
+        model = inner
+    return model
+
+
+def _model_classes(model: object) -> frozenset[str]:
+    inner = _unwrapped(model)
+    return frozenset(
+        klass.__name__
+        for klass in type(inner).__mro__
+        if klass.__module__.startswith("pydantic_ai")
+    )
+
+
+def _attribute(obj: object, name: str) -> Any:
+    try:
+        return getattr(obj, name, None)
+    except Exception:  # a property that raises is a fact heal cannot read
+        return None
 
 
 _CLOSING_RULES = frozenset({"orphan-tool-call", "empty-message"})

@@ -21,17 +21,20 @@ Order matters, and each step has a reason:
    provider module's docstring gives the order within its pack.
 6. ``lone-surrogate``, ``empty-text``, ``empty-message``: content last, because the tool and
    provider rules can empty a message, and removing an empty message must be the final word.
+   Then ``empty-history``: a history with no message to send, which it reports (no rule heals
+   a history down to nothing, see :mod:`heal.rules._sendable`; this one finds the histories
+   that came in that way).
 
 Where the rules live: a rule that exists for one provider alone is in that provider's module
 (:mod:`~heal.rules.anthropic`, :mod:`~heal.rules.bedrock`, :mod:`~heal.rules.google`,
 :mod:`~heal.rules.openai`, :mod:`~heal.rules.mistral`, :mod:`~heal.rules.compat`); a problem
 several providers share is one :class:`FamilyRule`, declared once per provider in its family's
-module: :mod:`~heal.rules.reasoning` (unsigned, foreign and rejected reasoning, and the signed
-thinking no rule may touch), :mod:`~heal.rules.system` (system messages after the start),
-:mod:`~heal.rules.server_tools` (another provider's server tools), :mod:`~heal.rules.roles`
-(runs of one role), :mod:`~heal.rules.files` (files in assistant messages, with the file rules)
-and :mod:`~heal.rules.content` (blank tool results, with the content rules). :data:`PACKS`
-below is the one list of them all, in order.
+module: :mod:`~heal.rules.reasoning` (unsigned, foreign and rejected reasoning, where thinking
+sits in a message, and the signed thinking no rule may touch), :mod:`~heal.rules.system`
+(system messages after the start), :mod:`~heal.rules.server_tools` (another provider's server
+tools), :mod:`~heal.rules.roles` (runs of one role), :mod:`~heal.rules.files` (files in
+assistant messages, with the file rules) and :mod:`~heal.rules.content` (blank tool results,
+with the content rules). :data:`PACKS` below is the one list of them all, in order.
 
 User rules (``rules=`` or :meth:`RuleRegistry.register`) run after all built-ins. The engine
 repeats the whole sequence until nothing changes, so a later rule's change is seen by earlier
@@ -57,6 +60,7 @@ from heal.rules import (
     roles,
     server_tools,
     system,
+    target,
 )
 from heal.rules._base import (
     AddMessage,
@@ -75,7 +79,7 @@ from heal.rules._base import (
     SetPart,
 )
 from heal.rules._index import HistoryIndex, Pairing
-from heal.rules.content import EmptyMessage, EmptyText, LoneSurrogate
+from heal.rules.content import EmptyHistory, EmptyMessage, EmptyText, LoneSurrogate
 from heal.rules.tool_pairing import (
     DuplicateToolResult,
     MisplacedToolApproval,
@@ -129,7 +133,12 @@ _SHARED_TOOL_RULES: tuple[Rule, ...] = (
     MisplacedToolResult(),
     OrphanToolCall(),
 )
-_SHARED_CONTENT_RULES: tuple[Rule, ...] = (LoneSurrogate(), EmptyText(), EmptyMessage())
+_SHARED_CONTENT_RULES: tuple[Rule, ...] = (
+    LoneSurrogate(),
+    EmptyText(),
+    EmptyMessage(),
+    EmptyHistory(),
+)
 
 SHARED_RULES: tuple[Rule, ...] = _SHARED_TOOL_RULES + _SHARED_CONTENT_RULES
 """The rules that apply to every provider, in order."""
@@ -143,9 +152,11 @@ PACKS: Mapping[str, tuple[Rule, ...]] = MappingProxyType(
             reasoning.ANTHROPIC_FOREIGN_REASONING,
             reasoning.ANTHROPIC_UNSIGNED_REASONING,
             files.ANTHROPIC_ASSISTANT_FILE,
-            anthropic.AnthropicReasoningOnlyMessage(),
-            anthropic.AnthropicReasoningNotFirst(),
+            reasoning.ANTHROPIC_REASONING_ONLY_MESSAGE,
+            roles.ANTHROPIC_SPLIT_THINKING_TURN,
+            reasoning.ANTHROPIC_REASONING_NOT_FIRST,
             anthropic.AnthropicTextAfterToolCall(),
+            reasoning.ANTHROPIC_TRAILING_REASONING,
             content.ANTHROPIC_EMPTY_TOOL_RESULT,
             anthropic.AnthropicTrailingWhitespace(),
             anthropic.AnthropicToolLoopThinking(),
@@ -159,6 +170,9 @@ PACKS: Mapping[str, tuple[Rule, ...]] = MappingProxyType(
             server_tools.BEDROCK_TOOL_RESULT_COUNT,
             roles.BEDROCK_ROLE_ALTERNATION,
             bedrock.BedrockBlankTextBesideSignedThinking(),
+            reasoning.BEDROCK_REASONING_ONLY_MESSAGE,
+            reasoning.BEDROCK_REASONING_NOT_FIRST,
+            reasoning.BEDROCK_TRAILING_REASONING,
             bedrock.BedrockDocumentWithoutText(),
             content.BEDROCK_EMPTY_TOOL_RESULT,
         ),
@@ -196,11 +210,18 @@ PACKS: Mapping[str, tuple[Rule, ...]] = MappingProxyType(
             compat.MissingReasoningContent(),
         ),
         "files": (
+            files.OPENAI_TOOL_RESULT_MEDIA,
             files.OpenAIFileId(),
             files.AnthropicUnsupportedMediaType(),
             files.UndecodableTextFile(),
             files.TextFileAttachment(),
             files.MISTRAL_ASSISTANT_FILE,
+        ),
+        "target": (
+            target.ToolNotOffered(),
+            target.ModelWithoutImageInput(),
+            target.ClaudeForeignModelSignature(),
+            target.ClaudeThinkingPrefixBinding(),
         ),
     }
 )

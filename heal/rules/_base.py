@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from heal.messages import ModelMessage, Part
     from heal.providers import ProviderId, ProviderProfile
     from heal.rules._index import HistoryIndex
+    from heal.targets import Target
 
 __all__ = [
     "AddMessage",
@@ -185,10 +186,18 @@ class Example:
     choice: str | None = None
     policy: dict[str, str] | None = None
     """Other rules' choices the example needs (such as ``keep`` for a rule it stands in for)."""
+    model: str | None = None
+    """The target model the example heals for (see :class:`heal.targets.Target`)."""
+    thinking: bool | None = None
+    """The target request's thinking setting."""
+    tools: tuple[str, ...] | None = None
+    """The tools the target request offers."""
 
 
 class Context:
-    """What a rule sees: the current history, its index, and the target provider.
+    """What a rule sees: the current history, its index, and the target (``target``: the
+    provider, and the model, thinking setting and tools when the caller gave them; see
+    :class:`heal.targets.Target`).
 
     ``protected`` holds the indices of messages that no rule may edit for this provider (for
     Anthropic, the latest assistant message holding signed thinking must go back byte-identical).
@@ -197,7 +206,16 @@ class Context:
     :class:`~heal.errors.ProtectedEditError`, unless its rule declares ``edits_protected``.
     """
 
-    __slots__ = ("_guards", "_protected", "index", "messages", "profile", "provider")
+    __slots__ = (
+        "_guards",
+        "_original",
+        "_protected",
+        "index",
+        "messages",
+        "profile",
+        "provider",
+        "target",
+    )
 
     def __init__(
         self,
@@ -206,6 +224,9 @@ class Context:
         provider: ProviderId | None,
         profile: ProviderProfile,
         guards: Sequence[Rule] = (),
+        *,
+        target: Target | None = None,
+        original: Sequence[ModelMessage] | None = None,
     ) -> None:
         self.messages = messages
         self.index = index
@@ -213,6 +234,25 @@ class Context:
         self.profile = profile
         self._guards = guards
         self._protected: frozenset[int] | None = None
+        if target is None:
+            from heal.targets import Target
+
+            target = Target(provider)
+        self.target = target
+        self._original = messages if original is None else original
+
+    def first_change(self) -> int | None:
+        """The index of the first message where the current history differs from the caller's
+        (a message changed, removed or inserted there), or None when nothing changed yet.
+        Messages before it are the caller's own objects, in the caller's order."""
+        current, original = self.messages, self._original
+        if current is original:
+            return None
+        for i, (now, before) in enumerate(zip(current, original, strict=False)):
+            if now is not before:
+                return i
+        shorter = min(len(current), len(original))
+        return None if len(current) == len(original) else shorter
 
     @property
     def protected(self) -> frozenset[int]:
@@ -246,6 +286,10 @@ class Rule(ABC):
       anything. The engine skips the rule when all of them are empty; ``None`` (the default)
       runs it always. A wrong hint hides problems, so the test suite checks every built-in
       rule's hint against generated histories.
+    * ``models``: optional, a regular expression the target's model name must match
+      (``re.match`` on :func:`heal.targets.model_name`) for the rule to run: a rule for one
+      family of models. With it, the rule never runs when the caller gave no model. Rules that
+      depend on a capability rather than on names override :meth:`enabled_for` instead.
     * ``edits_protected``: True for a rule whose fixes may edit a protected message (see
       :attr:`Context.protected`), such as removing from it a part the provider cannot take.
       Any other rule must skip protected messages: the engine raises
@@ -268,6 +312,7 @@ class Rule(ABC):
     example: Example | None = None
     triggers: frozenset[str] | None = None
     edits_protected: bool = False
+    models: str | None = None
 
     @abstractmethod
     def check(self, ctx: Context, choice: str) -> Iterable[Finding]:
@@ -286,6 +331,27 @@ class Rule(ABC):
     def applies_to(self, provider: str | None) -> bool:
         """Whether the rule runs for this provider."""
         return self.providers is None or (provider is not None and provider in self.providers)
+
+    def applies(self, target: Target) -> bool:
+        """Whether the rule runs for this target: its provider (:meth:`applies_to`) and, when
+        the rule names :attr:`models`, its model."""
+        if not self.applies_to(target.provider):
+            return False
+        if self.models is None:
+            return True
+        if target.model is None:
+            return False
+        from heal.targets import model_name
+
+        return re.match(self.models, model_name(target.model)) is not None
+
+    def enabled_for(self, target: Target) -> bool | None:
+        """Whether the target turns the rule on (True) or off (False) whatever its
+        ``default_enabled``; None (the default) leaves that to ``default_enabled``. A rule whose
+        problem exists only on models that lack a capability reads ``target.facts`` here, so it
+        runs exactly when the target lacks it. A policy's ``enable`` / ``disable`` still win."""
+        del target
+        return None
 
     def __repr__(self) -> str:
         return f"<rule {self.id}>"

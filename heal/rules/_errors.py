@@ -59,6 +59,13 @@ AI_SDK_APPROVAL_CALL_NOT_FOUND = _pattern(
     "ai 6.0.326 generateText, observed with the interop judge (tests/interop)",
 )
 
+AI_SDK_EMPTY_MESSAGES = _pattern(
+    "ai-sdk-empty-messages",
+    r"messages must not be empty",
+    "AI SDK (AI_InvalidPromptError)",
+    "vercel/ai#10003; zebbern/Devonz#4",
+)
+
 # --- AI SDK provider adapters (before any request; warnings included) ---
 AI_SDK_BEDROCK_SYSTEM_NOT_FIRST = _pattern(
     "ai-sdk-bedrock-system-not-first",
@@ -253,7 +260,8 @@ ANTHROPIC_THINKING_SIGNATURE_REQUIRED = _pattern(
 
 ANTHROPIC_INVALID_THINKING_SIGNATURE = _pattern(
     "anthropic-invalid-thinking-signature",
-    r"Invalid `?signature`? in `?thinking`? block",
+    # Not the variant that says why (a block bound to another prefix: its own pattern below).
+    r"Invalid `?signature`? in `?thinking`? block(?!\. The block is bound)",
     "Anthropic",
     "provider-rules.md §13.8 (foreign signature)",
     implies="anthropic",
@@ -270,9 +278,9 @@ ANTHROPIC_EXPECTED_THINKING_FIRST = _pattern(
 ANTHROPIC_THINKING_NOT_FIRST = _pattern(
     "anthropic-thinking-not-first",
     r"If an assistant message contains any thinking blocks, the first block must be",
-    "Anthropic",
-    "provider-rules.md §1e",
-    implies="anthropic",
+    # Not implied: Claude on Bedrock Converse writes it too (strands-agents/harness-sdk PR#1889).
+    "Anthropic, Bedrock (Claude)",
+    "provider-rules.md §1e; strands-agents/harness-sdk PR#1889",
 )
 
 ANTHROPIC_FINAL_BLOCK_THINKING = _pattern(
@@ -328,6 +336,29 @@ ANTHROPIC_UNEXPECTED_SYSTEM_ROLE = _pattern(
     implies="anthropic",
 )
 
+ANTHROPIC_THINKING_BOUND_TO_PREFIX = _pattern(
+    "anthropic-thinking-bound-to-prefix",
+    r"The block is bound to a different conversation",
+    "Anthropic (Claude Opus 5.5, Fable 5.1)",
+    "anomalyco/opencode#48637; provider-rules.md §1(e), R15",
+    implies="anthropic",
+)
+
+ANTHROPIC_TOOLS_UNDEFINED = _pattern(
+    "anthropic-tools-undefined",
+    r"Requests which include `?tool_use`? or `?tool_result`? blocks must define tools",
+    "Anthropic",
+    "anthropics/anthropic-sdk-python#494",
+    implies="anthropic",
+)
+
+ANTHROPIC_NO_MESSAGES = _pattern(
+    "anthropic-no-messages",
+    r"at least one message is required",
+    "Anthropic",
+    "devoxx/DevoxxGenieIDEAPlugin#567; automazeio/vibeproxy#81",
+)
+
 # --- OpenAI Chat Completions and the servers that copy its wording ---
 OPENAI_TOOL_CALLS_WITHOUT_RESULTS = _pattern(
     "openai-tool-calls-without-results",
@@ -373,6 +404,28 @@ OPENAI_ASSISTANT_IMAGE = _pattern(
     r"role 'assistant'",
     "OpenAI Chat",
     "openai/openai-node#1030; onyx-dot-app/onyx PR#1964; OpenHands/OpenHands#7700",
+)
+
+OPENAI_IMAGE_NOT_SUPPORTED = _pattern(
+    "openai-image-not-supported",
+    r"image_url is only supported by certain models",
+    "OpenAI (models without vision)",
+    "nextcloud/integration_openai#282; doitandbedone/ispyagentdvr-docker#677",
+)
+
+OPENAI_NO_MESSAGES = _pattern(
+    "openai-no-messages",
+    r"\[\] is too short - 'messages'|Invalid 'messages': empty array",
+    "OpenAI Chat",
+    "run-llama/llama_index#9373; sashabaranov/go-openai#605; CopilotKit/CopilotKit#529",
+)
+
+OPENAI_TOOL_IMAGE = _pattern(
+    "openai-tool-image",
+    r"Image URLs are only allowed for messages with role 'user', but this message with "
+    r"role 'tool'",
+    "OpenAI Chat",
+    "OpenHands/OpenHands#7700 (through LiteLLM); OpenHands/OpenHands PR#10200",
 )
 
 # --- OpenAI Responses ---
@@ -604,6 +657,15 @@ BEDROCK_DOCUMENT_WITHOUT_TEXT = _pattern(
     implies="bedrock",
 )
 
+BEDROCK_TOOL_CONFIG_UNDEFINED = _pattern(
+    "bedrock-tool-config-undefined",
+    r"The toolConfig field must be defined when using (the )?toolUse and toolResult content "
+    r"blocks",
+    "Bedrock",
+    "langgenius/dify#17545; elastic/kibana PR#246943; aws-samples/bedrock-access-gateway PR#239",
+    implies="bedrock",
+)
+
 # --- Mistral ---
 MISTRAL_TOOL_CALL_ID = _pattern(
     "mistral-tool-call-id",
@@ -664,9 +726,10 @@ DEEPSEEK_MISSING_REASONING_CONTENT = _pattern(
 
 DEEPSEEK_REASONING_CONTENT_PASSED_BACK = _pattern(
     "deepseek-reasoning-content-passed-back",
-    r"`?reasoning_content`? in the thinking mode must be passed back",
+    # reasoning_text: the same rule on DeepSeek's Responses endpoint (rikkahub/rikkahub#1629).
+    r"`?(?:reasoning_content|reasoning_text)`? in the thinking mode must be passed back",
     "DeepSeek (V4)",
-    "JohnnyZ93/oai-compatible-copilot#215; borawong/AiMaMi#8",
+    "JohnnyZ93/oai-compatible-copilot#215; borawong/AiMaMi#8; rikkahub/rikkahub#1629",
     implies="deepseek",
 )
 
@@ -678,6 +741,13 @@ KIMI_MISSING_REASONING_CONTENT = _pattern(
     # Kimi's thinking mode has DeepSeek's wire convention (reasoning_content on every
     # assistant tool-call turn), so DeepSeek's rules are the ones that fit.
     implies="deepseek",
+)
+
+DEEPSEEK_IMAGE_URL_VARIANT = _pattern(
+    "deepseek-image-url-variant",
+    r"unknown variant `image_url`, expected `text`",
+    "DeepSeek (text-only models)",
+    "rikkahub/rikkahub#1433; jxxghp/MoviePilot#5863",
 )
 
 # --- Cerebras, Groq, xAI ---

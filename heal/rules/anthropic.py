@@ -13,10 +13,14 @@ Anthropic's instance of a rule other providers share):
    ``anthropic-strip-foreign-reasoning-content``, ``anthropic-unsigned-reasoning``
    (:mod:`~heal.rules.reasoning`), ``anthropic-assistant-file`` (:mod:`~heal.rules.files`): drop
    what Anthropic cannot take or verify;
-3. ``anthropic-reasoning-only-message``: assistant messages those drops left with only
-   reasoning (Anthropic rejects a final thinking block);
-4. ``anthropic-reasoning-not-first``, ``anthropic-text-after-tool-call``: the block layout;
-   ``anthropic-empty-tool-result`` (:mod:`~heal.rules.content`): blank text inside tool results;
+3. ``anthropic-reasoning-only-message`` (:mod:`~heal.rules.reasoning`): assistant messages
+   those drops left with only reasoning (Anthropic rejects a final thinking block);
+4. the block layout: ``anthropic-split-thinking-turn`` (:mod:`~heal.rules.roles`: assistant
+   messages in a row go out as one, which must start with its thinking),
+   ``anthropic-reasoning-not-first`` (:mod:`~heal.rules.reasoning`),
+   ``anthropic-text-after-tool-call``, then ``anthropic-trailing-reasoning``
+   (:mod:`~heal.rules.reasoning`), after the moves before it; ``anthropic-empty-tool-result``
+   (:mod:`~heal.rules.content`): blank text inside tool results;
 5. ``anthropic-trailing-whitespace``, ``anthropic-tool-loop-thinking``,
    ``anthropic-assistant-prefill``, ``anthropic-mid-conversation-system``
    (:mod:`~heal.rules.system`): the final message and the roles.
@@ -24,13 +28,16 @@ Anthropic's instance of a rule other providers share):
 Every one of them protects the latest assistant message holding signed thinking (see
 :func:`~heal.rules.reasoning.latest_signed`): no rule, shared ones included, edits its content,
 except to remove reasoning that cannot go back as an Anthropic block at all (unsigned, or
-another provider's): it is not one of the signed blocks Anthropic wants back unmodified.
+another provider's): it is not one of the signed blocks Anthropic wants back unmodified; and
+except to put its blocks where Anthropic accepts them (thinking first, not last in the final
+message): in any other layout the message is rejected whatever heal does, so its blocks move,
+unchanged (:data:`~heal.rules.reasoning.OVER_PROTECTION`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from heal.messages import (
     Part,
@@ -55,14 +62,15 @@ from heal.rules._base import (
     SetPart,
 )
 from heal.rules._options import namespaces, with_options
-from heal.rules.reasoning import ANTHROPIC_SIGNING, ProtectSigned, reasoning_only
+from heal.rules.reasoning import ANTHROPIC_SIGNING, ProtectSigned
 from heal.rules.tool_shape import InvalidToolCallId
+
+if TYPE_CHECKING:
+    from heal.targets import Target
 
 __all__ = [
     "AnthropicAssistantPrefill",
     "AnthropicOrphanCaller",
-    "AnthropicReasoningNotFirst",
-    "AnthropicReasoningOnlyMessage",
     "AnthropicTextAfterToolCall",
     "AnthropicToolIdFormat",
     "AnthropicToolLoopThinking",
@@ -280,158 +288,6 @@ def _caller_of(ctx: Context, tool_call_id: str) -> str | None:
     return None
 
 
-class AnthropicReasoningOnlyMessage(_AnthropicRule):
-    """An assistant message that holds reasoning and nothing else.
-
-    It comes from pruning (vercel/ai#13430: ``pruneMessages`` removed the tool calls and left
-    their reasoning) or from the reasoning drops above. Anthropic rejects it in final position;
-    in the middle it has nothing to answer and is removed too (vercel/ai PRs #13435, #13901).
-    """
-
-    id = "anthropic-reasoning-only-message"
-    triggers = frozenset({"reasoning"})
-    summary = "assistant message holds only reasoning parts"
-    providers = frozenset({ANTHROPIC})
-    scope = Scope.REQUEST
-    choices = ("drop",)
-    choice_docs = {
-        "drop": "Remove the message from this request. Its reasoning is lost for the request; "
-        "the message is kept in the repair record.",
-    }
-    rejections = (
-        Rejection(
-            "anthropic",
-            "messages.1: The final block in an assistant message cannot be `thinking`.",
-            "tailcallhq/forgecode#2107; router-for-me/CLIProxyAPI#5321; vercel/ai#13430",
-            pattern=err.ANTHROPIC_FINAL_BLOCK_THINKING,
-        ),
-        Rejection(
-            "anthropic",
-            "all messages must have non-empty content except for the optional final assistant "
-            "message",
-            "CoreInfraAI/opencode-plugin PR#6 (a reasoning-only turn sent as content: [])",
-            pattern=err.ANTHROPIC_EMPTY_MESSAGE,
-        ),
-    )
-    example = Example(
-        before=[
-            ex.user("what's broken?"),
-            {"role": "assistant", "content": [ex.thinking("Let me check for errors...", "abc")]},
-            ex.user("anything?"),
-        ],
-        after=[ex.user("what's broken?"), ex.user("anything?")],
-        provider=ANTHROPIC,
-    )
-
-    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
-        if not ctx.index.reasoning:
-            return
-        messages = ctx.messages
-        seen: set[int] = set()
-        for m, _, _ in ctx.index.reasoning:
-            if m in seen:
-                continue
-            seen.add(m)
-            if not reasoning_only(messages[m]) or m in ctx.protected:
-                continue
-            yield Finding(
-                Action.REMOVE,
-                m,
-                None,
-                "assistant message holds only reasoning; removed from the request",
-                edits=(DropMessage(m),),
-                removed=messages[m],
-            )
-
-
-class AnthropicReasoningNotFirst(_AnthropicRule):
-    """An assistant message that holds reasoning but does not start with it.
-
-    Anthropic wants a message with thinking blocks to start with one. This shape appears when
-    assistant messages are merged or parts are appended in storage. The reasoning parts move to
-    the front, keeping their order. A message that already starts with reasoning is left alone,
-    interleaved thinking included. The latest assistant message with signed thinking is never
-    reordered: Anthropic forbids modifying it, while the first-block error was a regression
-    fixed the day it appeared (anthropics/claude-code#20705), so the guard wins.
-    """
-
-    id = "anthropic-reasoning-not-first"
-    triggers = frozenset({"reasoning"})
-    summary = "assistant message holds reasoning but does not start with it"
-    providers = frozenset({ANTHROPIC})
-    choices = ("move",)
-    choice_docs = {
-        "move": "Move the reasoning parts to the front of the message, keeping their relative "
-        "order and the order of the other parts (never in the latest message with signed "
-        "thinking). Loses nothing.",
-    }
-    rejections = (
-        Rejection(
-            "anthropic",
-            "messages.51.content.0: If an assistant message contains any thinking blocks, the "
-            "first block must be thinking or redacted_thinking. Found text.",
-            "anthropics/claude-code#20705, #20691",
-            pattern=err.ANTHROPIC_THINKING_NOT_FIRST,
-        ),
-    )
-    example = Example(
-        before=[
-            ex.user("hi"),
-            {
-                "role": "assistant",
-                "content": [{"type": "text", "text": "Hello."}, ex.thinking("Greet back.")],
-            },
-            ex.user("bye"),
-            {
-                "role": "assistant",
-                "content": [ex.thinking("Done."), {"type": "text", "text": "Bye."}],
-            },
-            ex.user("?"),
-        ],
-        after=[
-            ex.user("hi"),
-            {
-                "role": "assistant",
-                "content": [ex.thinking("Greet back."), {"type": "text", "text": "Hello."}],
-            },
-            ex.user("bye"),
-            {
-                "role": "assistant",
-                "content": [ex.thinking("Done."), {"type": "text", "text": "Bye."}],
-            },
-            ex.user("?"),
-        ],
-        provider=ANTHROPIC,
-    )
-
-    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
-        if not ctx.index.reasoning:
-            return
-        messages = ctx.messages
-        seen: set[int] = set()
-        for m, _, _ in ctx.index.reasoning:
-            if m in seen:
-                continue
-            seen.add(m)
-            content = messages[m].content
-            if isinstance(content, str) or isinstance(content[0], ReasoningPart):
-                continue
-            if m in ctx.protected:
-                continue
-            for p in range(1, len(content)):
-                part = content[p]
-                if not isinstance(part, ReasoningPart):
-                    continue
-                yield Finding(
-                    Action.MOVE,
-                    m,
-                    p,
-                    "reasoning part comes after other parts; moved to the front of the message",
-                    edits=(DropPart(m, p), AddPart(m, 0, part)),
-                    anchor=m,
-                )
-
-
 class AnthropicTextAfterToolCall(_AnthropicRule):
     """Text after a tool call in an assistant message.
 
@@ -548,6 +404,10 @@ class AnthropicTrailingWhitespace(_AnthropicRule):
         provider=ANTHROPIC,
     )
 
+    def enabled_for(self, target: Target) -> bool | None:
+        takes = target.facts.prefill
+        return None if takes is None else not takes
+
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
         messages = ctx.messages
         last = len(messages) - 1
@@ -593,6 +453,14 @@ class AnthropicToolLoopThinking(_AnthropicRule):
     request's thinking setting, so it reports this only when other signed thinking in the
     history shows that thinking is in use, and only when no assistant message of the loop
     starts with signed thinking (the error's "final assistant message" reads either way).
+
+    The request's thinking setting decides (:class:`heal.targets.Target`): ``thinking=False``,
+    the rule does not run (Anthropic requires nothing then); ``thinking=True``, it reports, which
+    fails validation. Unknown (``thinking=None``): with no model either, it reports as well (the
+    conservative default, from before heal knew targets); with a model given, it reports only
+    when that model always thinks (Opus 5.5, which cannot turn thinking off), and otherwise
+    records a ``keep`` note that does not fail validation: a history a provider produced with
+    thinking off for its last request is valid, and a CI check must not fail it on a guess.
     """
 
     id = "anthropic-tool-loop-thinking"
@@ -649,6 +517,16 @@ class AnthropicToolLoopThinking(_AnthropicRule):
         provider=ANTHROPIC,
     )
 
+    def enabled_for(self, target: Target) -> bool | None:
+        return False if target.thinking is False else None
+
+    @staticmethod
+    def _thinking_known(target: Target) -> bool:
+        """Whether the request thinks for sure, or heal keeps today's default (no model)."""
+        if target.thinking is not None:
+            return target.thinking
+        return target.model is None or target.facts.thinking == "always"
+
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
         index = ctx.index
         roles = index.roles
@@ -675,15 +553,25 @@ class AnthropicToolLoopThinking(_AnthropicRule):
             found = "unsigned reasoning"
         else:
             found = first.type
+        if self._thinking_known(ctx.target):
+            yield Finding(
+                Action.REPORT,
+                turn[0],
+                None,
+                "thinking is in use (signed thinking elsewhere in the history), but the "
+                f"assistant message that opened the unfinished tool loop starts with {found}, "
+                "not signed thinking, and Anthropic rejects that; heal cannot restore a "
+                "signature: disable thinking for this request, restore the signed reasoning "
+                "from storage, or end the tool loop with a user message",
+            )
+            return
         yield Finding(
-            Action.REPORT,
+            Action.KEEP,
             turn[0],
             None,
-            "thinking is in use (signed thinking elsewhere in the history), but the assistant "
-            f"message that opened the unfinished tool loop starts with {found}, not signed "
-            "thinking, and Anthropic rejects that; heal cannot restore a signature: disable "
-            "thinking for this request, restore the signed reasoning from storage, or end the "
-            "tool loop with a user message",
+            f"the assistant message that opened the unfinished tool loop starts with {found}, "
+            "not signed thinking: Anthropic rejects that if this request enables thinking "
+            "(say thinking=True or thinking=False to settle it); kept",
         )
 
     @staticmethod
@@ -695,8 +583,10 @@ class AnthropicAssistantPrefill(_AnthropicRule):
     """A final assistant message of only text or reasoning: a prefill.
 
     Newer Claude models (claude-sonnet-4-6, claude-opus-4-6 and later, Sonnet 5) reject prefill;
-    the ``*-4-5`` models accept it. heal cannot see the model, so this rule is off by default:
-    enable it for models that reject prefill. A final assistant message with tool calls is not a
+    the ``*-4-5`` models accept it. The target's model decides (its ``prefill`` fact in
+    :mod:`heal.targets`): on for a model that rejects prefill, off for one that takes it. With
+    no model (or one heal has no fact for) the rule is off by default: enable it for models
+    that reject prefill. A final assistant message with tool calls is not a
     prefill (its calls need results; see ``orphan-tool-call``). The message is removed whole,
     which re-encodes none of its thinking blocks.
     """
@@ -734,6 +624,10 @@ class AnthropicAssistantPrefill(_AnthropicRule):
         after=[ex.user("Name a color")],
         provider=ANTHROPIC,
     )
+
+    def enabled_for(self, target: Target) -> bool | None:
+        takes = target.facts.prefill
+        return None if takes is None else not takes
 
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
         messages = ctx.messages

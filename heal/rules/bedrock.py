@@ -13,15 +13,22 @@ is), then the first turn (``bedrock-first-message``), the reasoning drop
 (``bedrock-unsigned-reasoning``, :mod:`~heal.rules.reasoning`: it can empty an assistant
 message), provider-executed calls (``bedrock-tool-result-count``,
 :mod:`~heal.rules.server_tools`), then alternation (``bedrock-role-alternation``,
-:mod:`~heal.rules.roles`), documents (``bedrock-document-without-text``), and last the
-tool-result content (``bedrock-empty-tool-result``, :mod:`~heal.rules.content`). Tool names, ids
-(at most 64 characters) and inputs are the shared rules' job, with the Bedrock profile.
+:mod:`~heal.rules.roles`), blank text beside signed thinking
+(``bedrock-blank-text-beside-signed-thinking``), then where thinking sits
+(``bedrock-reasoning-only-message``, ``bedrock-reasoning-not-first``,
+``bedrock-trailing-reasoning``, :mod:`~heal.rules.reasoning`: after the merge and the removal
+before them, which make those layouts), documents (``bedrock-document-without-text``), and last
+the tool-result content (``bedrock-empty-tool-result``, :mod:`~heal.rules.content`). Tool names,
+ids (at most 64 characters) and inputs are the shared rules' job, with the Bedrock profile.
 
 Claude on Converse applies Anthropic's thinking rules, so every rule here protects the latest
-assistant message holding Bedrock-signed thinking, except for one conflict Bedrock decides
-itself: a blank text block is rejected wherever it is, so
+assistant message holding Bedrock-signed thinking, except where Converse rejects that message
+whatever heal does: a blank text block is rejected wherever it is, so
 ``bedrock-blank-text-beside-signed-thinking`` removes it from that message too (its docstring
-gives the evidence).
+gives the evidence); a run of assistant messages is rejected, so ``bedrock-role-alternation``
+merges it even when it holds that message; and thinking must start a message and must not end
+the final one, so the placement rules move its blocks, unchanged
+(:data:`~heal.rules.reasoning.OVER_PROTECTION`).
 """
 
 from __future__ import annotations
@@ -38,12 +45,14 @@ from heal.rules import _examples as ex
 from heal.rules._base import (
     AddPart,
     Context,
+    DropMessage,
     DropPart,
     Example,
     Finding,
     Rejection,
 )
 from heal.rules._options import SYNTHESIZED
+from heal.rules._sendable import nothing_else, placeholder_text
 from heal.rules.reasoning import BEDROCK_SIGNING, ProtectSigned, latest_signed
 from heal.rules.roles import LEAD_CHOICE_DOCS, PLACEHOLDER_USER_TEXT, blank, lead_with_user
 
@@ -76,6 +85,17 @@ class BedrockFirstMessage(_BedrockRule):
     when no user message is left, the usual state of a trimmed agent loop) and loses nothing the
     model had seen, at the price of one marked turn that exists only in this request. ``drop``
     keeps the request to what was said, but the model loses the calls it made and their results.
+
+    The placeholder is never all there is to send (:mod:`heal.rules._sendable`): a request of
+    heal's own words only would ask the model to answer what nobody said, and a native format
+    with no place for heal's ``synthesized`` marker (Anthropic, Responses) would write it as the
+    user's words, which the next heal would keep while removing the empty message after it. So
+    a history with nothing to send gets none (``empty-message`` keeps it as it is and reports
+    it). When the rules after this one leave nothing else (a lone assistant message of another
+    provider's server tool or reasoning, whose parts Converse cannot take), the next pass takes
+    the placeholder back (a ``remove`` repair after the ``insert``), and ``empty-message`` keeps
+    the emptied message and reports the history. A reasoning-only message left alone is kept
+    and reported by ``bedrock-reasoning-only-message``, with the placeholder in front.
     """
 
     id = "bedrock-first-message"
@@ -114,6 +134,9 @@ class BedrockFirstMessage(_BedrockRule):
 
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
         roles = ctx.index.roles
+        if nothing_else(ctx, frozenset()):
+            yield from _take_back_placeholder(ctx)
+            return
         # A blank message in front is empty-message's to remove; a placeholder put before it
         # would outlive it and end up merged into the user's own first turn.
         first = next(
@@ -128,6 +151,32 @@ class BedrockFirstMessage(_BedrockRule):
             choice,
             f"the conversation starts with a {roles[first]!r} message, not a user message",
         )
+
+
+def _take_back_placeholder(ctx: Context) -> Iterator[Finding]:
+    """The removal of the placeholder :class:`BedrockFirstMessage` put in front (a user message
+    of heal's placeholder text alone, the first one past the system and blank messages), in a
+    history with nothing else to send."""
+    roles = ctx.index.roles
+    first = next(
+        (i for i, role in enumerate(roles) if role != "system" and not blank(ctx.messages[i])),
+        None,
+    )
+    if first is None or roles[first] != "user":
+        return
+    message = ctx.messages[first]
+    content = message.content
+    if isinstance(content, str) or not content or not all(map(placeholder_text, content)):
+        return
+    yield Finding(
+        Action.REMOVE,
+        first,
+        None,
+        "nothing but heal's placeholder user message is left to send; removed it (the "
+        "history is reported instead)",
+        edits=(DropMessage(first),),
+        removed=message,
+    )
 
 
 class BedrockDocumentWithoutText(_BedrockRule):

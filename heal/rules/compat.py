@@ -136,7 +136,8 @@ class MissingReasoningContent(Rule):
     ``reasoning_content`` in later requests: ``Missing `reasoning_content` field in the assistant
     message at message index 2. For more information, please refer to
     https://api-docs.deepseek.com/guides/thinking_mode#tool-calls`` (V3.2), and ``The
-    `reasoning_content` in the thinking mode must be passed back to the API.`` (V4). The
+    `reasoning_content` in the thinking mode must be passed back to the API.`` (V4; ``The
+    `reasoning_text` ...`` on its Responses endpoint, rikkahub/rikkahub#1629). The
     reasoning is lost when a history was pruned or came from another provider. The field must
     be present; an empty string is accepted (deepseek-ai/deepseek-harness discussion #1850;
     continuedev PR#11290 sends ``""`` on every assistant message).
@@ -182,6 +183,12 @@ class MissingReasoningContent(Rule):
             "deepseek (V4)",
             "The `reasoning_content` in the thinking mode must be passed back to the API.",
             "JohnnyZ93/oai-compatible-copilot#215; borawong/AiMaMi#8",
+            pattern=err.DEEPSEEK_REASONING_CONTENT_PASSED_BACK,
+        ),
+        Rejection(
+            "deepseek (V4, Responses API)",
+            "The `reasoning_text` in the thinking mode must be passed back to the API.",
+            "rikkahub/rikkahub#1629, #1670",
             pattern=err.DEEPSEEK_REASONING_CONTENT_PASSED_BACK,
         ),
         Rejection(

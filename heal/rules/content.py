@@ -1,9 +1,12 @@
-"""Rules on text and on messages as containers: lone surrogates, empty text, empty messages;
-and tool results whose content would be blank on the wire.
+"""Rules on text and on messages as containers: lone surrogates, empty text, empty messages, a
+history with no message to send; and tool results whose content would be blank on the wire.
 
 The shared rules run after the tool and provider rules, because those can leave text or messages
 empty (a moved result empties its tool message; a dropped call empties its assistant message).
-:class:`EmptyToolResult` is declared once per provider that rejects blank blocks
+No rule heals a history down to nothing: ``empty-message`` reports a history of only empty
+messages instead of emptying it, rules that remove messages keep the last one with anything in
+it (:mod:`heal.rules._sendable`), and ``empty-history`` reports a history that has no message to
+send at all. :class:`EmptyToolResult` is declared once per provider that rejects blank blocks
 (``anthropic-empty-tool-result``, ``bedrock-empty-tool-result``) and runs with that provider's
 pack.
 """
@@ -23,7 +26,7 @@ from heal.messages import (
     TextPart,
     ToolResultPart,
 )
-from heal.repairs import Action
+from heal.repairs import Action, Scope
 from heal.rules import _errors as err
 from heal.rules import _examples as ex
 from heal.rules._base import (
@@ -38,6 +41,7 @@ from heal.rules._base import (
     SetMessage,
     SetPart,
 )
+from heal.rules._sendable import nothing_else
 from heal.rules.reasoning import ANTHROPIC_SIGNING, BEDROCK_SIGNING, Signing, signed_guard
 
 __all__ = [
@@ -45,6 +49,7 @@ __all__ = [
     "BEDROCK_EMPTY_TOOL_RESULT",
     "EMPTY_ERROR_TEXT",
     "EMPTY_OUTPUT_TEXT",
+    "EmptyHistory",
     "EmptyMessage",
     "EmptyText",
     "EmptyToolResult",
@@ -68,22 +73,12 @@ def _blank(text: str) -> bool:
 
 
 def every_message_blank(ctx: Context) -> bool:
-    """Whether no user, assistant or tool message holds anything but whitespace text (string
-    content, or only text parts): healing would leave nothing to send. Stops at the first
+    """Whether there are user, assistant or tool messages and none holds anything but
+    whitespace text (string content, or only text parts) or heal's own placeholder text:
+    healing would leave nothing to send (see :mod:`heal.rules._sendable`). Stops at the first
     message with content, so it costs little on ordinary histories."""
     roles = ctx.index.roles
-    found = False
-    for m, message in enumerate(ctx.messages):
-        if roles[m] == "system":
-            continue
-        found = True
-        content = message.content
-        if isinstance(content, str):
-            if not _blank(content):
-                return False
-        elif not all(isinstance(part, TextPart) and _blank(part.text) for part in content):
-            return False
-    return found
+    return any(role != "system" for role in roles) and nothing_else(ctx, frozenset())
 
 
 class LoneSurrogate(Rule):
@@ -249,9 +244,9 @@ class EmptyMessage(Rule):
     summary = "user, assistant or tool message has no content (or only whitespace text)"
     choice_docs = {
         "fix": "Remove the message. Nothing but whitespace is lost; the message is kept in the "
-        "repair record. When every message is empty (no content, or only blank text as a "
-        "string or as parts), nothing is removed and the history is reported instead: a "
-        "history healed down to nothing cannot be sent either.",
+        "repair record. When every message is empty (no content, only blank text as a string "
+        "or as parts, or only heal's own placeholder text), nothing is removed and the history "
+        "is reported instead: a history healed down to nothing cannot be sent either.",
     }
     rejections = (
         Rejection(
@@ -332,6 +327,110 @@ class EmptyMessage(Rule):
                 edits=(DropMessage(i),),
                 removed=message,
             )
+
+
+_SYSTEM_APART = frozenset({"anthropic-messages", "bedrock-converse", "gemini"})
+"""Wire formats whose request carries the system prompt beside the messages, not among them:
+a history of system messages alone is a request without messages there."""
+
+
+class EmptyHistory(Rule):
+    """A history with no message to send: no messages at all, or only system messages for a
+    provider that takes the system prompt apart from the messages.
+
+    Every provider rejects a request without messages, and the AI SDK refuses one before any
+    provider sees it (the rejections below). No edit can make up a conversation, so this is
+    reported, and it fails validation: an empty list is not a healed history. heal never
+    produces one either: ``empty-message`` reports a history of only empty messages instead of
+    emptying it, and the rules that remove messages keep the last one with anything in it and
+    report it instead (:mod:`heal.rules._sendable`).
+
+    With no provider named (``provider=None``), an empty list is reported too: the shared rules
+    hold what every provider requires, and every provider (and the AI SDK) rejects it. A
+    history of system messages alone is reported for Anthropic, Bedrock and Gemini, whose
+    requests carry the system prompt outside the message list (the list would be empty:
+    Gemini "contents is not specified", Bedrock "A conversation must start with a user
+    message"). Chat Completions and Responses servers take system messages in the list, and no
+    rejection of a list of system messages alone is on record for them: it is not reported for
+    them, nor with no provider named.
+    """
+
+    id = "empty-history"
+    summary = (
+        "history has no message to send (none at all, or only system messages for a provider "
+        "that takes the system prompt apart)"
+    )
+    scope = Scope.REQUEST
+    choices = ("report",)
+    choice_docs = {
+        "report": "Report it; change nothing. There is no conversation to heal: add a user "
+        "message, or do not send the request.",
+    }
+    rejections = (
+        Rejection(
+            "AI SDK (AI_InvalidPromptError, before any request)",
+            "InvalidPromptError [AI_InvalidPromptError]: Invalid prompt: messages must not be "
+            "empty",
+            "vercel/ai#10003; zebbern/Devonz#4",
+            pattern=err.AI_SDK_EMPTY_MESSAGES,
+        ),
+        Rejection(
+            "anthropic",
+            '{"type":"error","error":{"type":"invalid_request_error","message":"messages: at '
+            'least one message is required"}}',
+            "devoxx/DevoxxGenieIDEAPlugin#567; automazeio/vibeproxy#81",
+            pattern=err.ANTHROPIC_NO_MESSAGES,
+        ),
+        Rejection(
+            "openai",
+            "Error code: 400 - {'error': {'message': \"[] is too short - 'messages'\", 'type': "
+            "'invalid_request_error', 'param': None, 'code': None}}",
+            "run-llama/llama_index#9373; sashabaranov/go-openai#605",
+            pattern=err.OPENAI_NO_MESSAGES,
+        ),
+        Rejection(
+            "openai (newer wording)",
+            "Invalid 'messages': empty array. Expected an array with minimum length 1, but got "
+            "an empty array instead.",
+            "CopilotKit/CopilotKit#529",
+            pattern=err.OPENAI_NO_MESSAGES,
+        ),
+        Rejection(
+            "google",
+            "* GenerateContentRequest.contents: contents is not specified",
+            "vercel/ai#3775; NousResearch/hermes-agent PR#57942 (system messages alone, or none)",
+            pattern=err.GOOGLE_CONTENTS_NOT_SPECIFIED,
+        ),
+        Rejection(
+            "bedrock",
+            "A conversation must start with a user message.",
+            "pydantic/pydantic-ai#4495, PR#4498 (a system prompt or instructions alone)",
+            pattern=err.BEDROCK_FIRST_MESSAGE,
+        ),
+    )
+    example = Example(
+        before=[{"role": "system", "content": "Be brief."}],
+        after=[{"role": "system", "content": "Be brief."}],
+        provider="anthropic",
+    )
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        roles = ctx.index.roles
+        if any(role != "system" for role in roles):
+            return
+        if not roles:
+            reason = (
+                "the history has no messages, and every provider rejects a request without "
+                "any; heal does not make a conversation up: add a user message"
+            )
+        elif ctx.profile.wire in _SYSTEM_APART:
+            reason = (
+                "the history holds only system messages, which this provider takes apart from "
+                "the messages, so the request would have none; add a user message"
+            )
+        else:
+            return
+        yield Finding(Action.REPORT, None, None, reason)
 
 
 # --- tool results blank on the wire ----------------------------------------------------------

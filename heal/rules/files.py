@@ -12,19 +12,28 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 from urllib.parse import unquote_to_bytes
 
-from heal.messages import ContentOutput, FilePart, ImagePart, TextPart
+from heal.messages import (
+    ContentOutput,
+    FilePart,
+    ImagePart,
+    TextPart,
+    ToolResultPart,
+    UserMessage,
+)
 from heal.providers import HEAL_NAMESPACE, providers_where
 from heal.repairs import Action, Scope
 from heal.rules import _errors as err
 from heal.rules import _examples as ex
 from heal.rules._base import (
+    AddMessage,
     Context,
     DropPart,
+    Edit,
     Example,
     FamilyRule,
     Finding,
@@ -32,6 +41,7 @@ from heal.rules._base import (
     Rule,
     SetPart,
 )
+from heal.rules._options import SYNTHESIZED
 from heal.rules.openai import CHAT_COMPLETIONS_PROVIDERS, RESPONSES
 from heal.rules.reasoning import ANTHROPIC_SIGNING, Signing, signed_guard
 
@@ -41,10 +51,13 @@ __all__ = [
     "GOOGLE_ASSISTANT_FILE_URL",
     "MISTRAL_ASSISTANT_FILE",
     "OPENAI_ASSISTANT_FILE",
+    "OPENAI_TOOL_RESULT_MEDIA",
     "AnthropicUnsupportedMediaType",
     "AssistantFile",
     "OpenAIFileId",
     "TextFileAttachment",
+    "ToolMedia",
+    "ToolResultMedia",
     "UndecodableTextFile",
     "is_openai_file_id",
 ]
@@ -852,4 +865,227 @@ MISTRAL_ASSISTANT_FILE = AssistantFile(
     facts=AssistantFiles(
         problem="file part in an assistant message; Mistral takes none", remedy=": left out"
     ),
+)
+
+
+# --- media in tool results -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ToolMedia:
+    """A wire format's facts for :class:`ToolResultMedia`."""
+
+    user_media: tuple[str, ...] = (
+        "image/",
+        "application/pdf",
+        "audio/wav",
+        "audio/mpeg",
+        "audio/mp3",
+    )
+    """What a user message of the format takes, as media types or prefixes ending in ``/``:
+    only such media is moved. Anything else stays in the tool output, written as its JSON
+    text as before, since a user message would refuse it (the AI SDK openai adapter throws on
+    ``file part media type application/zip``)."""
+
+
+_MEDIA_ITEMS = ("image-data", "image-url", "file-data", "file-url", "media")
+"""Tool output content items that hold media inline or by URL (the AI SDK's ``ToolResultOutput``;
+``media`` is AI SDK 5's name for ``file-data``). Items naming a stored file by id are
+``openai-file-id``'s business, and Chat Completions has no way to send an image by file id."""
+
+
+def _moved_part(item: Mapping[str, Any], facts: ToolMedia) -> ImagePart | FilePart | None:
+    """The user part a tool output content item becomes, or None when it stays where it is
+    (not media, of a media type a user message does not take, or malformed)."""
+    kind = item.get("type")
+    if kind not in _MEDIA_ITEMS:
+        return None
+    media = item.get("mediaType")
+    media = media if isinstance(media, str) else None
+    source = item.get("url") if kind in ("image-url", "file-url") else item.get("data")
+    if not isinstance(source, str) or not source:
+        return None
+    image = kind in ("image-data", "image-url") or (media or "").startswith("image/")
+    if not image and not any(
+        media == taken or (taken.endswith("/") and (media or "").startswith(taken))
+        for taken in facts.user_media
+    ):
+        return None
+    options = item.get("providerOptions")
+    extra: dict[str, Any] = {"provider_options": options} if isinstance(options, dict) else {}
+    if image:
+        if media is not None:  # absent, not null: the AI SDK schema takes no null here
+            extra["media_type"] = media
+        return ImagePart(image=source, **extra)
+    filename = item.get("filename")
+    if isinstance(filename, str):
+        extra["filename"] = filename
+    assert media is not None
+    return FilePart(data=source, media_type=media, **extra)
+
+
+_POINTER = "({what} moved to the next user message)"
+_SOURCE = "The {what} below is from the result of tool call {call_id} ({tool}):"
+
+
+class ToolResultMedia(FamilyRule[ToolMedia]):
+    """Media (images, files) in a tool result, for an API whose tool messages take text only:
+    moved into a user message right after the tool messages."""
+
+    triggers = frozenset({"content_outputs"})
+    scope = Scope.REQUEST
+    choices = ("move",)
+    choice_docs = {
+        "move": "Move the media into a user message inserted right after the run of tool "
+        "messages, headed by a text part naming the tool call it came from (marked "
+        "synthesized), and leave a short text pointer in its place in the tool result. Request "
+        "only: the stored history keeps the media in the result. Loses nothing; media a user "
+        "message cannot take either stays where it is.",
+    }
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        roles = ctx.index.roles
+        blocks: dict[int, list[TextPart | ImagePart | FilePart]] = {}
+        first: dict[int, bool] = {}
+        found: list[tuple[int, int, ToolResultPart, ContentOutput, ContentOutput, int, int]] = []
+        for m, p, result in ctx.index.content_outputs:
+            output = result.output
+            if roles[m] != "tool" or not isinstance(output, ContentOutput):
+                continue
+            moved = [_moved_part(item, self.facts) for item in output.value]
+            if not any(moved):
+                continue
+            end = _tool_run_end(roles, m)
+            kept: list[dict[str, Any]] = []
+            parts = blocks.setdefault(end, [])
+            for item, part in zip(output.value, moved, strict=True):
+                if part is None:
+                    kept.append(item)
+                    continue
+                what = "image" if isinstance(part, ImagePart) else "file"
+                kept.append({"type": "text", "text": _POINTER.format(what=what)})
+                source = _SOURCE.format(
+                    what=what, call_id=result.tool_call_id, tool=result.tool_name
+                )
+                parts += (TextPart(text=source, provider_options=SYNTHESIZED), part)
+            fixed = output.model_copy(update={"value": tuple(kept)})
+            count = sum(part is not None for part in moved)
+            found.append((m, p, result, output, fixed, end, count))
+        for m, p, result, output, fixed, end, count in found:
+            edits: tuple[Edit, ...] = (SetPart(m, p, result.model_copy(update={"output": fixed})),)
+            if not first.get(end):
+                first[end] = True
+                edits += (AddMessage(end, UserMessage(content=tuple(blocks[end]))),)
+            yield Finding(
+                Action.MOVE,
+                m,
+                p,
+                f"result of tool call {result.tool_call_id!r} holds {count} image(s) or file(s), "
+                "which a tool message cannot carry; moved to a user message after the tool "
+                "messages",
+                edits=edits,
+                tool_call_id=result.tool_call_id,
+                removed={"output": _dumped(output)},
+                added={"output": _dumped(fixed)},
+                anchor=end,
+            )
+
+
+def _tool_run_end(roles: Sequence[str], m: int) -> int:
+    """The last message of the run of tool messages that message ``m`` is in."""
+    while m + 1 < len(roles) and roles[m + 1] == "tool":
+        m += 1
+    return m
+
+
+_SCREENSHOT = ex.tool_result(
+    "call_1",
+    "screenshot",
+    {
+        "type": "content",
+        "value": [
+            {"type": "text", "text": "Took a screenshot."},
+            {"type": "image-data", "data": "iVBORw0KGgo=", "mediaType": "image/png"},
+        ],
+    },
+)
+
+OPENAI_TOOL_RESULT_MEDIA = ToolResultMedia(
+    id="openai-tool-result-media",
+    doc="""A tool result holding images or files (``content`` output with ``image-data``,
+    ``image-url``, ``file-data``, ``file-url`` items), for a Chat Completions style API (OpenAI
+    Chat, DeepSeek, Mistral, Cerebras, Groq, xAI, OpenAI-compatible servers).
+
+    Why: a Chat Completions tool message takes text only (``ChatCompletionToolMessageParam``:
+    a string or text parts), and OpenAI rejects an image in one: ``Invalid 'messages[234]'.
+    Image URLs are only allowed for messages with role 'user', but this message with role
+    'tool' contains an image URL.`` (OpenHands/OpenHands#7700). The compatible servers speak the
+    same schema: DeepSeek V4 deployments refuse ``image_url`` outside user messages too
+    (MiaAI-Lab/DeepSeek-v4-Flash-DSpark-2x-DGX-Spark PR#189; antirez/ds4#933 answers ``invalid
+    JSON request``). Where nothing is rejected the image is still lost: the AI SDK's Chat
+    Completions adapters (openai, openai-compatible, deepseek, mistral, ...) write a content
+    output as its JSON text, so the model reads base64 instead of seeing the image, and newer
+    OpenAI models that accept an image there ignore it (openai/openai-openapi#523). Every
+    ``chat-completions`` provider gets the rule: none is known to read media in a tool message.
+
+    Fix: the workaround OpenHands PR#10200 and provider-rules.md (X1) describe. Each image or
+    file (of a kind a user message takes: images, PDF, WAV and MP3 audio) is replaced in the
+    tool result by a short pointer, ``(image moved to the next user message)``, and goes into
+    a user message inserted right after the run of tool messages, after a text part saying
+    which tool call it came from. The tool result keeps its place and its text, so pairing is
+    untouched. Request only: the stored history keeps the media where the tool put it.
+    """,
+    summary="tool result holds images or files, which a Chat Completions tool message cannot carry",
+    providers=CHAT_COMPLETIONS_PROVIDERS,
+    rejections=(
+        Rejection(
+            "openai-chat",
+            "Invalid 'messages[234]'. Image URLs are only allowed for messages with role 'user', "
+            "but this message with role 'tool' contains an image URL.",
+            "OpenHands/OpenHands#7700 (through LiteLLM); workaround OpenHands/OpenHands "
+            "PR#10200; provider-rules.md §2(h)",
+            pattern=err.OPENAI_TOOL_IMAGE,
+        ),
+    ),
+    example=Example(
+        before=[
+            ex.user("What is on my screen?"),
+            {"role": "assistant", "content": [ex.call("call_1", "screenshot")]},
+            {"role": "tool", "content": [_SCREENSHOT]},
+        ],
+        after=[
+            ex.user("What is on my screen?"),
+            {"role": "assistant", "content": [ex.call("call_1", "screenshot")]},
+            {
+                "role": "tool",
+                "content": [
+                    ex.tool_result(
+                        "call_1",
+                        "screenshot",
+                        {
+                            "type": "content",
+                            "value": [
+                                {"type": "text", "text": "Took a screenshot."},
+                                {"type": "text", "text": "(image moved to the next user message)"},
+                            ],
+                        },
+                    )
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "text",
+                        "text": "The image below is from the result of tool call call_1 "
+                        "(screenshot):",
+                        "providerOptions": SYNTHESIZED,
+                    },
+                    {"type": "image", "image": "iVBORw0KGgo=", "mediaType": "image/png"},
+                ],
+            },
+        ],
+        provider="openai-chat",
+    ),
+    facts=ToolMedia(),
 )

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from heal.messages import (
     ContentOutput,
@@ -47,6 +47,9 @@ from heal.rules._base import (
 )
 from heal.rules._options import HEAL_NAMESPACE, foreign_namespaces, namespaces, with_options
 from heal.rules.roles import LEAD_CHOICE_DOCS, blank, lead_with_user, merge_run
+
+if TYPE_CHECKING:
+    from heal.targets import Target
 
 __all__ = [
     "GOOGLE_NAMESPACES",
@@ -582,7 +585,9 @@ class GoogleMissingThoughtSignature(_GoogleRule):
     message): the first function call of each step must carry the signature Gemini issued. A
     history from another provider, or one whose metadata was lost, has none; Google documents
     ``skip_thought_signature_validator`` for exactly this case. (The AI SDK google adapter
-    injects it too, but only for models it knows to be Gemini 3.)
+    injects it too, but only for models it knows to be Gemini 3.) With the target's model known
+    to be Gemini 2.5 or earlier (``model="gemini-2.5-flash"``), which does not validate
+    signatures, the rule does not run; with no model, it does (the conservative default).
     """
 
     id = "google-missing-thought-signature"
@@ -630,6 +635,11 @@ class GoogleMissingThoughtSignature(_GoogleRule):
         ],
         provider=GOOGLE,
     )
+
+    def enabled_for(self, target: Target) -> bool | None:
+        # Gemini 2.5 and earlier do not validate signatures: nothing to inject. Unknown model:
+        # inject (the dummy is documented and harmless where it is not needed).
+        return False if target.facts.thought_signatures_required is False else None
 
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
         index = ctx.index

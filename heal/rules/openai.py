@@ -106,7 +106,9 @@ _P = TypeVar("_P", bound=BaseModel)
 # --- provider options ------------------------------------------------------------------------
 
 
-def _native(part: ReasoningPart | TextPart | ToolCallPart) -> Mapping[str, JsonValue] | None:
+def _native(
+    part: ReasoningPart | TextPart | ToolCallPart | ToolResultPart,
+) -> Mapping[str, JsonValue] | None:
     options = part.provider_options
     if not options:
         return None
@@ -594,11 +596,43 @@ class DuplicateItemId(Rule):
                     iid = item_id(part)
                     if iid is None:
                         continue
+                    if (
+                        isinstance(part, ToolCallPart)
+                        and part.provider_executed
+                        and _result_references(content, part.tool_call_id, iid)
+                    ):
+                        # Its result, in this message, is sent as a reference to the same item:
+                        # one reference is the whole item (the AI SDK's own web_search output
+                        # puts no item id on the call).
+                        new, removed = without_item_id(part)
+                        yield Finding(
+                            Action.REPLACE,
+                            m,
+                            p,
+                            f"provider-executed call item {iid!r} is referenced by its result "
+                            "too; its item id removed, so the item is sent once",
+                            edits=(SetPart(m, p, new),),
+                            tool_call_id=part.tool_call_id,
+                            removed=removed,
+                        )
+                        continue
                     if iid in first:
                         yield _strip_finding(m, p, part, "repeats an earlier item")
                     elif after_copy:
                         yield _strip_finding(m, p, part, "followed a removed reasoning copy")
                     first.setdefault(iid, m)
+
+
+def _result_references(content: Sequence[object], call_id: str, iid: str) -> bool:
+    """Whether a provider-executed result for ``call_id`` in ``content`` is sent as a reference
+    to item ``iid`` (the AI SDK references a result by its item id, else by its call id)."""
+    for part in content:
+        if isinstance(part, ToolResultPart) and part.tool_call_id == call_id:
+            values = _native(part)
+            ref = values.get("itemId") if values is not None else None
+            if (ref if isinstance(ref, str) and ref else part.tool_call_id) == iid:
+                return True
+    return False
 
 
 def _has_following_item(messages: Sequence[ModelMessage], m: int, p: int, rid: str | None) -> bool:

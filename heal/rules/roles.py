@@ -1,7 +1,8 @@
 """Consecutive messages of one role that a provider wants as one turn, and how they merge.
 
 :class:`SameRoleRun` is declared once per provider (``bedrock-role-alternation`` for user and
-assistant runs, ``google-split-tool-results`` for tool runs). :func:`runs` and
+assistant runs, ``google-split-tool-results`` for tool runs, ``anthropic-split-thinking-turn``
+for the assistant runs Anthropic rejects once it has joined them). :func:`runs` and
 :func:`merge_run` also serve ``google-function-call-turn`` (:mod:`heal.rules.google`), which
 merges a model turn split before its function calls.
 
@@ -15,11 +16,11 @@ merges); only the fix, and its two choices, are shared.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from heal.messages import ModelMessage, TextPart, UserMessage
+from heal.messages import ModelMessage, ReasoningPart, TextPart, UserMessage
 from heal.repairs import Action, Scope
 from heal.rules import _errors as err
 from heal.rules import _examples as ex
@@ -37,9 +38,10 @@ from heal.rules._base import (
     SetMessage,
 )
 from heal.rules._options import SYNTHESIZED
-from heal.rules.reasoning import BEDROCK_SIGNING, Signing, signed_guard
+from heal.rules.reasoning import ANTHROPIC_SIGNING, BEDROCK_SIGNING, Signing, signed_guard
 
 __all__ = [
+    "ANTHROPIC_SPLIT_THINKING_TURN",
     "BEDROCK_ROLE_ALTERNATION",
     "GOOGLE_SPLIT_TOOL_RESULTS",
     "LEAD_CHOICE_DOCS",
@@ -125,18 +127,20 @@ def blank(message: ModelMessage) -> bool:
     return not content.strip() if isinstance(content, str) else not content
 
 
-def runs(ctx: Context, roles: Collection[str]) -> Iterator[range]:
+def runs(ctx: Context, roles: Collection[str], *, protected_too: bool = False) -> Iterator[range]:
     """Runs of two or more consecutive messages of the same role (one of ``roles``), leaving
-    out runs with a blank message (``empty-message`` removes it first) or a protected one."""
+    out runs with a blank message (``empty-message`` removes it first) or, unless
+    ``protected_too``, a protected one."""
     kinds = ctx.index.roles
     messages = ctx.messages
+    protected = frozenset() if protected_too else ctx.protected
     i, n = 0, len(kinds)
     while i < n:
         j = i + 1
         if kinds[i] in roles:
             while j < n and kinds[j] == kinds[i]:
                 j += 1
-        if j - i > 1 and not any(k in ctx.protected or blank(messages[k]) for k in range(i, j)):
+        if j - i > 1 and not any(k in protected or blank(messages[k]) for k in range(i, j)):
             yield range(i, j)
         i = j
 
@@ -206,6 +210,12 @@ class Run:
     """Why, in findings."""
     signing: Signing | None = None
     """Whose latest signed thinking no edit may touch (None: the provider signs nothing)."""
+    protected_too: bool = False
+    """Whether a run holding that message is merged too: the provider rejects the run whatever
+    it holds, and its clients merge it on the wire anyway (Bedrock)."""
+    only: Callable[[Context, range], bool] | None = None
+    """Which runs to merge (None: every run): for a provider that accepts runs, only those it
+    rejects once joined."""
 
 
 class SameRoleRun(FamilyRule[Run]):
@@ -213,13 +223,18 @@ class SameRoleRun(FamilyRule[Run]):
 
     scope = Scope.REQUEST
     choices = ("merge",)
+    # Only an instance whose facts say ``protected_too`` merges a protected message; the others
+    # leave its runs alone (``runs``).
+    edits_protected = True
 
     def protects(self, ctx: Context) -> tuple[int, ...]:
         return signed_guard(ctx, self.facts.signing)
 
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
-        for run in runs(ctx, self.facts.roles):
-            yield from merge_run(ctx, run, self.facts.why)
+        facts = self.facts
+        for run in runs(ctx, facts.roles, protected_too=facts.protected_too):
+            if facts.only is None or facts.only(ctx, run):
+                yield from merge_run(ctx, run, facts.why)
 
 
 BEDROCK_ROLE_ALTERNATION = SameRoleRun(
@@ -230,15 +245,22 @@ BEDROCK_ROLE_ALTERNATION = SameRoleRun(
     such runs itself (and puts tool messages into the user turn); other Converse clients send
     them as they are. Tool messages are not merged here: the canonical model keeps results in
     tool messages, and every client puts them into the user turn it sends.
+
+    A run that holds the latest message with signed thinking is merged too, although no other
+    rule edits that message: Converse rejects the run whatever it holds, and the AI SDK merges
+    it on the wire anyway, so keeping it apart only makes the request fail for other clients.
+    The signed blocks are unchanged. A merged message can start with text and then hold
+    thinking, or end with thinking: ``bedrock-reasoning-not-first`` and
+    ``bedrock-trailing-reasoning`` run after this rule and put its blocks in order.
     """,
     summary="two user messages or two assistant messages in a row",
     providers=frozenset({"bedrock"}),
     choice_docs={
         "merge": "Move the parts of each later message of the run, in order, to the end of the "
-        "first one, and remove the emptied messages (string content becomes a text part). "
-        "Runs that include the latest message with signed thinking are left alone. Loses "
-        "nothing but message boundaries; message-level provider options of a removed message "
-        "go to the first one when it has none, else into the repair record.",
+        "first one, and remove the emptied messages (string content becomes a text part), "
+        "runs that include the latest message with signed thinking too (its blocks "
+        "unchanged). Loses nothing but message boundaries; message-level provider options of "
+        "a removed message go to the first one when it has none, else into the repair record.",
     },
     rejections=(
         Rejection(
@@ -262,7 +284,12 @@ BEDROCK_ROLE_ALTERNATION = SameRoleRun(
         ],
         provider="bedrock",
     ),
-    facts=Run(("user", "assistant"), "Bedrock requires alternating roles", BEDROCK_SIGNING),
+    facts=Run(
+        ("user", "assistant"),
+        "Bedrock requires alternating roles",
+        BEDROCK_SIGNING,
+        protected_too=True,
+    ),
 )
 
 GOOGLE_SPLIT_TOOL_RESULTS = SameRoleRun(
@@ -314,4 +341,90 @@ GOOGLE_SPLIT_TOOL_RESULTS = SameRoleRun(
         provider="google",
     ),
     facts=Run(("tool",), "Gemini wants one function-response turn"),
+)
+
+
+def _thinking_after_text(ctx: Context, run: range) -> bool:
+    """Whether a run of assistant messages, joined, holds thinking but does not start with it:
+    its first message has no reasoning (a message that has some is
+    ``anthropic-reasoning-not-first``'s), and a later one has."""
+    messages = ctx.messages
+    first = messages[run[0]].content
+    if not isinstance(first, str) and any(isinstance(part, ReasoningPart) for part in first):
+        return False
+    return any(
+        not isinstance(content, str) and any(isinstance(part, ReasoningPart) for part in content)
+        for content in (messages[k].content for k in run[1:])
+    )
+
+
+ANTHROPIC_SPLIT_THINKING_TURN = SameRoleRun(
+    id="anthropic-split-thinking-turn",
+    doc="""Assistant messages in a row whose first holds no thinking and a later one does.
+
+    Anthropic takes consecutive assistant messages as one turn: the AI SDK anthropic adapter
+    joins them into one message before sending (observed with the interop judge,
+    ``tests/interop``), and the API merges consecutive same-role messages itself. Joined, such a
+    run holds thinking after text (``[text]`` then ``[thinking, text]`` is ``[text, thinking,
+    text]``), and a message with thinking must start with it (the rejection below). Storage
+    that keeps each step of a turn apart makes the shape. The run is merged into its first
+    message here, as it goes out anyway, and ``anthropic-reasoning-not-first``, which runs next,
+    moves the thinking to the front. A run that is accepted joined (no thinking, or thinking
+    first) is left as it is.
+
+    A run that holds the latest message with signed thinking is merged too: it goes out joined,
+    and rejected, whatever heal does; the signed blocks are unchanged.
+    """,
+    summary="assistant messages in a row, sent as one, with thinking only after the first",
+    providers=frozenset({"anthropic"}),
+    choice_docs={
+        "merge": "Move the parts of each later message of the run, in order, to the end of the "
+        "first one (as the AI SDK and the API join them), and remove the emptied messages "
+        "(string content becomes a text part), runs that include the latest message with "
+        "signed thinking too (its blocks unchanged); the thinking then moves to the front "
+        "(``anthropic-reasoning-not-first``). Loses nothing but message boundaries that are "
+        "not sent anyway; message-level provider options of a removed message go to the first "
+        "one when it has none, else into the repair record.",
+    },
+    rejections=(
+        Rejection(
+            "anthropic",
+            "messages.5.content.0: If an assistant message contains any thinking blocks, the "
+            "first block must be `thinking` or `redacted_thinking`. Found `text`.",
+            "anthropics/claude-code#20691 (wording of 2026-01); @ai-sdk/anthropic 3.x joins "
+            "consecutive assistant messages (groupIntoBlocks), observed with the interop judge",
+            pattern=err.ANTHROPIC_THINKING_NOT_FIRST,
+        ),
+    ),
+    example=Example(
+        before=[
+            ex.user("hi"),
+            {"role": "assistant", "content": "Let me check."},
+            {
+                "role": "assistant",
+                "content": [ex.thinking("Look it up."), ex.text("Found it.")],
+            },
+            ex.user("thanks"),
+        ],
+        after=[
+            ex.user("hi"),
+            {
+                "role": "assistant",
+                "content": [
+                    ex.thinking("Look it up."),
+                    ex.text("Let me check."),
+                    ex.text("Found it."),
+                ],
+            },
+            ex.user("thanks"),
+        ],
+        provider="anthropic",
+    ),
+    facts=Run(
+        ("assistant",),
+        "Anthropic joins them into one turn, which would hold thinking after text",
+        ANTHROPIC_SIGNING,
+        protected_too=True,
+        only=_thinking_after_text,
+    ),
 )

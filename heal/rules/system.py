@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from heal.messages import SystemMessage, TextPart, UserMessage
 from heal.repairs import Action, Scope
@@ -28,6 +28,9 @@ from heal.rules._base import (
 )
 from heal.rules._options import namespaces
 from heal.rules.reasoning import ANTHROPIC_SIGNING, BEDROCK_SIGNING, Signing, signed_guard
+
+if TYPE_CHECKING:
+    from heal.targets import Target
 
 __all__ = [
     "ANTHROPIC_MID_CONVERSATION_SYSTEM",
@@ -51,6 +54,10 @@ class System:
     """Provider-option keys (under ``features_namespace``) that make a system message a provider
     feature that needs its place: such a message is left alone."""
     features_namespace: str = ""
+    by_model: bool = False
+    """Whether it depends on the model (Anthropic: Opus 4.8 and later take a system message right
+    after a user turn): then the target's ``mid_conversation_system`` fact decides (see
+    :meth:`MidConversationSystem.enabled_for`)."""
 
 
 class MidConversationSystem(FamilyRule[System]):
@@ -69,6 +76,16 @@ class MidConversationSystem(FamilyRule[System]):
     def protects(self, ctx: Context) -> tuple[int, ...]:
         return signed_guard(ctx, self.facts.signing)
 
+    def enabled_for(self, target: Target) -> bool | None:
+        # A model that takes no mid-conversation system message: on. One that takes it after a
+        # user turn: on too, for the ones placed elsewhere. Unknown: the rule's default.
+        if not self.facts.by_model or target.facts.mid_conversation_system is None:
+            return None
+        return True
+
+    def _taken_after_user(self, ctx: Context) -> bool:
+        return self.facts.by_model and ctx.target.facts.mid_conversation_system is True
+
     def _feature(self, message: SystemMessage) -> bool:
         """Whether this system message carries a provider feature that needs it where it is."""
         options = namespaces(message).get(self.facts.features_namespace)
@@ -83,8 +100,9 @@ class MidConversationSystem(FamilyRule[System]):
             lead += 1
         if "system" not in roles[lead:]:
             return
+        after_user = self._taken_after_user(ctx)
         for i in range(lead, len(roles)):
-            if roles[i] != "system":
+            if roles[i] != "system" or (after_user and roles[i - 1] == "user"):
                 continue
             message = ctx.messages[i]
             assert isinstance(message, SystemMessage)
@@ -146,10 +164,13 @@ ANTHROPIC_MID_CONVERSATION_SYSTEM = MidConversationSystem(
     doc="""A system message after the start of the conversation, sent to Anthropic.
 
     The AI SDK anthropic adapter sends it as a mid-conversation system message (a beta), which
-    Claude Opus 4.8 and later accept; older models, and clients that put ``role: system`` into
-    ``messages`` without the beta, are rejected. So this rule is off by default (the message is
-    kept); enable it for older models. System messages that carry Anthropic mid-conversation
-    features (``toolChanges``, ``clearAt``, ``effort``) are always left alone.
+    Claude Opus 4.8 and later accept right after a user turn; older models, and clients that put
+    ``role: system`` into ``messages`` without the beta, are rejected. The target's model
+    decides (its ``mid_conversation_system`` fact, :mod:`heal.targets`): for an older model
+    every such message is converted; for Opus 4.8 and later only those that do not follow a
+    user turn. With no model the rule is off by default (the message is kept); enable it for
+    older models. System messages that carry Anthropic mid-conversation features
+    (``toolChanges``, ``clearAt``, ``effort``) are always left alone.
     """,
     summary="system message after the start of the conversation (older Claude models)",
     providers=frozenset({"anthropic"}),
@@ -168,6 +189,7 @@ ANTHROPIC_MID_CONVERSATION_SYSTEM = MidConversationSystem(
         signing=ANTHROPIC_SIGNING,
         features=("toolChanges", "clearAt", "effort"),
         features_namespace="anthropic",
+        by_model=True,
     ),
 )
 

@@ -5,7 +5,8 @@ directly after the assistant message that made the call (its "result block"). A 
 call, after an intervening user turn, or split off by another message is as fatal as a missing
 one. These rules run in this order, each on the output of the one before:
 
-1. ``orphan-tool-result``: results whose call appears nowhere are removed;
+1. ``orphan-tool-result``: results whose call appears nowhere are removed (or, under
+   ``as-text``, turned into user text after their tool messages);
 2. ``duplicate-tool-result``: extra copies are removed, keeping the one in the result block;
 3. ``misplaced-tool-result``: the remaining result of each call moves into its result block;
 4. ``orphan-tool-call``: calls still without a result get a placeholder (or are removed).
@@ -16,21 +17,30 @@ message and are never given a placeholder.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import json
+from collections.abc import Iterator, Mapping, Sequence
+
+from pydantic import JsonValue
 
 from heal._construct import construct_trusted
 from heal.messages import (
+    ContentOutput,
+    ErrorJsonOutput,
     ErrorTextOutput,
     ExecutionDeniedOutput,
+    JsonOutput,
     ModelMessage,
+    TextOutput,
+    TextPart,
     ToolApprovalResponse,
     ToolCallPart,
     ToolMessage,
     ToolPart,
     ToolResultPart,
+    UserMessage,
 )
 from heal.providers import SYNTHESIZED
-from heal.repairs import Action
+from heal.repairs import Action, _json_text
 from heal.rules import _errors as err
 from heal.rules._base import (
     AddMessage,
@@ -214,15 +224,40 @@ def _deliver(ctx: Context, call_message: int, parts: Sequence[ToolResultPart]) -
 
 
 class OrphanToolResult(Rule):
-    """A tool result whose call appears nowhere in the history."""
+    """A tool result whose call appears nowhere in the history.
+
+    ``as-text`` keeps what the tool returned, for histories whose calls were cut away (a
+    compacted or trimmed conversation) but whose results the model should still read. A tool
+    message can only hold results, so the text goes into a new user message right after the
+    run of tool messages the result sat in: every provider takes a user message after tool
+    results (Anthropic's and Bedrock's adapters send it in the user turn that carries the
+    results; Chat Completions, Responses and Gemini as the next user input), and the provider
+    rules that want more do the rest (``bedrock-role-alternation`` merges two user messages in
+    a row, ``mistral-user-after-tool`` adds the assistant message Mistral needs before it).
+    Inserting it before the end of the run would split the results of the calls that are
+    there from their calls.
+
+    A provider-executed result in an assistant message is removed under either choice: it is
+    the provider's own record of its tool (often encrypted), and as user text it would be
+    attributed to the user.
+    """
 
     id = "orphan-tool-result"
     edits_protected = True  # a result the provider rejects, protected or not
     triggers = frozenset({"results"})
     summary = "tool result answers a call that is not in the history"
+    choices = ("fix", "as-text")
     choice_docs = {
         "fix": "Remove the result (it cannot be sent without its call). The removed part is "
         "kept in the repair record.",
+        "as-text": "Turn a result in a tool message into a user text part (marked synthesized) "
+        "that names the tool and the call: 'Result of tool get_weather (call call_1), whose "
+        "call is not in this history: ...', in a user message inserted right after its run "
+        "of tool messages. Text outputs are kept as they are, JSON outputs JSON-encoded; of "
+        "a content output, text items are kept, URLs and file ids named, and inline media or "
+        "file data left out (the model would read it as sent by the user). The whole result "
+        "is kept in the repair record. A provider-executed result in an assistant message is "
+        "removed, as under fix.",
     }
     rejections = (
         _ANTHROPIC_UNEXPECTED_RESULT,
@@ -252,6 +287,8 @@ class OrphanToolResult(Rule):
             return
         pairing = ctx.index.pairing
         roles = ctx.index.roles
+        as_text: dict[int, list[tuple[int, int, ToolResultPart, str, TextPart]]] = {}
+        run_ends: dict[int, int] = {}
         for m, p, result in ctx.index.results:
             tid = result.tool_call_id
             # A tool message answers client calls; an assistant message carries the results of
@@ -259,11 +296,17 @@ class OrphanToolResult(Rule):
             if roles[m] == "tool":
                 if tid in pairing.calls:
                     continue
+                provider_call = tid in pairing.provider_calls
                 why = (
                     "a provider-executed call, whose result belongs in its assistant message"
-                    if tid in pairing.provider_calls
+                    if provider_call
                     else "not in the history"
                 )
+                if choice == "as-text":
+                    end = _tool_run_end(roles, m, run_ends)
+                    text = _orphan_text(result, provider_call=provider_call)
+                    as_text.setdefault(end, []).append((m, p, result, why, text))
+                    continue
             else:
                 if any(ref[0] == m for ref in pairing.provider_calls.get(tid, ())):
                     continue
@@ -277,6 +320,88 @@ class OrphanToolResult(Rule):
                 tool_call_id=tid,
                 removed=result,
             )
+        for end in sorted(as_text):
+            items = as_text[end]
+            added = UserMessage(content=tuple(text for *_, text in items))
+            for n, (m, p, result, why, text) in enumerate(items):
+                edits: tuple[Edit, ...] = (DropPart(m, p),)
+                if n == 0:
+                    edits += (AddMessage(end, added),)
+                yield Finding(
+                    Action.REPLACE,
+                    m,
+                    p,
+                    f"result for tool call {result.tool_call_id!r}, which is {why}; turned into "
+                    "user text after its tool messages",
+                    edits=edits,
+                    tool_call_id=result.tool_call_id,
+                    removed=result,
+                    added=text,
+                    anchor=end,
+                )
+
+
+def _tool_run_end(roles: Sequence[str], m: int, known: dict[int, int]) -> int:
+    """The last message of the run of tool messages that message ``m`` is in (``known``: the
+    ends found so far, by message, so a long run is walked once)."""
+    end = known.get(m)
+    if end is None:
+        end = m
+        while end + 1 < len(roles) and roles[end + 1] == "tool":
+            end += 1
+        known.update(dict.fromkeys(range(m, end + 1), end))
+    return end
+
+
+def _orphan_text(result: ToolResultPart, *, provider_call: bool = False) -> TextPart:
+    """The user text part ``orphan-tool-result`` (``as-text``) makes of ``result``: a line naming
+    the tool and the call, then what the tool returned (see the choice's documentation)."""
+    whose = (
+        "whose call the provider executed itself"
+        if provider_call
+        else "whose call is not in this history"
+    )
+    output = result.output
+    kind = "Error result" if isinstance(output, (ErrorTextOutput, ErrorJsonOutput)) else "Result"
+    head = f"{kind} of tool {result.tool_name} (call {result.tool_call_id}), {whose}"
+    return TextPart(text=f"{head}: {_output_text(output)}", provider_options=SYNTHESIZED)
+
+
+def _output_text(output: object) -> str:
+    if isinstance(output, (TextOutput, ErrorTextOutput)):
+        return output.value if output.value.strip() else "(empty)"
+    if isinstance(output, (JsonOutput, ErrorJsonOutput)):
+        return _json(output.value)
+    if isinstance(output, ExecutionDeniedOutput):
+        return "execution denied" + (f" ({output.reason})" if output.reason else "")
+    if isinstance(output, ContentOutput):
+        return "\n".join(_content_item_text(item) for item in output.value) or "(empty)"
+    raise TypeError(f"unknown tool output {output!r}")  # pragma: no cover - a closed union
+
+
+def _content_item_text(item: Mapping[str, JsonValue]) -> str:
+    """One item of a content output as text: its text, the place a URL or file id names, or a
+    note that inline data was left out (kept in the repair record)."""
+    kind = item.get("type")
+    media = item.get("mediaType")
+    of = f" ({media})" if isinstance(media, str) else ""
+    if kind == "text" and isinstance(item.get("text"), str):
+        return str(item["text"])
+    if isinstance(item.get("url"), str):
+        return f"[{kind}{of}: {item['url']}]"
+    if "fileId" in item:
+        file_id = item["fileId"]
+        return f"[{kind}{of}: {file_id if isinstance(file_id, str) else _json(file_id)}]"
+    if "data" in item:
+        return f"[{kind}{of} not included]"
+    return _json(dict(item))
+
+
+def _json(value: JsonValue) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except ValueError:  # an integer past str()'s digit limit: the record's writer takes it
+        return _json_text(value)
 
 
 class DuplicateToolResult(Rule):

@@ -314,7 +314,9 @@ def assistant_message(draw: st.DrawFn, sdk: bool = True) -> dict[str, Any]:
 
 @st.composite
 def tool_message(draw: st.DrawFn, sdk: bool = True, call_id: str | None = None) -> dict[str, Any]:
-    content = draw(text | st.lists(text_part(sdk), max_size=2))
+    # Beyond the SDK types: media parts, which clients put there and OpenAI rejects.
+    parts = text_part(sdk) if sdk else text_part(sdk) | user_part(sdk)
+    content = draw(text | st.lists(parts, max_size=2))
     msg: dict[str, Any] = {
         "role": "tool",
         "tool_call_id": call_id if call_id is not None else draw(ids),

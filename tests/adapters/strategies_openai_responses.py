@@ -4,9 +4,11 @@
   in any order, with their optional fields coming and going (``status``, ``type: "message"``,
   ``phase``, annotations, logprobs, ``encrypted_content``, ``caller``, image ``detail``, prompt
   cache breakpoints, ...), arguments written every way JSON can be written (and some that are
-  not JSON objects), and server tool items. Such lists need not be healthy: they are for the
-  round trip.
-* :func:`valid_input_items` draws healthy conversations: every call answered right after it,
+  not JSON objects), server tool items, and the call and output items that pair like function
+  calls (custom tools, local shell, tool search). Such lists need not be healthy: they are for
+  the round trip.
+* :func:`valid_input_items` draws healthy conversations: every call (a function call, or a
+  custom tool, local shell or tool search call) answered right after it,
   reasoning followed by what it produced, visible text, valid names, unique ids.
 * :func:`broken_input_items` draws a healthy conversation and breaks it in the ways heal
   repairs (a call without its output, an output without its call, arguments that are not a JSON
@@ -299,7 +301,67 @@ def _server_tool(i: int) -> st.SearchStrategy[Item]:
             "output": _TEXT,
         }
     )
-    return web | files | custom | custom_output
+    return web | files | custom | custom_output | _paired_tool(i)
+
+
+_SHELL_ACTION = st.fixed_dictionaries(
+    {
+        "type": st.just("exec"),
+        "command": st.lists(st.sampled_from(("ls", "-a", "cat", "x.txt")), min_size=1, max_size=3),
+        "env": st.dictionaries(st.sampled_from(("A", "B")), _TEXT, max_size=1),
+    },
+    optional={"timeout_ms": st.integers(1, 9000), "working_directory": st.just("/tmp")},
+)
+_TOOL_DEFINITION = st.fixed_dictionaries(
+    {
+        "type": st.just("function"),
+        "name": _NAMES,
+        "parameters": st.just({"type": "object", "properties": {}}),
+        "strict": st.booleans(),
+    }
+)
+
+
+def _paired_tool(i: int) -> st.SearchStrategy[Item]:
+    """Call and output items that pair by ``call_id`` like function calls (drawn apart, so they
+    need not match): local shell and tool search, client- or server-run."""
+    shell = st.fixed_dictionaries(
+        {
+            "type": st.just("local_shell_call"),
+            "id": st.just(f"lsh_{i}"),
+            "call_id": st.integers(0, 12).map("lsc_{}".format),
+            "status": _STATUS,
+            "action": _SHELL_ACTION,
+        }
+    )
+    shell_output = st.fixed_dictionaries(
+        {
+            "type": st.just("local_shell_call_output"),
+            "id": st.integers(0, 12).map("lsc_{}".format),
+            "output": _TEXT,
+        },
+        optional={"status": _STATUS},
+    )
+    execution = st.sampled_from(("client", "server"))
+    search = st.fixed_dictionaries(
+        {"type": st.just("tool_search_call"), "arguments": _OBJECT},
+        optional={
+            "id": st.just(f"ts_{i}"),
+            "call_id": st.integers(0, 12).map("tsc_{}".format) | st.none(),
+            "execution": execution,
+            "status": _STATUS,
+        },
+    )
+    search_output = st.fixed_dictionaries(
+        {"type": st.just("tool_search_output"), "tools": st.lists(_TOOL_DEFINITION, max_size=2)},
+        optional={
+            "id": st.just(f"tso_{i}"),
+            "call_id": st.integers(0, 12).map("tsc_{}".format) | st.none(),
+            "execution": execution,
+            "status": _STATUS,
+        },
+    )
+    return shell | shell_output | search | search_output
 
 
 _KINDS = {
@@ -362,6 +424,63 @@ def _visible_reasoning(draw: st.DrawFn, key: str) -> Item:
     return item
 
 
+_CALL_KINDS = ("function_call", "function_call", "custom_tool_call", "local_shell_call")
+_CALL_KINDS += ("tool_search_call",)
+
+
+@st.composite
+def _paired_call(draw: st.DrawFn, kind: str, key: str) -> Item:
+    """A healthy call item of a kind that pairs like a function call."""
+    call_id = f"call_{key}"
+    if kind == "custom_tool_call":
+        item: Item = {"type": kind, "call_id": call_id, "name": draw(_NAMES), "input": draw(_TEXT)}
+        if draw(st.booleans()):
+            item["id"] = f"ctc_{key}"
+        return item
+    if kind == "local_shell_call":
+        return {
+            "type": kind,
+            "id": f"lsh_{key}",
+            "call_id": call_id,
+            "status": "completed",
+            "action": draw(_SHELL_ACTION),
+        }
+    return {
+        "type": kind,
+        "call_id": call_id,
+        "execution": "client",
+        "status": "completed",
+        "arguments": {"query": draw(_VISIBLE)},
+    }
+
+
+@st.composite
+def _answer(draw: st.DrawFn, call: Item) -> Item:
+    """The output item that answers a healthy call."""
+    kind, call_id = call["type"], call["call_id"]
+    if kind == "local_shell_call":
+        # The SDK types name the call by "id" (the AI SDK writes "call_id", not SDK-valid).
+        return {"type": "local_shell_call_output", "id": call_id, "output": '{"stdout":"ok"}'}
+    if kind == "tool_search_call":
+        return {
+            "type": "tool_search_output",
+            "call_id": call_id,
+            "execution": "client",
+            "status": "completed",
+            "tools": draw(st.lists(_TOOL_DEFINITION, max_size=2)),
+        }
+    output: Any = draw(
+        _VISIBLE
+        | st.lists(
+            st.fixed_dictionaries({"type": st.just("input_text"), "text": _VISIBLE}),
+            min_size=1,
+            max_size=2,
+        )
+    )
+    kind = "custom_tool_call_output" if kind == "custom_tool_call" else "function_call_output"
+    return {"type": kind, "call_id": call_id, "output": output}
+
+
 @st.composite
 def valid_input_items(draw: st.DrawFn) -> list[Item]:
     """A healthy conversation: heal finds nothing to change for ``openai-responses``."""
@@ -378,6 +497,10 @@ def valid_input_items(draw: st.DrawFn) -> list[Item]:
                 items.append(draw(_visible_reasoning(key)))
             calls = []
             for n in range(draw(st.integers(1, 2))):
+                kind = draw(st.sampled_from(_CALL_KINDS))
+                if kind != "function_call":
+                    calls.append(draw(_paired_call(kind, f"{key}_{n}")))
+                    continue
                 call: Item = {
                     "type": "function_call",
                     "call_id": f"call_{key}_{n}",
@@ -389,18 +512,7 @@ def valid_input_items(draw: st.DrawFn) -> list[Item]:
                     call["status"] = "completed"
                 calls.append(call)
             items.extend(calls)
-            for call in calls:
-                output: Any = draw(
-                    _VISIBLE
-                    | st.lists(
-                        st.fixed_dictionaries({"type": st.just("input_text"), "text": _VISIBLE}),
-                        min_size=1,
-                        max_size=2,
-                    )
-                )
-                items.append(
-                    {"type": "function_call_output", "call_id": call["call_id"], "output": output}
-                )
+            items.extend(draw(_answer(call)) for call in calls)
         if draw(st.booleans()):
             items.append(draw(_visible_reasoning(f"{turn}_final")))
         if draw(st.booleans()):

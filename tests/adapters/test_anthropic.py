@@ -271,6 +271,48 @@ def test_foreign_reasoning_is_refused_not_invented() -> None:
     assert info.value.path == "messages[0].content[0]"
 
 
+TOOL_TURN: list[dict[str, Any]] = [
+    {"role": "user", "content": "weather?"},
+    {
+        "role": "assistant",
+        "content": [{"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {}}],
+    },
+    {
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "sunny"}],
+    },
+]
+
+
+def test_deepseeks_empty_reasoning_is_written_as_thinking_with_an_empty_signature() -> None:
+    # DeepSeek's /anthropic endpoint wants the thinking of a tool-call turn back, and its
+    # blocks have no real signature: it takes signature "" (provider-rules.md §7).
+    result = heal_anthropic(TOOL_TURN, provider="deepseek")
+    assert [r.rule for r in result.repairs] == ["missing-reasoning-content"]
+    sdk_validate(result.messages)
+    assert result.messages[1]["content"] == [
+        {"type": "thinking", "thinking": "", "signature": ""},
+        *TOOL_TURN[1]["content"],
+    ]
+    assert heal_anthropic(result.messages, provider="deepseek").repairs == ()
+    # Only heal's own empty part gets the empty signature: unsigned words are still refused.
+    unsigned = heal.load_messages(
+        [{"role": "assistant", "content": [{"type": "reasoning", "text": "t"}]}]
+    )
+    with pytest.raises(InputError, match="no Anthropic signature"):
+        dump_messages(unsigned)
+
+
+def test_a_gemini_thought_signature_is_reported_not_written() -> None:
+    # A tool_use block has no field for a Gemini thought signature: the rule that would set one
+    # reports the unsigned call (kept), and the history comes back as it is.
+    result = heal_anthropic(TOOL_TURN, provider="google")
+    assert [(r.rule, r.action) for r in result.repairs] == [
+        ("google-missing-thought-signature", Action.KEEP)
+    ]
+    assert result.messages is TOOL_TURN
+
+
 def test_data_urls_from_other_formats_are_sent_as_their_payload() -> None:
     messages = heal.load_messages(
         [
@@ -521,3 +563,86 @@ def test_heal_puts_tool_results_first_in_a_user_message() -> None:
     assert native[2]["content"][0] == {"type": "text", "text": "before"}  # input untouched
     again = heal_anthropic(result.messages)
     assert again.repairs == () and again.messages is result.messages
+
+
+# --- the target --------------------------------------------------------------------------------
+
+PREFILL: list[Any] = [
+    {"role": "user", "content": "Name a color"},
+    {"role": "assistant", "content": "Blue"},
+]
+
+
+def tool_loop(opening: list[Any]) -> list[Any]:
+    """Signed thinking earlier, and an open tool loop whose assistant message holds ``opening``
+    (the history of tests/cases/target/anthropic-tool-loop-thinking.json, natively)."""
+
+    def use(tool_use_id: str) -> Any:
+        return {"type": "tool_use", "id": tool_use_id, "name": "get_weather", "input": {}}
+
+    def result(tool_use_id: str) -> Any:
+        block = {"type": "tool_result", "tool_use_id": tool_use_id, "content": "sunny"}
+        return {"role": "user", "content": [block]}
+
+    thinking = {"type": "thinking", "thinking": "call the tool", "signature": "c2lnbmF0dXJl"}
+    return [
+        {"role": "user", "content": "weather in Paris?"},
+        {"role": "assistant", "content": [thinking, use("toolu_1")]},
+        result("toolu_1"),
+        {"role": "assistant", "content": "Sunny."},
+        {"role": "user", "content": "and Rome?"},
+        {"role": "assistant", "content": [*opening, use("toolu_2")]},
+        result("toolu_2"),
+    ]
+
+
+def test_the_model_of_the_params_decides_and_a_keyword_wins() -> None:
+    params = {"model": "claude-sonnet-4-6", "max_tokens": 10, "messages": PREFILL}
+    healed = heal_anthropic(params)
+    assert [(r.rule, r.message_index) for r in healed.repairs] == [
+        ("anthropic-assistant-prefill", 1)
+    ]
+    assert healed.messages["messages"] == PREFILL[:1]
+    assert heal_anthropic({**params, "model": "claude-sonnet-4-5"}).repairs == ()
+    assert heal_anthropic(params, model="claude-sonnet-4-5").repairs == ()
+    assert [r.rule for r in heal_anthropic(PREFILL, model="claude-sonnet-4-6").repairs] == [
+        "anthropic-assistant-prefill"
+    ]
+
+
+def test_thinking_of_the_params_decides_the_tool_loop_report() -> None:
+    loop = tool_loop([{"type": "text", "text": "Checking."}])
+
+    def reported(config: Any, **keywords: Any) -> list[tuple[str, str, int | None]]:
+        params = {"model": "claude-sonnet-4-5", "thinking": config, "messages": loop}
+        repairs = heal_anthropic(params, **keywords).repairs
+        return [(r.rule, r.action.value, r.message_index) for r in repairs]
+
+    on = [("anthropic-tool-loop-thinking", "report", 5)]
+    assert reported({"type": "enabled", "budget_tokens": 1024}) == on
+    assert reported({"type": "adaptive"}) == on
+    assert reported({"type": "disabled"}) == []
+    assert reported({"type": "enabled", "budget_tokens": 1024}, thinking=False) == []
+
+
+def test_tools_of_the_params_name_the_calls_not_offered() -> None:
+    loop = tool_loop([{"type": "thinking", "thinking": "again", "signature": "c2ln"}])
+    get_time = {"name": "get_time", "input_schema": {"type": "object"}}
+    params = {"model": "claude-sonnet-4-5", "tools": [get_time], "messages": loop}
+    repairs = heal_anthropic(params).repairs
+    assert [(r.rule, r.action.value, r.tool_call_id) for r in repairs] == [
+        ("tool-not-offered", "keep", "toolu_1"),
+        ("tool-not-offered", "keep", "toolu_2"),
+    ]
+    assert heal_anthropic(params, tools=["get_weather"]).repairs == ()
+    with pytest.raises(InputError, match="name"):
+        heal_anthropic({**params, "tools": [{"name": 3}]})
+
+
+def test_a_target_is_used_as_given() -> None:
+    params = {"model": "claude-sonnet-4-6", "messages": PREFILL}
+    assert heal_anthropic(params, target=heal.Target.of(model="claude-sonnet-4-5")).repairs == ()
+    with pytest.raises(heal.ConfigError, match="either target"):
+        heal_anthropic(params, model="claude-sonnet-4-5", target=heal.Target.of("anthropic"))
+    with pytest.raises(heal.ConfigError, match="either target"):
+        heal_anthropic(params, provider="bedrock", target=heal.Target.of("anthropic"))

@@ -220,9 +220,12 @@ def test_history_healed_for_another_provider_is_valid_in_its_format(
     assert not changed, _describe(changed)
     assert again.messages is out
     assert all(r.action is Action.REPORT for r in again.repairs), _describe(again.repairs)
-    assert {r.rule for r in again.repairs} <= {
-        r.rule for r in first.repairs if r.action is Action.REPORT
-    }, _describe(again.repairs)
+    reported = {r.rule for r in first.repairs if r.action is Action.REPORT}
+    if "empty-message" in reported:
+        # A history of blank messages is reported and kept; a format that writes no blank
+        # message dumps it as no message at all, which is the same report under its own name.
+        reported.add("empty-history")
+    assert {r.rule for r in again.repairs} <= reported, _describe(again.repairs)
 
 
 # --- the known gaps, one minimal repro each --------------------------------------------------

@@ -19,6 +19,7 @@ from heal.adapters.gemini import (
     heal_gemini,
     load,
     load_messages,
+    read_request,
 )
 from heal.messages import (
     AssistantMessage,
@@ -32,6 +33,7 @@ from heal.messages import (
     ToolResultPart,
     UserMessage,
 )
+from heal.providers import PROVIDERS, get_profile
 
 from .strategies_gemini import broken_gemini_histories, gemini_histories, valid_gemini_histories
 
@@ -275,10 +277,33 @@ def test_responses_without_ids_pair_by_name_in_order() -> None:
     messages = load_messages(native)
     calls = [p.tool_call_id for p in messages[1].content if isinstance(p, ToolCallPart)]
     results = [p.tool_call_id for p in messages[2].content if isinstance(p, ToolResultPart)]
-    assert calls == ["get_weather_1_0", "get_time_1_1", "get_weather_1_2"]
+    assert calls == ["c0001p000", "c0001p001", "c0001p002"]
     assert results == calls
     result = heal_gemini(native)
     assert result.repairs == () and result.messages is native
+
+
+def test_a_made_up_id_is_one_mistral_takes() -> None:
+    # An id heal makes up is never written back (the native call has none), so a rule that
+    # renamed it would rename it again on every heal: it is nine letters and digits, the one
+    # form Mistral takes, and every provider's id rules take it as it is.
+    native = [
+        _user("weather?"),
+        {"role": "model", "parts": [{"function_call": {"name": "get_weather", "args": {}}}]},
+        {"role": "user", "parts": [_response("get_weather")]},
+        {"role": "model", "parts": [{"text": "Sunny."}]},
+    ]
+    messages = load_messages(native)
+    call = messages[1].content[0]
+    assert isinstance(call, ToolCallPart)
+    for provider in PROVIDERS:
+        assert get_profile(provider).accepts_tool_call_id(call.tool_call_id), provider
+    result = heal_gemini(native, provider="mistral")
+    assert result.repairs == () and result.messages is native
+    # Far into a long history the id grows past nine characters, still unique.
+    far = [_user("hi"), {"role": "model", "parts": [{"text": "hello"}]}] * 5000 + native
+    ids = [p.tool_call_id for m in load_messages(far)[-3:-1] for p in m.content]
+    assert ids == ["c10001p000", "c10001p000"]
 
 
 # --- mapping ---------------------------------------------------------------------------------
@@ -542,3 +567,52 @@ def test_a_null_system_instruction_is_no_system_instruction() -> None:
     native = {"contents": [_user("hi")], "system_instruction": None}
     assert [m.role for m in load_messages(native)] == ["user"]
     assert heal_gemini(native).messages is native
+
+
+# --- the target --------------------------------------------------------------------------------
+
+UNSIGNED_CALL: list[Any] = [
+    {"role": "user", "parts": [{"text": "weather?"}]},
+    {
+        "role": "model",
+        "parts": [{"function_call": {"id": "c1", "name": "get_weather", "args": {}}}],
+    },
+    {
+        "role": "user",
+        "parts": [{"function_response": {"id": "c1", "name": "get_weather", "response": {}}}],
+    },
+]
+
+
+def test_the_model_of_the_request_decides_and_a_keyword_wins() -> None:
+    request = {"model": "gemini-3-pro-preview", "contents": UNSIGNED_CALL}
+    healed = heal_gemini(request)
+    assert [(r.rule, r.message_index, r.part_index) for r in healed.repairs] == [
+        ("google-missing-thought-signature", 1, 0)
+    ]
+    assert heal_gemini({**request, "model": "gemini-2.5-flash"}).repairs == ()
+    assert heal_gemini(request, model="gemini-2.5-flash").repairs == ()
+
+
+def test_tools_and_thinking_of_the_request() -> None:
+    def get_weather(city: str) -> str:
+        return "sunny"
+
+    get_time = types.Tool(function_declarations=[types.FunctionDeclaration(name="get_time")])
+    request = {"model": "gemini-2.5-flash", "contents": UNSIGNED_CALL, "tools": [get_time]}
+    assert [(r.rule, r.action.value, r.tool_call_id) for r in heal_gemini(request).repairs] == [
+        ("tool-not-offered", "keep", "c1")
+    ]
+    by_function = {**request, "tools": None, "config": {"tools": [get_weather, get_time]}}
+    assert heal_gemini(by_function).repairs == ()
+    assert read_request({**request, "tools": [{"googleSearch": {}}]}).tools == ()
+
+    def thinking(config: Any) -> bool | None:
+        return read_request({"contents": [], "generationConfig": config}).thinking
+
+    assert thinking({"thinkingConfig": {"thinkingBudget": 0}}) is False
+    assert thinking({"thinkingConfig": {"thinkingBudget": -1}}) is True
+    assert thinking({"thinkingConfig": {"thinkingLevel": "low"}}) is True
+    assert thinking({"thinkingConfig": {"includeThoughts": True}}) is None
+    sdk = types.GenerateContentConfig(thinking_config=types.ThinkingConfig(thinking_budget=0))
+    assert read_request({"contents": [], "config": sdk}).thinking is False

@@ -343,6 +343,38 @@ def test_gemini_signatures_are_googles() -> None:
     assert not heal_langchain(healed, provider="google").changed
 
 
+def test_one_tool_message_per_result_is_left_to_the_gemini_integrations() -> None:
+    # LangChain holds one result per ToolMessage, and both Gemini integrations send the results
+    # of one AIMessage as one function-response turn, so google-split-tool-results has nothing
+    # to fix here (and its merge could not be written back).
+    native: list[BaseMessage] = [
+        HumanMessage("weather in Paris and Rome?"),
+        AIMessage(
+            "",
+            tool_calls=[
+                {"id": "c1", "name": "get_weather", "args": {"city": "Paris"}},
+                {"id": "c2", "name": "get_weather", "args": {"city": "Rome"}},
+            ],
+            additional_kwargs={
+                "__gemini_function_call_thought_signatures__": {"c1": "U0lH"},
+            },
+        ),
+        ToolMessage("sunny", tool_call_id="c1"),
+        ToolMessage("rain", tool_call_id="c2"),
+        AIMessage("Sunny in Paris, rain in Rome."),
+    ]
+    result = heal_langchain(native, provider="google")
+    assert result.repairs == ()
+    assert result.messages is native
+    # The canonical history still has the problem, for a client that sends each turn apart.
+    assert [r.rule for r in heal_messages(load_messages(native), provider="google").repairs] == [
+        "google-split-tool-results"
+    ]
+    # The caller's policy cannot bring the merge back: no choice of it can be written.
+    policy = {"google-split-tool-results": "merge"}
+    assert heal_langchain(native, provider="google", policy=policy).repairs == ()
+
+
 # --- heal ------------------------------------------------------------------------------------
 
 _BROKEN: dict[
@@ -642,3 +674,37 @@ def test_what_langchain_cannot_hold_is_refused_on_dump() -> None:
     with pytest.raises(InputError) as caught:
         dump_messages(cached)
     assert caught.value.path == "messages[0].providerOptions.anthropic.cacheControl"
+
+
+# --- the target --------------------------------------------------------------------------------
+
+
+def test_the_model_keyword_decides_and_names_the_provider() -> None:
+    from langchain_core.tools import tool
+
+    history: list[Any] = [
+        HumanMessage("hi"),
+        AIMessage(
+            [{"type": "reasoning", "reasoning": "greet back"}, {"type": "text", "text": "hello"}]
+        ),
+        HumanMessage("bye"),
+    ]
+    # "auto" follows the model id: Mistral, whose non-Magistral models take no reasoning input.
+    healed = heal_langchain(history, model="mistral-large-latest")
+    assert [(r.rule, r.message_index) for r in healed.repairs] == [("mistral-reasoning-input", 1)]
+    assert heal_langchain(history, model="magistral-medium-latest").repairs == ()
+
+    @tool
+    def get_time() -> str:
+        """The time."""
+        return "noon"
+
+    calls: list[Any] = [
+        HumanMessage("weather?"),
+        AIMessage("", tool_calls=[{"id": "c1", "name": "get_weather", "args": {}}]),
+        ToolMessage("sunny", tool_call_id="c1"),
+    ]
+    repairs = heal_langchain(calls, provider="openai-chat", tools=[get_time]).repairs
+    assert [(r.rule, r.action.value, r.tool_call_id) for r in repairs] == [
+        ("tool-not-offered", "keep", "c1")
+    ]

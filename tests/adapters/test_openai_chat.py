@@ -481,3 +481,127 @@ def test_what_the_format_cannot_hold_is_refused_on_dump() -> None:
     with pytest.raises(InputError) as info:
         dump_messages(messages)
     assert info.value.path == "messages[0].content[0]"
+
+
+# --- Gemini's OpenAI-compatible endpoint -------------------------------------------------------
+
+
+def _gemini_turn(**call_fields: Any) -> list[dict[str, Any]]:
+    call = {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": "{}"},
+        **call_fields,
+    }
+    return [
+        {"role": "user", "content": "weather?"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "sunny"},
+    ]
+
+
+def test_thought_signature_is_read_from_extra_content() -> None:
+    # Gemini's OpenAI-compatible endpoint returns and takes a call's signature in
+    # extra_content.google.thought_signature (ai.google.dev/gemini-api/docs/thought-signatures).
+    native = _gemini_turn(extra_content={"google": {"thought_signature": "CiQBjz1rX0Tm"}})
+    call = load_messages(native)[1].content[0]
+    assert isinstance(call, ToolCallPart)
+    assert call.provider_options is not None
+    assert call.provider_options["google"] == {"thoughtSignature": "CiQBjz1rX0Tm"}
+    assert dump_messages(load_messages(native)) == native
+    result = heal_openai_chat(native, provider="google")
+    assert result.repairs == ()
+    assert result.messages is native
+
+
+def test_other_extra_content_is_kept_beside_the_signature() -> None:
+    extra = {"google": {"thought_signature": "CiQB", "other": 1}, "vendor": {"x": True}}
+    native = _gemini_turn(extra_content=extra)
+    assert dump_messages(load_messages(native)) == native
+
+
+def test_missing_thought_signature_is_written_where_gemini_reads_it() -> None:
+    native = _gemini_turn()
+    result = heal_openai_chat(native, provider="google")
+    assert [r.rule for r in result.repairs] == ["google-missing-thought-signature"]
+    call = result.messages[1]["tool_calls"][0]
+    assert call["extra_content"] == {
+        "google": {"thought_signature": "skip_thought_signature_validator"}
+    }
+    again = heal_openai_chat(result.messages, provider="google")
+    assert again.repairs == ()
+    assert again.messages is result.messages
+
+
+def test_legacy_function_call_keeps_its_signature_in_the_call_object() -> None:
+    # The legacy format has no tool_calls entry: the signature heal sets rides in the
+    # function_call object the same way, so a second heal finds it.
+    native = [{"role": "assistant", "function_call": {"name": "f", "arguments": "{}"}}]
+    result = heal_openai_chat(native, provider="google")
+    assert "google-missing-thought-signature" in [r.rule for r in result.repairs]
+    assert not heal_openai_chat(result.messages, provider="google").changed
+    assert dump_messages(load_messages(result.messages)) == result.messages
+
+
+# --- media in tool messages --------------------------------------------------------------------
+
+
+def _screenshot_turn() -> list[dict[str, Any]]:
+    image = {
+        "type": "image_url",
+        "image_url": {"url": "data:image/png;base64,iVBO", "detail": "low"},
+    }
+    return [
+        {"role": "user", "content": "What is on my screen?"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "shot", "arguments": "{}"},
+                }
+            ],
+        },
+        {
+            "role": "tool",
+            "tool_call_id": "call_1",
+            "content": [{"type": "text", "text": "ok"}, image],
+        },
+        {"role": "assistant", "content": "A cat."},
+    ]
+
+
+def test_media_in_a_tool_message_is_read_and_written_back() -> None:
+    native = _screenshot_turn()
+    result = load_messages(native)[2].content[0]
+    assert result.type == "tool-result"
+    assert result.output.type == "content"
+    assert [item["type"] for item in result.output.value] == ["text", "image-url"]
+    assert dump_messages(load_messages(native)) == native
+    assert heal_openai_chat(native, provider=None).messages is native
+
+
+def test_media_in_a_tool_message_moves_to_a_user_message_for_openai() -> None:
+    native = _screenshot_turn()
+    result = heal_openai_chat(native)
+    assert [r.rule for r in result.repairs] == ["openai-tool-result-media"]
+    out = result.messages
+    assert out[2]["content"] == [
+        {"type": "text", "text": "ok"},
+        {"type": "text", "text": "(image moved to the next user message)"},
+    ]
+    assert out[3] == {
+        "role": "user",
+        "content": [
+            {
+                "type": "text",
+                "text": "The image below is from the result of tool call call_1 (shot):",
+            },
+            native[2]["content"][1],
+        ],
+    }
+    assert out[4] == native[3]
+    sdk_validate(out)
+    assert heal_openai_chat(out).repairs == ()

@@ -690,3 +690,165 @@ def test_a_single_sdk_object_is_not_a_history() -> None:
     with pytest.raises(InputError) as info:
         load(ResponseReasoningItem(id="rs_1", type="reasoning", summary=[]))
     assert info.value.path == "input"
+
+
+# --- what heal adds, the format can write ------------------------------------------------------
+
+
+def test_deepseek_empty_reasoning_is_written_as_a_reasoning_text_item() -> None:
+    # missing-reasoning-content adds an empty reasoning part to a tool-call turn for DeepSeek,
+    # whose Responses endpoint wants the turn's reasoning_text back: it is written, not refused.
+    native = [{"role": "user", "content": "weather?"}, _call("call_1"), _output("call_1")]
+    result = heal_openai_responses(native, provider="deepseek")
+    assert [r.rule for r in result.repairs] == ["missing-reasoning-content"]
+    assert result.messages == [
+        native[0],
+        {"type": "reasoning", "summary": [], "content": [{"type": "reasoning_text", "text": ""}]},
+        *native[1:],
+    ]
+    again = heal_openai_responses(result.messages, provider="deepseek")
+    assert again.repairs == ()
+    assert again.messages is result.messages
+
+
+# --- items that pair like function calls -------------------------------------------------------
+
+_CUSTOM_CALL = {
+    "type": "custom_tool_call",
+    "call_id": "call_c1",
+    "name": "apply_diff",
+    "input": "*** Begin Patch\n*** End Patch",
+    "id": "ctc_1",
+}
+_CUSTOM_OUTPUT = {"type": "custom_tool_call_output", "call_id": "call_c1", "output": "applied"}
+_SHELL_CALL = {
+    "type": "local_shell_call",
+    "id": "lsh_1",
+    "call_id": "call_s1",
+    "status": "completed",
+    "action": {"type": "exec", "command": ["ls", "-a"], "env": {}},
+}
+_SHELL_OUTPUT = {"type": "local_shell_call_output", "id": "call_s1", "output": '{"stdout":"."}'}
+_SEARCH_CALL = {
+    "type": "tool_search_call",
+    "id": "ts_1",
+    "call_id": "call_t1",
+    "execution": "client",
+    "status": "completed",
+    "arguments": {"query": "weather"},
+}
+_SEARCH_OUTPUT = {
+    "type": "tool_search_output",
+    "call_id": "call_t1",
+    "execution": "client",
+    "status": "completed",
+    "tools": [{"type": "function", "name": "get_weather", "parameters": {}, "strict": True}],
+}
+PAIRED_KINDS = [
+    pytest.param(_CUSTOM_CALL, _CUSTOM_OUTPUT, "apply_diff", id="custom_tool_call"),
+    pytest.param(_SHELL_CALL, _SHELL_OUTPUT, "local_shell", id="local_shell_call"),
+    pytest.param(_SEARCH_CALL, _SEARCH_OUTPUT, "tool_search", id="tool_search_call"),
+]
+
+
+def _turn(*items: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"role": "user", "content": "go"}, *items, {"role": "assistant", "content": "done"}]
+
+
+@pytest.mark.parametrize(("call", "output", "name"), PAIRED_KINDS)
+def test_paired_items_are_tool_calls_and_results(
+    call: dict[str, Any], output: dict[str, Any], name: str
+) -> None:
+    native = _turn(call, output)
+    messages = load_messages(native)
+    part = parts_of(messages[1])[0]
+    assert isinstance(part, ToolCallPart)
+    assert (part.tool_call_id, part.tool_name, part.provider_executed) == (
+        call["call_id"],
+        name,
+        None,
+    )
+    assert isinstance(part.input, dict)
+    assert isinstance(messages[2], ToolMessage)
+    result = parts_of(messages[2])[0]
+    assert (result.tool_call_id, result.tool_name) == (call["call_id"], name)  # type: ignore[union-attr]
+    assert dump_messages(messages) == native
+    stored = json.loads(json.dumps(heal.dump_messages(messages)))
+    assert dump_messages(heal.load_messages(stored)) == native
+    healed = heal_openai_responses(native)
+    assert healed.repairs == ()
+    assert healed.messages is native
+
+
+@pytest.mark.parametrize(("call", "output", "name"), PAIRED_KINDS)
+def test_paired_item_without_its_output_gets_a_placeholder_of_its_kind(
+    call: dict[str, Any], output: dict[str, Any], name: str
+) -> None:
+    out, repairs = _heal([{"role": "user", "content": "go"}, call])
+    assert repairs == [("orphan-tool-call", None, None)]
+    assert len(out) == 3
+    placeholder = out[2]
+    assert placeholder["type"] == output["type"]
+    assert placeholder.get("call_id", placeholder.get("id")) == call["call_id"]
+    assert heal_openai_responses(out).repairs == ()
+
+
+@pytest.mark.parametrize(("call", "output", "name"), PAIRED_KINDS)
+def test_paired_output_without_its_call_is_removed(
+    call: dict[str, Any], output: dict[str, Any], name: str
+) -> None:
+    out, repairs = _heal(_turn(output))
+    # The canonical tool message it was in is left empty and removed too: same item.
+    assert repairs == [("orphan-tool-result", 1, None), ("empty-message", 1, None)]
+    assert out == [{"role": "user", "content": "go"}, {"role": "assistant", "content": "done"}]
+
+
+@pytest.mark.parametrize(("call", "output", "name"), PAIRED_KINDS)
+def test_paired_output_before_its_call_is_moved_after_it(
+    call: dict[str, Any], output: dict[str, Any], name: str
+) -> None:
+    native = [{"role": "user", "content": "go"}, output, call, {"role": "user", "content": "ok?"}]
+    out, repairs = _heal(native)
+    assert [rule for rule, _, _ in repairs] == ["misplaced-tool-result"]
+    assert out == [native[0], call, output, native[3]]
+
+
+@pytest.mark.parametrize(("call", "output", "name"), PAIRED_KINDS)
+def test_paired_output_given_twice_is_kept_once(
+    call: dict[str, Any], output: dict[str, Any], name: str
+) -> None:
+    out, repairs = _heal(_turn(call, output, output))
+    assert [rule for rule, _, _ in repairs] == ["duplicate-tool-result"]
+    assert out == _turn(call, output)
+
+
+def test_local_shell_output_named_by_call_id_keeps_that_key() -> None:
+    # The SDK types name the call by "id"; the AI SDK writes "call_id". Either comes back as is.
+    output = {"type": "local_shell_call_output", "call_id": "call_s1", "output": "{}"}
+    native = _turn(_SHELL_CALL, output)
+    assert heal_openai_responses(native).messages is native
+    assert dump_messages(load_messages(native)) == native
+    result = heal_openai_responses(_turn(_SHELL_CALL, output, output))
+    assert [r.rule for r in result.repairs] == ["duplicate-tool-result"]
+    assert result.messages == native
+
+
+def test_server_run_tool_search_stays_opaque() -> None:
+    # Run by the server, the search carries its own output, as a web search does.
+    call = {**_SEARCH_CALL, "execution": "server", "call_id": None}
+    output = {**_SEARCH_OUTPUT, "execution": "server", "call_id": None, "id": "tso_1"}
+    native = _turn(call, output)
+    parts = parts_of(load_messages(native)[1])
+    assert [p.provider_executed for p in parts if isinstance(p, ToolCallPart)] == [True, True]
+    assert heal_openai_responses(native).repairs == ()
+    assert dump_messages(load_messages(native)) == native
+
+
+def test_developer_message_turned_into_user_text_is_written_as_user() -> None:
+    # google-mid-conversation-system turns it into a user message, which keeps the item's other
+    # fields but not its role.
+    native = [{"role": "assistant", "content": "hi"}, {"role": "developer", "content": "be brief"}]
+    result = heal_openai_responses(native, provider="google")
+    assert "google-mid-conversation-system" in [r.rule for r in result.repairs]
+    assert result.messages[1]["role"] == "user"
+    assert not heal_openai_responses(result.messages, provider="google").changed

@@ -835,3 +835,33 @@ def test_importing_heal_imports_no_adapter() -> None:
         "assert not bad, bad"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# --- the target --------------------------------------------------------------------------------
+
+
+def test_the_model_keyword_decides_and_names_the_provider() -> None:
+    from pydantic_ai.tools import ToolDefinition
+
+    history: list[pa.ModelMessage] = [
+        pa.ModelRequest(parts=[pa.UserPromptPart("hi")]),
+        pa.ModelResponse(parts=[pa.ThinkingPart("greet back"), pa.TextPart("hello")]),
+        pa.ModelRequest(parts=[pa.UserPromptPart("bye")]),
+    ]
+    # "auto" follows the model id (pydantic-ai's spelling): Mistral, whose non-Magistral models
+    # take no reasoning input.
+    healed = heal_pydantic_ai(history, model="mistral:mistral-large-latest")
+    assert [(r.rule, r.message_index, r.part_index) for r in healed.repairs] == [
+        ("mistral-reasoning-input", 1, 0)
+    ]
+    assert heal_pydantic_ai(history, model="mistral:magistral-medium-latest").repairs == ()
+    calls: list[pa.ModelMessage] = [
+        pa.ModelRequest(parts=[pa.UserPromptPart("weather?")]),
+        pa.ModelResponse(parts=[pa.ToolCallPart("get_weather", {}, tool_call_id="c1")]),
+        pa.ModelRequest(parts=[pa.ToolReturnPart("get_weather", "sunny", tool_call_id="c1")]),
+    ]
+    offered = [ToolDefinition(name="get_time")]
+    repairs = heal_pydantic_ai(calls, provider="openai-chat", tools=offered).repairs
+    assert [(r.rule, r.action.value, r.tool_call_id) for r in repairs] == [
+        ("tool-not-offered", "keep", "c1")
+    ]

@@ -7,6 +7,7 @@ import asyncio
 import copy
 import json
 import logging
+from collections.abc import Iterator
 from typing import Any
 
 import httpx2
@@ -14,10 +15,11 @@ import pytest
 from anthropic import Anthropic, AsyncAnthropic
 from openai import AsyncOpenAI, AzureOpenAI, OpenAI
 
-from heal import ConfigError, HealingError, ProviderId, Repair, validate_messages
+from heal import ConfigError, HealingError, ProviderId, Repair, Target, validate_messages
 from heal.adapters import anthropic as anthropic_adapter
 from heal.adapters import openai_chat, openai_responses
 from heal.integrations.clients import heal_anthropic, heal_openai
+from heal.rules import Context, Finding, Rule
 
 Json = dict[str, Any]
 LONG_ID = "call_" + "x" * 45  # 50 characters: OpenAI Chat Completions takes at most 40
@@ -91,6 +93,14 @@ def chat_result(call_id: str, content: str = "sunny") -> Any:
     return {"role": "tool", "tool_call_id": call_id, "content": content}
 
 
+CHAT_TOOL: Any = {
+    "type": "function",
+    "function": {"name": "get_weather", "parameters": {"type": "object"}},
+}
+"""The tool the histories here call: a request that offers it gets no ``tool-not-offered``."""
+
+RESPONSES_TOOL: Any = {"type": "function", "name": "get_weather", "parameters": {"type": "object"}}
+
 CHAT_BROKEN: list[Any] = [
     {"role": "system", "content": "Be brief."},
     {"role": "user", "content": "weather in Paris?"},
@@ -143,9 +153,12 @@ def test_chat_completions_messages_are_healed_before_sending() -> None:
 def test_a_valid_request_goes_out_byte_for_byte_unchanged() -> None:
     plain_wire, healed_wire = Wire(), Wire()
     repairs: list[Repair] = []
-    openai_client(plain_wire).chat.completions.create(model="gpt-4o", messages=CHAT_CLEAN)
+    tools = [CHAT_TOOL]
+    openai_client(plain_wire).chat.completions.create(
+        model="gpt-4o", messages=CHAT_CLEAN, tools=tools
+    )
     healed = heal_openai(openai_client(healed_wire), on_repair=repairs.append)
-    healed.chat.completions.create(model="gpt-4o", messages=CHAT_CLEAN)
+    healed.chat.completions.create(model="gpt-4o", messages=CHAT_CLEAN, tools=tools)
     assert repairs == []
     assert healed_wire.requests[0].content == plain_wire.requests[0].content
 
@@ -275,7 +288,7 @@ def test_responses_string_input_and_clean_input_are_untouched() -> None:
     client.responses.create(model="gpt-4o", input="hello")
     assert wire.body["input"] == "hello"
     clean = [{"role": "user", "content": "hi"}, fc("c1"), fc_out("c1")]
-    client.responses.create(model="gpt-4o", input=clean)
+    client.responses.create(model="gpt-4o", input=clean, tools=[RESPONSES_TOOL])
     assert wire.body["input"] == clean
     assert repairs == []
 
@@ -525,3 +538,165 @@ def test_responses_with_sdk_output_items_go_out_unchanged() -> None:
     healed.responses.create(model="gpt-4o", input=items)
     assert repairs == []
     assert healed_wire.requests[0].content == plain_wire.requests[1].content
+
+
+# --- the target of the call ------------------------------------------------------------------
+
+ANTHROPIC_TOOL: Any = {"name": "get_weather", "input_schema": {"type": "object"}}
+
+PREFILL: list[Any] = [
+    {"role": "user", "content": "Name a color"},
+    {"role": "assistant", "content": "Blue"},
+]
+
+
+def test_anthropic_history_is_healed_for_the_model_of_the_call() -> None:
+    # claude-sonnet-4-6 rejects a prefill, claude-opus-4-1 takes one (heal.targets).
+    for model, sent in (("claude-sonnet-4-6", PREFILL[:1]), ("claude-opus-4-1", PREFILL)):
+        wire = Wire()
+        client = heal_anthropic(anthropic_client(wire))
+        client.messages.create(model=model, max_tokens=10, messages=PREFILL)
+        assert wire.body["messages"] == sent, model
+    # provider=None (the shared rules only) is not re-inferred from the model id.
+    wire = Wire()
+    client = heal_anthropic(anthropic_client(wire), provider=None)
+    client.messages.create(model="claude-sonnet-4-6", max_tokens=10, messages=PREFILL)
+    assert wire.body["messages"] == PREFILL
+
+
+def anthropic_tool_loop() -> list[Any]:
+    """Signed thinking earlier; the open tool loop's assistant message starts with text (its
+    thinking was lost): tests/cases/target/anthropic-tool-loop-thinking.json, natively."""
+    signed = {"type": "thinking", "thinking": "call the tool", "signature": "c2lnbmF0dXJl"}
+    return [
+        {"role": "user", "content": "weather in Paris?"},
+        {"role": "assistant", "content": [signed, tool_use("t1")]},
+        {"role": "user", "content": [tool_result("t1")]},
+        {"role": "assistant", "content": "Sunny."},
+        {"role": "user", "content": "and Rome?"},
+        {"role": "assistant", "content": [{"type": "text", "text": "Checking."}, tool_use("t2")]},
+        {"role": "user", "content": [tool_result("t2")]},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("thinking", "reported"),
+    [
+        ({"type": "enabled", "budget_tokens": 1024}, True),
+        ({"type": "adaptive"}, True),
+        ({"type": "disabled"}, False),
+    ],
+)
+def test_anthropic_thinking_of_the_call_decides_the_tool_loop_report(
+    thinking: Any, reported: bool
+) -> None:
+    wire, repairs = Wire(), list[Repair]()
+    client = heal_anthropic(anthropic_client(wire), on_repair=repairs.append)
+    client.messages.create(
+        model="claude-sonnet-4-6",
+        max_tokens=2048,
+        thinking=thinking,
+        tools=[ANTHROPIC_TOOL],
+        messages=anthropic_tool_loop(),
+    )
+    expected = [("anthropic-tool-loop-thinking", "report", 5)] if reported else []
+    assert [(r.rule, r.action.value, r.message_index) for r in repairs] == expected
+
+
+def test_anthropic_calls_to_tools_the_request_does_not_define() -> None:
+    history = [
+        {"role": "user", "content": "weather?"},
+        {"role": "assistant", "content": [tool_use("t1")]},
+        {"role": "user", "content": [tool_result("t1"), {"type": "text", "text": "thanks"}]},
+    ]
+    wire, repairs = Wire(), list[Repair]()
+    client = heal_anthropic(anthropic_client(wire), on_repair=repairs.append)
+    get_time = {"name": "get_time", "input_schema": {"type": "object"}}
+    client.messages.create(
+        model="claude-sonnet-4-6", max_tokens=10, messages=history, tools=[get_time]
+    )
+    assert [(r.rule, r.action.value, r.tool_call_id) for r in repairs] == [
+        ("tool-not-offered", "keep", "t1")
+    ]
+    # Tools the SDK has yet to read (an iterator) are not consumed: they are sent as given.
+    client.messages.create(
+        model="claude-sonnet-4-6", max_tokens=10, messages=history, tools=iter([get_time])
+    )
+    assert wire.body["tools"] == [get_time]
+    # No tools at all: Anthropic rejects the tool blocks ("Requests which include tool_use or
+    # tool_result blocks must define tools."), so strict fails before anything is sent.
+    strict = heal_anthropic(anthropic_client(wire), strict=True)
+    with pytest.raises(HealingError) as raised:
+        strict.messages.create(model="claude-sonnet-4-6", max_tokens=10, messages=history)
+    assert [(r.rule, r.action.value) for r in raised.value.repairs] == [
+        ("tool-not-offered", "report")
+    ]
+    assert len(wire.requests) == 2
+
+
+PNG = "data:image/png;base64,iVBORw0KGgo="
+
+
+def test_openai_history_is_healed_for_the_model_of_the_call() -> None:
+    # o3-mini takes no images (heal.targets): the image becomes a text marker for it alone.
+    looked: list[Any] = [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "what is this?"},
+                {"type": "image_url", "image_url": {"url": PNG}},
+            ],
+        },
+        {"role": "assistant", "content": "A logo."},
+        {"role": "user", "content": "and now?"},
+    ]
+    for model, kinds in (("o3-mini", ["text", "text"]), ("gpt-4o", ["text", "image_url"])):
+        wire = Wire()
+        heal_openai(openai_client(wire)).chat.completions.create(model=model, messages=looked)
+        assert [part["type"] for part in wire.body["messages"][0]["content"]] == kinds, model
+
+
+class TargetProbe(Rule):
+    """Records the target of every request it sees (a test probe, changes nothing)."""
+
+    id = "test-target-probe"
+    summary = "records the target of the request"
+    choice_docs = {"fix": "record only"}
+
+    def __init__(self) -> None:
+        self.seen: list[Target] = []
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        if ctx.messages:
+            self.seen.append(ctx.target)
+        return iter(())
+
+
+@pytest.mark.parametrize(
+    ("call", "thinking"),
+    [
+        ({"reasoning_effort": "none"}, False),
+        ({"reasoning_effort": "minimal"}, True),
+        ({"reasoning_effort": "high"}, True),
+        ({}, None),
+    ],
+)
+def test_openai_chat_target_from_the_call(call: dict[str, Any], thinking: bool | None) -> None:
+    probe = TargetProbe()
+    client = heal_openai(openai_client(Wire()), rules=[probe])
+    client.chat.completions.create(model="o4-mini", messages=CHAT_CLEAN, tools=[CHAT_TOOL], **call)
+    assert probe.seen[-1] == Target("openai-chat", "o4-mini", thinking, frozenset({"get_weather"}))
+
+
+def test_openai_responses_target_from_the_call() -> None:
+    probe = TargetProbe()
+    client = heal_openai(openai_client(Wire()), rules=[probe])
+    clean = [{"role": "user", "content": "hi"}, fc("c1"), fc_out("c1")]
+    client.responses.create(
+        model="gpt-5", input=clean, reasoning={"effort": "none"}, tools=[RESPONSES_TOOL]
+    )
+    client.responses.create(model="gpt-5", input=clean)
+    assert probe.seen == [
+        Target("openai-responses", "gpt-5", False, frozenset({"get_weather"})),
+        Target("openai-responses", "gpt-5", None, frozenset()),
+    ]

@@ -8,8 +8,14 @@ import sys
 
 import pytest
 
-from heal import ConfigError, Policy, ProviderId, Repair
-from heal.integrations._common import HealOptions, log_repair, openai_endpoint_provider
+from heal import ConfigError, Policy, ProviderId, Repair, Target
+from heal.integrations._common import (
+    HealOptions,
+    effort_thinking,
+    log_repair,
+    openai_endpoint_provider,
+    request_target,
+)
 from heal.repairs import Action
 
 FRAMEWORKS = (
@@ -109,3 +115,23 @@ def test_repairs_go_to_the_callback_or_the_heal_logger(caplog: pytest.LogCapture
     assert (record.name, record.levelno) == ("heal", logging.INFO)
     assert record.getMessage() == "healed request: messages[3].content[0]: orphan-tool-result: gone"
     assert getattr(record, "heal_repair") is repair  # noqa: B009
+
+
+# --- the target of a request ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("effort", "thinking"),
+    [("none", False), ("minimal", True), ("low", True), ("xhigh", True), (None, None), ("", None)],
+)
+def test_effort_thinking(effort: object, thinking: bool | None) -> None:
+    assert effort_thinking(effort) is thinking
+
+
+def test_request_target_takes_what_it_can_read_and_infers_nothing() -> None:
+    assert request_target(None, model="claude-sonnet-4-6") == Target(None, "claude-sonnet-4-6")
+    target = request_target(
+        "anthropic", model="  ", thinking=True, tools=[{"name": 3}], prefix_mismatch_behavior=1
+    )
+    assert target == Target("anthropic", None, True, None, None)
+    assert request_target("openai-chat", tools=["a", {"name": "b"}]).tools == {"a", "b"}

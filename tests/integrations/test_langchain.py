@@ -22,6 +22,7 @@ from langchain_core.messages import (
     ToolMessage,
 )
 from langchain_core.outputs import ChatResult
+from langchain_core.tools import tool
 from pydantic import Field
 
 from heal import ConfigError, HealingError, ProviderId, Repair, validate_messages
@@ -46,6 +47,10 @@ class RecordingChatModel(GenericFakeChatModel):
         self.received.append(list(messages))
         return super()._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
 
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Any:
+        """The fake model answers from its script whatever the tools: binding changes nothing."""
+        return self
+
 
 class ChatOpenAI(RecordingChatModel):
     """Stands in for langchain_openai.ChatOpenAI (matched by class name)."""
@@ -55,7 +60,17 @@ class ChatOpenAI(RecordingChatModel):
 
 
 class ChatAnthropic(RecordingChatModel):
-    """Stands in for langchain_anthropic.ChatAnthropic (matched by class name)."""
+    """Stands in for langchain_anthropic.ChatAnthropic (matched by class name), with its
+    ``model`` and ``thinking`` fields."""
+
+    model: str | None = None
+    thinking: dict[str, Any] | None = None
+
+
+class ChatMistralAI(RecordingChatModel):
+    """Stands in for langchain_mistralai.ChatMistralAI (matched by class name)."""
+
+    model: str | None = None
 
 
 class FailingChatOpenAI(ChatOpenAI):
@@ -68,6 +83,12 @@ class FailingChatOpenAI(ChatOpenAI):
     ) -> ChatResult:
         self.received.append(list(messages))
         raise RuntimeError("rate limited")
+
+
+@tool
+def get_weather(city: str) -> str:
+    """The weather in a city (the tool the histories here call)."""
+    return "sunny"
 
 
 def replies(n: int = 3) -> Iterator[AIMessage | str]:
@@ -163,7 +184,9 @@ def test_broken_history_reaches_the_model_healed_and_state_is_kept() -> None:
 def test_clean_history_reaches_the_model_unchanged() -> None:
     model = RecordingChatModel(messages=replies())
     repairs: list[Repair] = []
-    agent = create_agent(model, middleware=[HealMiddleware(on_repair=repairs.append)])
+    agent = create_agent(
+        model, tools=[get_weather], middleware=[HealMiddleware(on_repair=repairs.append)]
+    )
     agent.invoke(given(CLEAN))
     assert repairs == []
     (received,) = model.received
@@ -289,14 +312,110 @@ def test_message_chunks_are_read_as_the_messages_they_make() -> None:
     repairs: list[Repair] = []
     middleware = HealMiddleware(on_repair=repairs.append)
 
-    request = ModelRequest(model=model, messages=clean)
+    request = ModelRequest(model=model, messages=clean, tools=[get_weather])
     assert middleware.heal_request(request) is request  # nothing to heal: sent as it was
     assert repairs == []
 
     healed = middleware.heal_request(
-        ModelRequest(model=model, messages=[*clean, tool_result("gone")])
+        ModelRequest(model=model, messages=[*clean, tool_result("gone")], tools=[get_weather])
     )
     assert [r.rule for r in repairs][:1] == ["orphan-tool-result"]
     assert_valid(healed.messages)
     sent = healed.messages[1]
     assert isinstance(sent, AIMessage) and sent.tool_calls[0]["id"] == "c1"
+
+
+# --- the target of the call ----------------------------------------------------------------------
+
+
+def test_each_call_is_healed_for_the_chat_model_that_serves_it() -> None:
+    # Mistral takes reasoning input from Magistral models only (heal.targets).
+    history: list[AnyMessage] = [
+        HumanMessage("hi", id="h1"),
+        AIMessage(
+            [{"type": "reasoning", "reasoning": "greet back"}, {"type": "text", "text": "hello"}],
+            id="a1",
+        ),
+        HumanMessage("bye", id="h2"),
+    ]
+    for name, kept in (("mistral-large-latest", False), ("magistral-medium-latest", True)):
+        model = ChatMistralAI(messages=replies(), model=name)
+        create_agent(model, middleware=[HealMiddleware()]).invoke(given(history))
+        sent = model.received[0][1]
+        assert isinstance(sent, AIMessage)
+        assert (len(sent.content) == 2) is kept, name
+
+
+def open_tool_loop() -> list[AnyMessage]:
+    """Signed thinking earlier; the open tool loop's AI message starts with text (its thinking
+    was lost): tests/cases/target/anthropic-tool-loop-thinking.json, as LangChain holds it."""
+    signed = {"type": "thinking", "thinking": "call the tool", "signature": "c2lnbmF0dXJl"}
+    checking = {"type": "text", "text": "Checking."}
+    first, second = tool_call("t1"), tool_call("t2")
+    return [
+        HumanMessage("weather in Paris?", id="h1"),
+        first.model_copy(update={"content": [signed]}),
+        tool_result("t1"),
+        AIMessage("Sunny.", id="a1"),
+        HumanMessage("and Rome?", id="h2"),
+        second.model_copy(update={"content": [checking]}),
+        tool_result("t2"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("thinking", "settings", "reported"),
+    [
+        ({"type": "enabled", "budget_tokens": 1024}, {}, True),
+        ({"type": "disabled"}, {}, False),
+        # What the call binds wins over the chat model's own field.
+        ({"type": "enabled", "budget_tokens": 1024}, {"thinking": {"type": "disabled"}}, False),
+    ],
+)
+def test_thinking_of_the_chat_model_decides_the_tool_loop_report(
+    thinking: dict[str, Any], settings: dict[str, Any], reported: bool
+) -> None:
+    from langchain.agents.middleware import ModelRequest
+
+    repairs: list[Repair] = []
+    model = ChatAnthropic(messages=replies(), model="claude-sonnet-4-6", thinking=thinking)
+    middleware = HealMiddleware(on_repair=repairs.append)
+    request = ModelRequest(
+        model=model, messages=open_tool_loop(), tools=[get_weather], model_settings=settings
+    )
+    middleware.heal_request(request)
+    expected = [("anthropic-tool-loop-thinking", "report", 5)] if reported else []
+    assert [(r.rule, r.action.value, r.message_index) for r in repairs] == expected
+
+
+def test_thinking_of_the_chat_model_in_an_agent_run() -> None:
+    repairs: list[Repair] = []
+    model = ChatAnthropic(
+        messages=replies(), model="claude-sonnet-4-6", thinking={"type": "enabled"}
+    )
+    middleware = HealMiddleware(on_repair=repairs.append)
+    create_agent(model, tools=[get_weather], middleware=[middleware]).invoke(
+        given(open_tool_loop())
+    )
+    assert [(r.rule, r.action.value) for r in repairs] == [
+        ("anthropic-tool-loop-thinking", "report")
+    ]
+
+
+def test_calls_to_tools_the_call_does_not_bind_are_recorded() -> None:
+    history = [HumanMessage("weather?"), tool_call("c1"), tool_result("c1"), HumanMessage("ok?")]
+    repairs: list[Repair] = []
+
+    @tool
+    def get_time() -> str:
+        """The time."""
+        return "noon"
+
+    model = RecordingChatModel(messages=replies())
+    middleware = HealMiddleware(on_repair=repairs.append)
+    create_agent(model, tools=[get_time], middleware=[middleware]).invoke(given(history))
+    assert [(r.rule, r.action.value, r.tool_call_id) for r in repairs] == [
+        ("tool-not-offered", "keep", "c1")
+    ]
+    # The call is kept (the default choice): the model sees the history as it was.
+    assert model.received[0] == history

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from agents import Agent, RunConfig, Runner, function_tool
+from agents.models import get_default_model
 from agents.models.openai_chatcompletions import OpenAIChatCompletionsModel
 from agents.models.openai_responses import OpenAIResponsesModel
 from agents.run_config import CallModelData, ModelInputData
@@ -18,7 +19,12 @@ from openai import AsyncOpenAI
 
 from heal import ConfigError, HealingError, ProviderId, Repair, validate_messages
 from heal.adapters.openai_responses import load_messages
-from heal.integrations.openai_agents import heal_input_filter, provider_for_model
+from heal.integrations.openai_agents import (
+    agent_tool_names,
+    heal_input_filter,
+    model_name,
+    provider_for_model,
+)
 
 LONG_ID = "call_" + "x" * 45  # 50 characters: Responses takes 64, Chat Completions 40
 
@@ -62,11 +68,22 @@ CLEAN: list[Any] = [
 ]
 
 
+@function_tool
+def get_weather(city: str) -> str:
+    """The weather in a city (the tool the histories here call)."""
+    return "sunny"
+
+
 def run(
-    items: list[Any], *, steps: int = 1, model: Any = None, **options: Any
+    items: list[Any],
+    *,
+    steps: int = 1,
+    model: Any = None,
+    tools: Any = (),
+    **options: Any,
 ) -> tuple[ScriptedModel, Any]:
     scripted = ScriptedModel([[assistant_message("ok")] for _ in range(steps)])
-    agent = Agent(name="assistant", model=model or scripted)
+    agent = Agent(name="assistant", model=model or scripted, tools=list(tools))
     config = RunConfig(call_model_input_filter=heal_input_filter(**options), tracing_disabled=True)
     result = asyncio.run(Runner.run(agent, copy.deepcopy(items), run_config=config))
     return scripted, result
@@ -117,7 +134,7 @@ def test_broken_input_reaches_the_model_healed_and_the_run_keeps_its_items() -> 
 
 def test_clean_input_goes_out_unchanged() -> None:
     repairs: list[Repair] = []
-    model, _ = run(CLEAN, on_repair=repairs.append)
+    model, _ = run(CLEAN, tools=[get_weather], on_repair=repairs.append)
     assert repairs == []
     assert model.calls[0].input == CLEAN
 
@@ -139,11 +156,6 @@ def test_filter_returns_the_sdk_objects_it_did_not_change() -> None:
 
 
 def test_every_model_call_of_a_run_is_healed() -> None:
-    @function_tool
-    def get_weather(city: str) -> str:
-        """The weather in a city."""
-        return "sunny"
-
     scripted = ScriptedModel(
         [[function_call("get_weather", {"city": "Paris"}, call_id="c9")], [assistant_message("ok")]]
     )
@@ -267,3 +279,69 @@ def test_bad_options_fail_when_built() -> None:
         heal_input_filter(provider="nope")  # type: ignore[arg-type]
     with pytest.raises(ConfigError):
         heal_input_filter(policy={"no-such-rule": "fix"})
+
+
+# --- the target of the call ----------------------------------------------------------------------
+
+PNG = "data:image/png;base64,iVBORw0KGgo="
+LOOKED: list[Any] = [
+    {
+        "role": "user",
+        "content": [
+            {"type": "input_text", "text": "what is this?"},
+            {"type": "input_image", "image_url": PNG, "detail": "auto"},
+        ],
+    },
+    {"role": "assistant", "content": "A logo."},
+    user("and now?"),
+]
+
+
+@pytest.mark.parametrize("told", [False, True])
+def test_input_is_healed_for_the_model_of_the_agent_or_the_run(told: bool) -> None:
+    # o3-mini takes no images (heal.targets): the image becomes a text marker for it alone. The
+    # model is the agent's (a Model object), or the RunConfig's that the filter is told of.
+    sent: dict[str, list[str]] = {}
+    for name in ("o3-mini", "gpt-4o"):
+        scripted = ScriptedModel([[assistant_message("ok")]])
+        own: Any = "gpt-4o" if told else OpenAIResponsesModel(name, client())
+        agent = Agent(name="assistant", model=own)
+        heal = heal_input_filter(model=name if told else None)
+        config = RunConfig(model=scripted, call_model_input_filter=heal, tracing_disabled=True)
+        asyncio.run(Runner.run(agent, copy.deepcopy(LOOKED), run_config=config))
+        sent[name] = [part["type"] for part in scripted.calls[0].input[0]["content"]]
+    assert sent == {
+        "o3-mini": ["input_text", "input_text"],
+        "gpt-4o": ["input_text", "input_image"],
+    }
+
+
+def test_calls_to_tools_the_agent_does_not_offer_are_recorded() -> None:
+    @function_tool
+    def get_time() -> str:
+        """The time."""
+        return "noon"
+
+    history: list[Any] = [
+        user("weather, then billing"),
+        call("c1"),
+        output("c1"),
+        {**call("c2"), "name": "transfer_to_billing", "arguments": "{}"},
+        output("c2", "{'assistant': 'billing'}"),
+        user("thanks"),
+    ]
+    repairs: list[Repair] = []
+    scripted = ScriptedModel([[assistant_message("ok")]])
+    billing = Agent(name="billing", model=scripted)
+    agent = Agent(name="assistant", model=scripted, tools=[get_time], handoffs=[billing])
+    config = RunConfig(
+        call_model_input_filter=heal_input_filter(on_repair=repairs.append), tracing_disabled=True
+    )
+    asyncio.run(Runner.run(agent, copy.deepcopy(history), run_config=config))
+    # The handoff is a tool the agent offers; get_weather is not (kept, and recorded).
+    assert [(r.rule, r.action.value, r.tool_call_id) for r in repairs] == [
+        ("tool-not-offered", "keep", "c1")
+    ]
+    assert agent_tool_names(agent) == ["get_time", "transfer_to_billing"]
+    assert model_name(None) == get_default_model()
+    assert model_name(OpenAIResponsesModel("o3-mini", client())) == "o3-mini"

@@ -11,11 +11,13 @@ from typing import Any
 
 import httpx2
 import pytest
+from anthropic import AsyncAnthropic
 from openai import AsyncOpenAI
 from pydantic_ai import Agent
 from pydantic_ai.capabilities import ProcessHistory
 from pydantic_ai.exceptions import UserError
 from pydantic_ai.messages import (
+    BinaryContent,
     ModelMessage,
     ModelRequest,
     ModelResponse,
@@ -25,8 +27,10 @@ from pydantic_ai.messages import (
     ToolReturnPart,
     UserPromptPart,
 )
+from pydantic_ai.models.anthropic import AnthropicModel
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.openai import OpenAIChatModel
+from pydantic_ai.providers.anthropic import AnthropicProvider
 from pydantic_ai.providers.openai import OpenAIProvider
 
 from heal import ConfigError, HealingError, Repair, validate_messages
@@ -68,6 +72,18 @@ def returns(message: ModelMessage) -> list[tuple[str, Any]]:
     return [(p.tool_call_id, p.content) for p in message.parts if isinstance(p, ToolReturnPart)]
 
 
+def get_weather(city: str) -> str:
+    """The weather in a city."""
+    return "sunny"
+
+
+def weather_agent(model: Any, *capabilities: Any) -> Agent[None, str]:
+    """An agent that offers the tool the histories here call (``get_weather``): a call to a
+    tool the request does not offer is recorded (``tool-not-offered``), and these tests are
+    about other repairs."""
+    return Agent(model, capabilities=list(capabilities), tools=[get_weather])
+
+
 def run(agent: Agent[None, str], messages: list[ModelMessage]) -> list[ModelMessage]:
     return agent.run_sync("and tomorrow?", message_history=messages).all_messages()
 
@@ -82,7 +98,7 @@ def assert_valid(received: list[ModelMessage], provider: Any = None) -> None:
 
 def test_duplicated_tool_return_is_removed_before_the_model_sees_it() -> None:
     recorder, repairs = Recorder(), list[Repair]()
-    agent = Agent(FunctionModel(recorder), capabilities=[HealHistory(on_repair=repairs.append)])
+    agent = weather_agent(FunctionModel(recorder), HealHistory(on_repair=repairs.append))
     broken = history(ret("c1", "sunny"), ret("c1", "sunny, again"))
 
     stored = run(agent, broken)
@@ -121,7 +137,7 @@ def test_clean_history_reaches_the_model_unchanged() -> None:
     plain, healed = Recorder(), Recorder()
     repairs: list[Repair] = []
     run(Agent(FunctionModel(plain)), clean)
-    run(Agent(FunctionModel(healed), capabilities=[HealHistory(on_repair=repairs.append)]), clean)
+    run(weather_agent(FunctionModel(healed), HealHistory(on_repair=repairs.append)), clean)
     assert repairs == []
     assert healed.received[0][:4] == plain.received[0][:4] == clean
     # Not only equal: the very objects of the caller's history.
@@ -163,7 +179,7 @@ def test_provider_is_inferred_from_the_model_and_the_wire_body_is_healed() -> No
     )
     model = OpenAIChatModel("gpt-4o", provider=OpenAIProvider(openai_client=client))
     repairs: list[Repair] = []
-    agent = Agent(model, capabilities=[HealHistory(on_repair=repairs.append)])
+    agent = weather_agent(model, HealHistory(on_repair=repairs.append))
 
     agent.run_sync("and tomorrow?", message_history=history(ret(LONG_ID), calls=(LONG_ID,)))
 
@@ -179,7 +195,7 @@ def test_provider_can_be_forced() -> None:
     for provider, changed in (("openai-chat", True), ("anthropic", False), (None, False)):
         recorder, repairs = Recorder(), list[Repair]()
         hook = HealHistory(provider=provider, on_repair=repairs.append)  # type: ignore[arg-type]
-        run(Agent(FunctionModel(recorder), capabilities=[hook]), broken)
+        run(weather_agent(FunctionModel(recorder), hook), broken)
         assert bool(repairs) is changed, provider
         sent = recorder.received[0][1].parts[0]
         assert isinstance(sent, ToolCallPart)
@@ -187,7 +203,7 @@ def test_provider_can_be_forced() -> None:
 
 
 def test_repairs_are_logged_without_a_callback(caplog: pytest.LogCaptureFixture) -> None:
-    agent = Agent(FunctionModel(Recorder()), capabilities=[HealHistory()])
+    agent = weather_agent(FunctionModel(Recorder()), HealHistory())
     with caplog.at_level(logging.INFO, logger="heal"):
         run(agent, history(ret("c1"), ret("c1", "dup")))
     (record,) = [r for r in caplog.records if r.name == "heal"]
@@ -202,7 +218,7 @@ def test_repairs_are_logged_without_a_callback(caplog: pytest.LogCaptureFixture)
 
 def test_strict_fails_the_run_instead_of_sending() -> None:
     recorder = Recorder()
-    agent = Agent(FunctionModel(recorder), capabilities=[HealHistory(strict=True)])
+    agent = weather_agent(FunctionModel(recorder), HealHistory(strict=True))
     with pytest.raises(HealingError) as raised:
         run(agent, history(ret("c1"), ret("c1", "dup")))
     assert [r.rule for r in raised.value.repairs] == ["duplicate-tool-result"]
@@ -241,7 +257,7 @@ def test_new_prompt_after_unanswered_calls_fails_without_heal() -> None:
 
 def test_new_prompt_after_unanswered_calls_is_answered() -> None:
     recorder, repairs = Recorder(), list[Repair]()
-    agent = Agent(FunctionModel(recorder), capabilities=[HealHistory(on_repair=repairs.append)])
+    agent = weather_agent(FunctionModel(recorder), HealHistory(on_repair=repairs.append))
     stored = pending_calls()
 
     result = agent.run_sync("and Rome?", message_history=stored)
@@ -394,3 +410,132 @@ def test_streamed_runs_are_healed() -> None:
 
     assert asyncio.run(go()) == "ok"
     assert returns(received[0][2]) == [("c1", "sunny")]
+
+
+# --- the target of the request ----------------------------------------------------------------
+
+IMAGE = BinaryContent(data=b"\x89PNG\r\n\x1a\n", media_type="image/png")
+
+
+def openai_chat_model(name: str, bodies: list[dict[str, Any]]) -> OpenAIChatModel:
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        bodies.append(json.loads(request.content))
+        return httpx2.Response(200, json=CHAT_COMPLETION)
+
+    transport = httpx2.MockTransport(handler)
+    client = AsyncOpenAI(api_key="test", http_client=httpx2.AsyncClient(transport=transport))
+    return OpenAIChatModel(name, provider=OpenAIProvider(openai_client=client))
+
+
+def test_the_request_is_healed_for_the_model_that_serves_it() -> None:
+    # o3-mini takes no images (heal.targets): the image becomes a text marker for it alone.
+    looked = [
+        ModelRequest(parts=[UserPromptPart(["what is this?", IMAGE])]),
+        ModelResponse(parts=[TextPart("A logo.")]),
+    ]
+    sent: dict[str, list[Any]] = {}
+    for name in ("o3-mini", "gpt-4o"):
+        bodies: list[dict[str, Any]] = []
+        repairs: list[Repair] = []
+        agent = Agent(
+            openai_chat_model(name, bodies), capabilities=[HealHistory(on_repair=repairs.append)]
+        )
+        agent.run_sync("and now?", message_history=looked)
+        sent[name] = [part["type"] for part in bodies[0]["messages"][0]["content"]]
+        assert [r.rule for r in repairs] == (
+            ["model-without-image-input"] if name == "o3-mini" else []
+        )
+    assert sent == {"o3-mini": ["text", "text"], "gpt-4o": ["text", "image_url"]}
+
+
+@pytest.mark.parametrize("form", ["capability", "processor"])
+def test_a_forced_provider_still_heals_for_the_model(form: str) -> None:
+    # Mistral takes reasoning input from Magistral models only (heal.targets).
+    said = [
+        ModelRequest(parts=[UserPromptPart("hi")]),
+        ModelResponse(parts=[ThinkingPart("greet back"), TextPart("hello")]),
+    ]
+    for name, kept in (("mistral-large-latest", False), ("magistral-medium-latest", True)):
+        recorder = Recorder()
+        hook: Any = (
+            HealHistory(provider="mistral")
+            if form == "capability"
+            else ProcessHistory(heal_history(provider="mistral", scope="request"))
+        )
+        run(Agent(FunctionModel(recorder, model_name=name), capabilities=[hook]), said)
+        parts = recorder.received[0][1].parts
+        assert isinstance(parts[0], ThinkingPart) is kept, name
+
+
+MESSAGE = {
+    "id": "msg_1",
+    "type": "message",
+    "role": "assistant",
+    "model": "claude-sonnet-4-6",
+    "content": [{"type": "text", "text": "ok"}],
+    "stop_reason": "end_turn",
+    "stop_sequence": None,
+    "usage": {"input_tokens": 1, "output_tokens": 1},
+}
+
+
+def anthropic_model(bodies: list[dict[str, Any]]) -> AnthropicModel:
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        bodies.append(json.loads(request.content))
+        return httpx2.Response(200, json=MESSAGE)
+
+    transport = httpx2.MockTransport(handler)
+    client = AsyncAnthropic(api_key="test", http_client=httpx2.AsyncClient(transport=transport))
+    return AnthropicModel("claude-sonnet-4-6", provider=AnthropicProvider(anthropic_client=client))
+
+
+def open_tool_loop() -> list[ModelMessage]:
+    """Signed thinking earlier; the open tool loop's response starts with text (its thinking
+    was lost): tests/cases/target/anthropic-tool-loop-thinking.json, as pydantic-ai holds it."""
+    signed = ThinkingPart("call the tool", signature="c2lnbmF0dXJl", provider_name="anthropic")
+    return [
+        ModelRequest(parts=[UserPromptPart("weather in Paris?")]),
+        ModelResponse(parts=[signed, call("t1")], provider_name="anthropic"),
+        ModelRequest(parts=[ret("t1")]),
+        ModelResponse(parts=[TextPart("Sunny.")], provider_name="anthropic"),
+        ModelRequest(parts=[UserPromptPart("and Rome?")]),
+        ModelResponse(parts=[TextPart("Checking."), call("t2")], provider_name="anthropic"),
+        ModelRequest(parts=[ret("t2")]),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("settings", "reported"),
+    [
+        ({"anthropic_thinking": {"type": "enabled", "budget_tokens": 1024}}, True),
+        ({"anthropic_thinking": {"type": "disabled"}}, False),
+        ({"thinking": True}, True),
+        ({"thinking": False}, False),
+    ],
+)
+def test_the_thinking_setting_decides_the_tool_loop_report(
+    settings: dict[str, Any], reported: bool
+) -> None:
+    bodies: list[dict[str, Any]] = []
+    repairs: list[Repair] = []
+    agent = Agent(
+        anthropic_model(bodies),
+        capabilities=[HealHistory(on_repair=repairs.append)],
+        tools=[get_weather],
+        model_settings={"max_tokens": 2048, **settings},  # type: ignore[typeddict-item]
+    )
+    agent.run_sync(message_history=open_tool_loop())
+    assert len(bodies) == 1
+    expected = [("anthropic-tool-loop-thinking", "report", 5)] if reported else []
+    assert [(r.rule, r.action.value, r.message_index) for r in repairs] == expected
+
+
+def test_calls_to_tools_the_request_does_not_offer_are_recorded() -> None:
+    repairs: list[Repair] = []
+    old = history(ret("c1", name="old_tool"), calls=())
+    old[1] = ModelResponse(parts=[call("c1", name="old_tool")])
+    agent = weather_agent(FunctionModel(Recorder()), HealHistory(on_repair=repairs.append))
+    run(agent, old)
+    assert [(r.rule, r.action.value, r.tool_call_id) for r in repairs] == [
+        ("tool-not-offered", "keep", "c1")
+    ]

@@ -1,0 +1,227 @@
+"""heal beside the Python peers, on their own formats, in one process and one run.
+
+    python -m benchmarks.peers                      # 1,000 x 50 corpus, 5 runs (about a minute)
+    python -m benchmarks.peers --shape reasoning    # the corpus with reasoning, signatures, renames
+    python -m benchmarks.peers --conversations 200 --runs 3 --json peers.json
+
+The corpus (``benchmarks.corpus``, 10% broken) is written by heal's own adapters into each
+peer's format once, before any timing (a conversation a format cannot hold is left out of that
+format's pair, and the count says so: Anthropic's takes only the ``reasoning`` corpus's
+conversations signed by Anthropic); each pair then heals the same native histories:
+
+* Anthropic Messages lists (the system prompt goes to the ``system`` parameter, so it is not in
+  the list): ``heal_anthropic`` against turnsafe's ``repair_detailed(provider="anthropic")``;
+* OpenAI Chat Completions lists: ``heal_openai_chat`` against
+  ``repair_detailed(provider="openai")``;
+* pydantic-ai ``ModelMessage`` lists: ``heal_pydantic_ai`` (``provider="auto"``, what a caller
+  writes) against ``pydantic_ai.messages.repair_messages``, the cleaning pydantic-ai runs before
+  every model request (``_clean_message_history``).
+
+heal's core on the loaded canonical models is timed too, as the floor the adapters sit on. The
+two sides of a pair alternate within each run, so load on the shared machine falls on both;
+figures are medians, rates count the canonical messages of the conversations timed, and the
+ratios (heal's time over the peer's: below 1 means heal is faster) are what to compare across
+runs, with the load averages printed before and after. The peers do less than heal (no provider
+rules, no id or name checks), which the ratios do not show.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from functools import partial
+from typing import Any, cast
+
+from benchmarks.corpus import SHAPES, corpus
+from heal import InputError, ModelMessage, heal_messages, load_messages
+from heal.adapters import anthropic as anthropic_format
+from heal.adapters import openai_chat as openai_chat_format
+from heal.adapters import pydantic_ai as pydantic_ai_format
+
+
+def _load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"{one:.2f} {five:.2f} {fifteen:.2f} (1, 5, 15 min; {os.cpu_count()} CPUs)"
+
+
+def _paired(
+    ours: Callable[[], object], theirs: Callable[[], object], runs: int
+) -> tuple[float, float]:
+    """Median seconds of ``ours`` and of ``theirs``, alternating within each run."""
+    a: list[float] = []
+    b: list[float] = []
+    for _ in range(runs):
+        for work, times in ((ours, a), (theirs, b)):
+            gc.collect()
+            start = time.perf_counter()
+            work()
+            times.append(time.perf_counter() - start)
+    return statistics.median(a), statistics.median(b)
+
+
+def _median(work: Callable[[], object], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        gc.collect()
+        start = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def _native(
+    dump: Callable[[list[ModelMessage]], Any], loaded: list[list[ModelMessage]]
+) -> tuple[list[Any], int]:
+    """Each history the format can hold, written in it, and their canonical message count."""
+    out: list[Any] = []
+    messages = 0
+    for history in loaded:
+        try:
+            out.append(dump(history))
+        except InputError:  # say, reasoning Anthropic did not sign, for its format
+            continue
+        messages += len(history)
+    return out, messages
+
+
+def _each(fn: Callable[..., object], items: list[Any], **options: Any) -> Callable[[], None]:
+    def work() -> None:
+        for item in items:
+            fn(item, **options)
+
+    return work
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark; the garbage collector is left as it was found (it pauses and freezes
+    the benchmark's own data while it runs)."""
+    enabled = gc.isenabled()
+    try:
+        return _main(argv)
+    finally:
+        gc.unfreeze()
+        if enabled:
+            gc.enable()
+
+
+def _main(argv: list[str] | None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
+    parser.add_argument("--runs", type=int, default=5, help="repetitions per workload (median)")
+    parser.add_argument("--conversations", type=int, default=1000)
+    parser.add_argument("--length", type=int, default=50, help="messages per conversation")
+    parser.add_argument("--shape", choices=SHAPES, default="tools", help="the corpus shape")
+    parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    args = parser.parse_args(argv)
+    try:
+        import turnsafe
+        from pydantic_ai.messages import repair_messages
+    except ImportError as exc:
+        print(f"missing a peer ({exc.name}): pip install 'heal-messages[bench,pydantic-ai]'")
+        return 2
+
+    gc.disable()  # the bulk load below: the collector would rescan it as it grows
+    raw = corpus(conversations=args.conversations, length=args.length, broken=0.1, shape=args.shape)
+    loaded = [load_messages(history) for history in raw]
+    n = sum(len(history) for history in loaded)
+    anthropic = _native(
+        lambda h: anthropic_format.dump_messages(h, shape="params")["messages"], loaded
+    )
+    openai_chat = _native(openai_chat_format.dump_messages, loaded)
+    pydantic_ai = _native(pydantic_ai_format.dump_messages, loaded)
+    # Everything built so far lives to the end: keep the cyclic collector from rescanning it.
+    gc.enable()
+    gc.collect()
+    gc.freeze()
+
+    versions = {
+        "python": sys.version.split()[0],
+        "machine": platform.machine(),
+        "turnsafe": getattr(turnsafe, "__version__", "?"),
+        "pydantic_ai": _version("pydantic-ai-slim"),
+    }
+    results: dict[str, Any] = {**versions, "shape": args.shape, "messages": n, "runs": args.runs}
+    print(
+        f"corpus: {args.conversations:,} conversations x {args.length} messages, shape "
+        f"{args.shape!r}, 10% broken = {n:,} canonical messages; runs={args.runs}; "
+        + ", ".join(f"{k} {v}" for k, v in versions.items())
+    )
+    results["load_before"] = os.getloadavg()
+    print(f"load average before: {_load()}")
+
+    def show(name: str, seconds: float, messages: int = n) -> None:
+        rate = messages / seconds
+        results[name] = {"seconds": round(seconds, 4), "messages_per_second": round(rate)}
+        print(f"  {name:<58} {seconds * 1e3:>9.1f} ms {rate:>13,.0f} msg/s", flush=True)
+
+    pairs: list[tuple[str, float, float]] = []
+    for (label, heal_one, peer_name, peer_one), (histories, messages) in zip(
+        (
+            (
+                "heal_anthropic, Anthropic lists",
+                anthropic_format.heal_anthropic,
+                "turnsafe repair_detailed, anthropic",
+                partial(turnsafe.repair_detailed, provider="anthropic"),
+            ),
+            (
+                "heal_openai_chat, OpenAI Chat lists",
+                openai_chat_format.heal_openai_chat,
+                "turnsafe repair_detailed, openai",
+                partial(turnsafe.repair_detailed, provider="openai"),
+            ),
+            (
+                "heal_pydantic_ai, ModelMessage lists",
+                pydantic_ai_format.heal_pydantic_ai,
+                "pydantic-ai repair_messages",
+                repair_messages,
+            ),
+        ),
+        (anthropic, openai_chat, pydantic_ai),
+        strict=True,
+    ):
+        print(
+            f"{label.split(',')[1].strip()}: {len(histories):,} conversations, {messages:,} messages"
+        )
+        heal_fn = cast("Callable[..., object]", heal_one)
+        peer_fn = cast("Callable[..., object]", peer_one)
+        ours, theirs = _paired(_each(heal_fn, histories), _each(peer_fn, histories), args.runs)
+        show(label, ours, messages)
+        show(peer_name, theirs, messages)
+        pairs.append((f"{label} / {peer_name}", ours, theirs))
+    print(f"heal's core on the loaded canonical models, all {n:,} (the floor under the adapters):")
+    for provider in (None, "anthropic", "openai-chat"):
+        show(
+            f"heal_messages, provider={provider or 'none'}",
+            _median(_each(heal_messages, loaded, provider=provider), args.runs),
+        )
+    print("ratios (heal's time / the peer's; below 1: heal is faster):")
+    for name, ours, theirs in pairs:
+        results[f"ratio: {name}"] = round(ours / theirs, 2)
+        print(f"  {name:<80} {ours / theirs:>6.2f}")
+    results["load_after"] = os.getloadavg()
+    print(f"load average after: {_load()}")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(results, f, indent=2)
+    return 0
+
+
+def _version(distribution: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(distribution)
+    except PackageNotFoundError:
+        return "?"
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

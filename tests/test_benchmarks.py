@@ -1,0 +1,86 @@
+"""The benchmark corpus's second shape, and the peers benchmark end to end on a tiny corpus.
+
+Nothing here is timed: speed is measured by ``python -m benchmarks.run`` and
+``python -m benchmarks.peers``, never asserted in tests.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchmarks import peers
+from benchmarks.corpus import ORIGINS, corpus
+from heal import PROVIDERS, heal_messages
+
+SIGNATURE_KEYS = {
+    "anthropic": "signature",
+    "openai": "reasoningEncryptedContent",
+    "google": "thoughtSignature",
+}
+
+
+def test_the_reasoning_shape_is_signed_reasoning_with_foreign_ids() -> None:
+    histories = corpus(conversations=30, length=20, broken=0.0, shape="reasoning")
+    assert histories == corpus(conversations=30, length=20, broken=0.0, shape="reasoning")
+    origins = set()
+    foreign_ids = 0
+    for history in histories:
+        assert len(history) == 20 and history[0]["role"] == "system"
+        for message in history:
+            if message["role"] != "assistant" or isinstance(message["content"], str):
+                continue
+            first = message["content"][0]
+            assert first["type"] == "reasoning"
+            ((origin, options),) = first["providerOptions"].items()
+            assert options[SIGNATURE_KEYS[origin]]
+            origins.add(origin)
+            foreign_ids += sum(
+                part["toolCallId"].startswith("functions.")
+                for part in message["content"]
+                if part["type"] == "tool-call"
+            )
+    assert origins == set(ORIGINS)
+    assert foreign_ids > 0
+    # Every provider renames the foreign ids (and the shared rules do too).
+    for provider in [None, *PROVIDERS]:
+        rules = {r.rule for h in histories[:6] for r in heal_messages(h, provider=provider).repairs}
+        assert rules & {"invalid-tool-call-id", "mistral-tool-call-id"}, provider
+
+
+def test_an_unknown_shape_is_refused() -> None:
+    with pytest.raises(ValueError, match="shape"):
+        corpus(conversations=1, shape="nothing")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("shape", ["tools", "reasoning"])
+def test_the_peers_benchmark_runs_and_reports_ratios(
+    shape: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("turnsafe")
+    pytest.importorskip("pydantic_ai")
+    out = tmp_path / "peers.json"
+    assert (
+        peers.main(
+            [
+                "--conversations",
+                "6",
+                "--length",
+                "12",
+                "--runs",
+                "1",
+                "--shape",
+                shape,
+                "--json",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    figures = json.loads(out.read_text())
+    ratios = [key for key in figures if key.startswith("ratio: ")]
+    assert len(ratios) == 3 and all(figures[key] > 0 for key in ratios)
+    printed = capsys.readouterr().out
+    assert "load average before" in printed and "load average after" in printed

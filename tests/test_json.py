@@ -1,0 +1,610 @@
+"""heal_json and its clean verdict (heal/_json.py).
+
+The verdict is exact in one direction: when it says clean, heal_messages returns no repair and
+gives the history back as it is, under every provider. Two strategies feed the properties: the
+property tests' histories (tests/strategies.py), which the verdict mostly refuses (provider
+options, reasoning, files), and plain histories of the shapes it is made for, each maybe with one
+small defect that sits right at its edges (a trailing assistant message, two results for one
+call, an id or name one provider refuses, a value nested too deeply, ...).
+
+heal_json must give what heal_messages gives on every input: the same repairs, and the same
+history (the caller's own text when the verdict is clean, else exactly :func:`heal._json.dumps`
+of heal_messages' output), or the same error.
+"""
+
+from __future__ import annotations
+
+import copy
+import gc
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from functools import partial
+from typing import Any
+from unittest import mock
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import heal._json as heal_json_module
+from heal import (
+    PROVIDERS,
+    ConfigError,
+    HealingError,
+    InputError,
+    JsonHealResult,
+    dump_messages,
+    heal_json,
+    heal_messages,
+)
+from heal._json import clean_verdict, dumps
+from heal.rules import Context, Finding, Rule, default_registry, register_rule
+from tests.strategies import histories
+
+ALL_PROVIDERS: list[Any] = [None, *PROVIDERS]
+History = list[dict[str, Any]]
+
+# --- plain histories -------------------------------------------------------------------------
+
+_TEXTS = ("hi", "What's the weather?", "ß 東京 🙂", "ends with space ", "line\nbreak")
+_BLANKS = ("", " ", "\n\t")
+_NAMES = ("search", "get_weather", "run-code", "x" * 64)
+_ODD_NAMES = ("1tool", "a.b", "x" * 65, "bad name")
+"""Names some provider refuses: Gemini's first character, its extra characters, too long, a
+space."""
+_ID_STYLES: tuple[Callable[[int], str], ...] = (
+    lambda n: f"call_{n}",
+    lambda n: f"toolu_01{n:020d}",
+    lambda n: f"a{n:08d}",  # nine letters and digits: Mistral's form
+    lambda n: f"functions.search:{n}",
+    lambda n: f"{n:041d}",  # past OpenAI Chat's 40
+    lambda n: f"{n:065d}",  # past Bedrock's and Responses' 64
+)
+
+
+def _call(call_id: str, name: str, args: Any) -> dict[str, Any]:
+    return {"type": "tool-call", "toolCallId": call_id, "toolName": name, "input": args}
+
+
+def _result(call_id: str, name: str, output: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "tool-result", "toolCallId": call_id, "toolName": name, "output": output}
+
+
+def _nested(depth: int) -> dict[str, Any]:
+    value: Any = 1
+    for _ in range(depth):
+        value = {"k": value}
+    return value  # type: ignore[no-any-return]
+
+
+_text = st.sampled_from(_TEXTS)
+_output = st.one_of(
+    st.builds(
+        lambda kind, v: {"type": kind, "value": v}, st.sampled_from(("text", "error-text")), _text
+    ),
+    st.builds(
+        lambda kind, v: {"type": kind, "value": v},
+        st.sampled_from(("json", "error-json")),
+        st.sampled_from((None, 0, 2.5, "", [], {"ok": True}, [1, {"a": [None]}])),
+    ),
+)
+_args = st.sampled_from(({}, {"query": "q1", "limit": 1}, {"a": [1, 2.5, None, {"b": "c"}]}))
+
+
+def _user(draw: st.DrawFn) -> dict[str, Any]:
+    if draw(st.booleans()):
+        return {"role": "user", "content": draw(_text)}
+    parts = draw(st.lists(_text, min_size=1, max_size=2))
+    return {"role": "user", "content": [{"type": "text", "text": t} for t in parts]}
+
+
+@st.composite
+def plain_histories(draw: st.DrawFn) -> History:
+    """A history of the shapes the verdict accepts, then maybe one defect at its edges."""
+    style = draw(st.sampled_from(_ID_STYLES))
+    counter = iter(range(1, 1000))
+    history: History = [
+        {"role": "system", "content": draw(_text)} for _ in range(draw(st.integers(0, 2)))
+    ]
+    for _ in range(draw(st.integers(1, 3))):
+        history.append(_user(draw))
+        for _ in range(draw(st.integers(1, 2))):
+            calls = [
+                (style(next(counter)), draw(st.sampled_from(_NAMES)))
+                for _ in range(draw(st.integers(0, 2)))
+            ]
+            texts = draw(st.lists(_text, min_size=0 if calls else 1, max_size=2))
+            parts: list[dict[str, Any]] = [{"type": "text", "text": t} for t in texts]
+            if not calls:  # the model's answer ends the user's turn
+                answer = texts[0] if draw(st.booleans()) else parts
+                history.append({"role": "assistant", "content": answer})
+                break
+            parts += [_call(cid, name, copy.deepcopy(draw(_args))) for cid, name in calls]
+            history.append({"role": "assistant", "content": parts})
+            results = [_result(cid, name, draw(_output)) for cid, name in calls]
+            history.append({"role": "tool", "content": draw(st.permutations(results))})
+    # A request ends with the user's message, or with the results the model is to read.
+    if history[-1]["role"] == "assistant" or draw(st.booleans()):
+        history.append(_user(draw))
+    if draw(st.booleans()):
+        draw(st.sampled_from(_EDGES))(draw, history)
+    return history
+
+
+def _positions(history: History, test: Callable[[dict[str, Any]], bool]) -> list[int]:
+    return [i for i, message in enumerate(history) if test(message)]
+
+
+def _edge_trailing_assistant(draw: st.DrawFn, history: History) -> None:
+    history.append({"role": "assistant", "content": draw(st.sampled_from(("Done.", "Done. ")))})
+
+
+def _edge_repeat_message(draw: st.DrawFn, history: History) -> None:
+    i = draw(st.integers(0, len(history) - 1))
+    history.insert(i, copy.deepcopy(history[i]))
+
+
+def _edge_drop_message(draw: st.DrawFn, history: History) -> None:
+    del history[draw(st.integers(0, len(history) - 1))]
+
+
+def _edge_late_system(draw: st.DrawFn, history: History) -> None:
+    # Before a user message, where nothing else but its place is wrong.
+    users = _positions(history, lambda m: m["role"] == "user")
+    history.insert(draw(st.sampled_from(users)), {"role": "system", "content": "late"})
+
+
+def _edge_blank(draw: st.DrawFn, history: History) -> None:
+    i = draw(st.sampled_from(range(len(history))))
+    content = history[i]["content"]
+    blank = draw(st.sampled_from(_BLANKS))
+    if isinstance(content, str):
+        history[i]["content"] = blank
+    elif history[i]["role"] == "tool":
+        content[0]["output"] = {"type": "text", "value": blank}
+    else:
+        content.insert(0, {"type": "text", "text": blank})
+
+
+def _edge_lone_surrogate(draw: st.DrawFn, history: History) -> None:
+    i = draw(st.sampled_from(range(len(history))))
+    content = history[i]["content"]
+    if isinstance(content, str):
+        history[i]["content"] = content + "\ud83d"
+    elif history[i]["role"] == "tool":
+        content[0]["output"] = {"type": "text", "value": "\udfff"}
+    else:
+        content[-1] = (
+            {**content[-1], "text": "\ud800"} if content[-1]["type"] == "text" else content[-1]
+        )
+
+
+def _edge_text_after_call(draw: st.DrawFn, history: History) -> None:
+    spots = _positions(history, lambda m: m["role"] == "tool")
+    if spots:
+        history[draw(st.sampled_from(spots)) - 1]["content"].append(
+            {"type": "text", "text": "more"}
+        )
+
+
+def _edge_extra_key(draw: st.DrawFn, history: History) -> None:
+    message = history[draw(st.integers(0, len(history) - 1))]
+    target = message
+    if isinstance(message["content"], list) and draw(st.booleans()):
+        target = message["content"][0]
+    target[draw(st.sampled_from(("providerOptions", "customField")))] = {"x": {"y": 1}}
+
+
+def _edge_odd_call(draw: st.DrawFn, history: History) -> None:
+    spots = _positions(history, lambda m: m["role"] == "tool")
+    if not spots:
+        return
+    t = draw(st.sampled_from(spots))
+    call = next(p for p in history[t - 1]["content"] if p["type"] == "tool-call")
+    result = next(p for p in history[t]["content"] if p["toolCallId"] == call["toolCallId"])
+    change = draw(
+        st.sampled_from(("name", "result-name", "input", "deep", "shallow", "id", "twice", "split"))
+    )
+    if change == "name":
+        call["toolName"] = result["toolName"] = draw(st.sampled_from(_ODD_NAMES))
+    elif change == "result-name":
+        result["toolName"] = "other"
+    elif change == "input":
+        call["input"] = draw(st.sampled_from(('{"q": 1}', [1], None)))
+    elif change in ("deep", "shallow"):
+        call["input"] = _nested(300 if change == "deep" else 64)
+    elif change == "id":  # the id of a call in another assistant message
+        others = [
+            part["toolCallId"]
+            for message in history
+            if message["role"] == "assistant" and message is not history[t - 1]
+            for part in (message["content"] if isinstance(message["content"], list) else ())
+            if part["type"] == "tool-call"
+        ]
+        if others:
+            call["toolCallId"] = result["toolCallId"] = others[0]
+    elif change == "twice":
+        history[t]["content"].append(copy.deepcopy(result))
+    elif len(history[t]["content"]) > 1:  # split: the second result in a tool message of its own
+        history.insert(t + 1, {"role": "tool", "content": [history[t]["content"].pop()]})
+
+
+_EDGES = (
+    _edge_trailing_assistant,
+    _edge_repeat_message,
+    _edge_drop_message,
+    _edge_late_system,
+    _edge_blank,
+    _edge_lone_surrogate,
+    _edge_text_after_call,
+    _edge_extra_key,
+    _edge_odd_call,
+)
+
+any_history = st.one_of(plain_histories(), histories())
+
+# --- the verdict -----------------------------------------------------------------------------
+
+
+def _verdict_holds(history: History) -> None:
+    for provider in ALL_PROVIDERS:
+        if clean_verdict(history, provider):
+            result = heal_messages(history, provider=provider)
+            assert result.repairs == (), (provider, [r.describe() for r in result.repairs])
+            assert dump_messages(result.messages) == history, provider
+
+
+@settings(max_examples=400)
+@given(plain_histories())
+def test_clean_verdict_means_no_repair_plain(history: History) -> None:
+    _verdict_holds(history)
+
+
+@given(histories())
+def test_clean_verdict_means_no_repair_strategies(history: History) -> None:
+    _verdict_holds(history)
+
+
+PLAIN: History = [
+    {"role": "system", "content": "You are a helpful assistant."},
+    {"role": "user", "content": [{"type": "text", "text": "weather in Paris? "}]},
+    {
+        "role": "assistant",
+        "content": [
+            {"type": "text", "text": "Let me check."},
+            _call("call_1", "weather", {"city": "Paris"}),
+            _call("call_2", "search", {"q": "Paris", "limit": 2}),
+        ],
+    },
+    {
+        "role": "tool",
+        "content": [
+            _result("call_2", "search", {"type": "json", "value": [{"title": "Paris"}]}),
+            _result("call_1", "weather", {"type": "text", "value": "sunny"}),
+        ],
+    },
+    {"role": "assistant", "content": "Sunny."},
+    {"role": "user", "content": "thanks"},
+]
+
+
+def test_a_plain_history_is_clean_for_every_provider_that_takes_it() -> None:
+    clean = {provider for provider in ALL_PROVIDERS if clean_verdict(PLAIN, provider)}
+    # Mistral wants nine-character ids, DeepSeek reasoning beside every call.
+    assert clean == set(ALL_PROVIDERS) - {"mistral", "deepseek"}
+    for provider in clean:
+        assert heal_messages(PLAIN, provider=provider).repairs == ()
+
+
+def _with(history: History, i: int, message: dict[str, Any]) -> History:
+    return [*history[:i], message, *history[i:]]
+
+
+# Each is refused by the verdict for a provider that does repair it: the facts it must know.
+PROVIDER_EDGES = [
+    pytest.param(None, [*PLAIN[:5], *PLAIN[1:5], PLAIN[5]], id="shared-call-id"),
+    pytest.param("bedrock", _with(PLAIN, 4, PLAIN[4]), id="bedrock-two-assistants"),
+    pytest.param("mistral", PLAIN, id="mistral-ids"),
+    pytest.param("deepseek", PLAIN, id="deepseek-calls-without-reasoning"),
+    pytest.param("google", PLAIN[:4], id="google-calls-in-current-turn"),
+    pytest.param(
+        "bedrock", _with(PLAIN, 1, {"role": "user", "content": "hi"}), id="bedrock-two-users"
+    ),
+    pytest.param(
+        "mistral", [*PLAIN[:4], {"role": "user", "content": "and?"}], id="mistral-user-after-tool"
+    ),
+    pytest.param(
+        "anthropic",
+        [*PLAIN[:5], {"role": "assistant", "content": "x "}],
+        id="anthropic-trailing-space",
+    ),
+    pytest.param(
+        "google", _with(PLAIN, 5, {"role": "system", "content": "late"}), id="google-late-system"
+    ),
+    pytest.param(None, [*PLAIN[:5], {"role": "user", "content": " "}], id="blank-user"),
+    pytest.param(None, [*PLAIN[:5], {"role": "user", "content": "x\ud800"}], id="surrogate"),
+    pytest.param(
+        None,
+        json.loads(json.dumps(PLAIN).replace("Let me check.", "\\udfff")),
+        id="surrogate-in-part",
+    ),
+    pytest.param(
+        None, json.loads(json.dumps(PLAIN).replace('"sunny"', '"\\ud83d"')), id="surrogate-output"
+    ),
+    pytest.param(
+        None,
+        json.loads(json.dumps(PLAIN).replace("You are a helpful assistant.", "\\ud83d")),
+        id="surrogate-in-system",
+    ),
+    pytest.param(
+        "anthropic",
+        json.loads(json.dumps(PLAIN).replace('"sunny"', '""')),
+        id="anthropic-empty-tool-result",
+    ),
+    pytest.param(
+        None,
+        json.loads(json.dumps(PLAIN).replace('{"city": "Paris"}', '"Paris"')),
+        id="string-input",
+    ),
+    pytest.param("bedrock", PLAIN[:1] + PLAIN[2:], id="bedrock-first-message"),
+    pytest.param(
+        "openai-chat",
+        json.loads(json.dumps(PLAIN).replace("call_1", "c" * 41)),
+        id="openai-chat-long-id",
+    ),
+    pytest.param(
+        "google", json.loads(json.dumps(PLAIN).replace('"search"', '"1search"')), id="google-name"
+    ),
+    pytest.param(
+        "anthropic",
+        [
+            *PLAIN[:2],
+            {"role": "assistant", "content": [*PLAIN[2]["content"][1:], PLAIN[2]["content"][0]]},
+            *PLAIN[3:],
+        ],
+        id="anthropic-text-after-call",
+    ),
+]
+
+
+@pytest.mark.parametrize(("provider", "history"), PROVIDER_EDGES)
+def test_verdict_refuses_what_a_provider_repairs(provider: Any, history: History) -> None:
+    assert heal_messages(history, provider=provider).repairs != ()
+    assert not clean_verdict(history, provider)
+
+
+def test_a_result_without_its_call_is_never_clean() -> None:
+    # A result whose name is null, for an id no call has: no lookup default may match it.
+    history = copy.deepcopy(PLAIN)
+    history[3]["content"][0] = {**history[3]["content"][0], "toolCallId": "gone", "toolName": None}
+    history[3]["content"].pop()
+    history[2]["content"].pop()
+    assert not clean_verdict(history)
+    with pytest.raises(InputError):  # a null name is not a history heal_messages reads
+        heal_messages(history)
+
+
+def test_values_nested_deeper_than_the_verdict_reads_take_the_full_path() -> None:
+    history = copy.deepcopy(PLAIN)
+    history[2]["content"][1]["input"] = _nested(64)
+    assert clean_verdict(history) and heal_messages(history).repairs == ()
+    history[2]["content"][1]["input"] = _nested(65)
+    assert not clean_verdict(history)
+    history[2]["content"][1]["input"] = _nested(300)  # more than the models take
+    with pytest.raises(InputError):
+        heal_messages(history)
+    with pytest.raises(InputError):
+        heal_json(json.dumps(history))
+
+
+class _Loud(Rule):
+    """Test rule: reports every history."""
+
+    id = "test-json-loud"
+    summary = "reports everything"
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        from heal import Action
+
+        yield Finding(Action.REPORT, None, None, "seen")
+
+
+def test_a_registered_rule_makes_nothing_plainly_clean() -> None:
+    assert clean_verdict(PLAIN, "anthropic")
+    register_rule(_Loud())
+    try:
+        assert not clean_verdict(PLAIN, "anthropic")
+        text = json.dumps(PLAIN)
+        result = heal_json(text, provider="anthropic")
+        assert [r.rule for r in result.repairs] == ["test-json-loud"]
+    finally:
+        default_registry.unregister(_Loud.id)
+    assert clean_verdict(PLAIN, "anthropic")
+
+
+# --- heal_json against heal_messages ---------------------------------------------------------
+
+
+def _texts(history: History) -> list[str | bytes]:
+    ascii_text = json.dumps(history)
+    raw = json.dumps(history, ensure_ascii=False, separators=(",", ":"))
+    out: list[str | bytes] = [ascii_text, raw, ascii_text.encode()]
+    with suppress(UnicodeEncodeError):  # a lone surrogate: only its escaped form is UTF-8
+        out.append(raw.encode("utf-8"))
+    return out
+
+
+def _outcome(call: Callable[[], Any]) -> Any:
+    try:
+        return call()
+    except Exception as exc:
+        return type(exc), str(exc)
+
+
+def _same_as_heal_messages(history: History) -> None:
+    for data in _texts(history):
+        for provider in ALL_PROVIDERS:
+            expected = _outcome(partial(heal_messages, data, provider=provider))
+            got = _outcome(partial(heal_json, data, provider=provider))
+            if isinstance(expected, tuple):
+                assert got == expected
+                continue
+            assert isinstance(got, JsonHealResult)
+            assert got.repairs == expected.repairs
+            assert type(got.data) is type(data)
+            if got.data is data:
+                assert clean_verdict(history, provider)
+                assert json.loads(data) == dump_messages(expected.messages)
+            else:
+                text = dumps(expected.messages)
+                assert got.data == (text if isinstance(data, str) else text.encode())
+
+
+@given(any_history)
+def test_heal_json_gives_what_heal_messages_gives(history: History) -> None:
+    _same_as_heal_messages(history)
+
+
+@contextmanager
+def _standard_library_only() -> Iterator[None]:
+    with mock.patch.object(heal_json_module, "_orjson_loads", None):
+        yield
+
+
+@settings(max_examples=40)
+@given(any_history)
+def test_heal_json_without_orjson_gives_what_heal_messages_gives(history: History) -> None:
+    with _standard_library_only():
+        _same_as_heal_messages(history)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[{"role": "user", "content": "\\ud800 hi"}]',  # a lone surrogate, escaped
+        '[{"role": "user", "content": "\ud800 hi"}]',  # and raw
+        '[{"role": "user", "content": "\\ud83d\\ude00"}]',  # a valid pair, escaped
+        '[{"role": "user", "content": "hi"}, {"role": "user", "content": NaN}]',
+        '[{"role": "user", "content": "hi"}',
+        '{"messages": []}',
+        "[]",
+    ],
+)
+@pytest.mark.parametrize("decoder", ["orjson", "json"])
+def test_unusual_text_is_read_as_heal_messages_reads_it(text: str, decoder: str) -> None:
+    with mock.patch.object(
+        heal_json_module,
+        "_orjson_loads",
+        heal_json_module._orjson_loads if decoder == "orjson" else None,
+    ):
+        expected = _outcome(lambda: heal_messages(text))
+        got = _outcome(lambda: heal_json(text))
+    if isinstance(expected, tuple):
+        assert got == expected
+    else:
+        assert got.repairs == expected.repairs
+        if got.data is not text:
+            assert got.data == dumps(expected.messages)
+
+
+def _refuse_to_load(*args: Any, **kwargs: Any) -> Any:
+    raise AssertionError("a plainly clean history was loaded")
+
+
+def test_a_plainly_clean_history_comes_back_as_it_was_without_loading() -> None:
+    text = json.dumps(PLAIN, indent=1)  # not heal's own spacing: the caller's text comes back
+    data = text.encode()
+    with mock.patch.object(heal_json_module, "heal_messages", _refuse_to_load):
+        for given_data in (text, data):
+            result = heal_json(given_data, provider="anthropic", strict=True)
+            assert result.data is given_data
+            assert result.repairs == () and not result.changed
+
+
+def test_a_broken_history_is_healed_and_written_compactly() -> None:
+    broken = PLAIN[:3] + PLAIN[4:]  # the results are gone
+    result = heal_json(json.dumps(broken).encode(), provider="anthropic")
+    healed = heal_messages(broken, provider="anthropic")
+    assert result.changed and [r.rule for r in result.repairs] == [r.rule for r in healed.repairs]
+    assert (
+        result.data
+        == json.dumps(
+            dump_messages(healed.messages), ensure_ascii=False, separators=(",", ":")
+        ).encode()
+    )
+    with pytest.raises(HealingError):
+        heal_json(json.dumps(broken), strict=True)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"policy": {}},
+        {"rules": []},
+        {"scope": "history"},
+        {"policy": {"orphan-tool-call": "drop-call"}},
+        {"model": "claude-sonnet-4-5"},
+        {"tools": ["weather", "search"]},
+        {"thinking": False},
+    ],
+)
+def test_options_the_verdict_does_not_know_take_the_full_path(options: dict[str, Any]) -> None:
+    text = json.dumps(PLAIN)
+    result = heal_json(text, **options)
+    assert result.data is not text
+    assert result.data == dumps(heal_messages(text, **options).messages)
+    assert json.loads(result.data) == PLAIN
+
+
+def _conversation(turns: int, *, clean: bool) -> str:
+    """A long conversation as JSON text; when not clean, every other call lost its result."""
+    history: History = [PLAIN[0]]
+    for n in range(turns):
+        history.append({"role": "user", "content": f"question {n}"})
+        history.append({"role": "assistant", "content": [_call(f"call_{n}", "search", {"q": n})]})
+        if clean or n % 2:
+            output = {"type": "text", "value": "found"}
+            history.append({"role": "tool", "content": [_result(f"call_{n}", "search", output)]})
+        history.append({"role": "assistant", "content": "Found."})
+    history.append({"role": "user", "content": "thanks"})
+    return json.dumps(history)
+
+
+@pytest.mark.parametrize("clean", [True, False])
+def test_a_long_text_is_healed_with_the_collector_paused(clean: bool) -> None:
+    text = _conversation(heal_json_module.PAUSE_GC_FROM_BYTES // 200, clean=clean)
+    assert len(text) >= heal_json_module.PAUSE_GC_FROM_BYTES
+    seen: list[bool] = []
+    spied = clean_verdict if clean else heal_messages
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        seen.append(gc.isenabled())
+        return spied(*args, **kwargs)
+
+    with mock.patch.object(heal_json_module, spied.__name__, spy):
+        result = heal_json(text)
+        assert seen == [False] and gc.isenabled()
+        assert (result.data is text) == clean
+        heal_json(_conversation(3, clean=clean))  # a short one leaves the collector alone
+    assert seen == [False, True]
+
+
+def test_errors_are_heal_messages_errors() -> None:
+    with pytest.raises(ConfigError):
+        heal_json(json.dumps(PLAIN), provider="nobody")  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="not valid JSON"):
+        heal_json("[{")
+    with pytest.raises(TypeError):
+        heal_json(PLAIN)  # type: ignore[type-var]
+
+
+def test_a_healed_history_bytes_cannot_hold_is_an_input_error() -> None:
+    # lone-surrogate mends text, not tool inputs: the input keeps its surrogate, which a str can
+    # hold and UTF-8 cannot.
+    history = copy.deepcopy(PLAIN[:4])
+    history[2]["content"][1]["input"] = {"city": "\ud800"}
+    text = json.dumps(history)
+    assert "\ud800" in heal_json(text, provider="google").data
+    with pytest.raises(InputError, match="UTF-8"):
+        heal_json(text.encode(), provider="google")
