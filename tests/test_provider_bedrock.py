@@ -87,9 +87,8 @@ def test_placement_rules_are_anthropics_instanced_for_bedrock_after_the_merge() 
 
 
 def test_a_lone_reasoning_only_message_is_kept_and_reported() -> None:
-    # The case contract cannot hold this one (the placeholder put in front shifts the report's
-    # index on a second heal): heal gives the message back, with the placeholder in front, and
-    # says why the history cannot be sent, instead of healing it down to a placeholder alone.
+    # heal gives the message back and says why the history cannot be sent, instead of healing
+    # it down to nothing; no placeholder user turn goes in front of a message that cannot be sent.
     signed = {
         "type": "reasoning",
         "text": "x",
@@ -97,10 +96,8 @@ def test_a_lone_reasoning_only_message_is_kept_and_reported() -> None:
     }
     history: list[dict[str, Any]] = [{"role": "assistant", "content": [signed]}]
     result = heal_messages(history, provider="bedrock")
-    healed = dump_messages(result.messages)
-    assert healed[1:] == history and healed[0]["role"] == "user"
+    assert dump_messages(result.messages) == history
     assert [(r.rule, r.action.value, r.message_index) for r in result.repairs] == [
-        ("bedrock-first-message", "insert", None),
         ("bedrock-reasoning-only-message", "report", 0),
     ]
     assert "nothing" in result.repairs[-1].reason

@@ -53,7 +53,7 @@ from heal.rules._base import (
 )
 from heal.rules._options import SYNTHESIZED
 from heal.rules._sendable import nothing_else, placeholder_text
-from heal.rules.reasoning import BEDROCK_SIGNING, ProtectSigned, latest_signed
+from heal.rules.reasoning import BEDROCK_SIGNING, ProtectSigned, latest_signed, reasoning_only
 from heal.rules.roles import LEAD_CHOICE_DOCS, PLACEHOLDER_USER_TEXT, blank, lead_with_user
 
 __all__ = [
@@ -134,7 +134,12 @@ class BedrockFirstMessage(_BedrockRule):
 
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
         roles = ctx.index.roles
-        if nothing_else(ctx, frozenset()):
+        # A message of reasoning alone is never sent (bedrock-reasoning-only-message removes it,
+        # or keeps and reports it when nothing else is left): it is no reason for a placeholder.
+        unsendable = frozenset(
+            m for m, message in enumerate(ctx.messages) if reasoning_only(message)
+        )
+        if nothing_else(ctx, unsendable):
             yield from _take_back_placeholder(ctx)
             return
         # A blank message in front is empty-message's to remove; a placeholder put before it

@@ -85,20 +85,7 @@ FORMATS: dict[str, tuple[Load, Heal, st.SearchStrategy[Any]]] = {
 
 TARGETS: tuple[ProviderId | None, ...] = (*PROVIDERS, None)
 
-_REASONING_ONLY = (
-    "a history whose only real turn becomes a message of reasoning alone (blank text and "
-    "unsigned reasoning removed beside Bedrock-signed thinking) gets bedrock-first-message's "
-    "placeholder user turn while bedrock-reasoning-only-message keeps and reports that message "
-    "('nothing else to send'); pydantic-ai and LangChain have no field for the placeholder's "
-    "synthesized marker, so the second heal reads a real user turn and removes the message. "
-    "Fix (reported): bedrock-first-message counts reasoning as nothing to send, which changes "
-    "what tests/test_provider_bedrock.py::test_a_lone_reasoning_only_message_is_kept_and_reported "
-    "pins"
-)
-KNOWN: dict[tuple[str, ProviderId | None], str] = {
-    ("langchain", "bedrock"): _REASONING_ONLY,
-    ("pydantic_ai", "bedrock"): _REASONING_ONLY,
-}
+KNOWN: dict[tuple[str, ProviderId | None], str] = {}
 """Pairs known to fail, with why (each marked xfail, not strict, until its fix removes it)."""
 
 
@@ -211,8 +198,11 @@ FOUND: list[Any] = [
                 ]
             ),
         ],
+        # Once bedrock-first-message put a placeholder in front of the reasoning-only message
+        # (kept and reported); pydantic-ai has no field for its synthesized marker, so the
+        # second heal read it as the user's and removed the message. A message of reasoning
+        # alone is now no reason for a placeholder.
         id="pydantic_ai-bedrock: a message that becomes reasoning alone",
-        marks=pytest.mark.xfail(reason=_REASONING_ONLY, strict=True),
     ),
     pytest.param(
         "openai_responses",
@@ -276,8 +266,7 @@ FOUND: list[Any] = [
                 response_metadata={"model_provider": "bedrock_converse"},
             ),
         ],
-        id="langchain-bedrock: a message that becomes reasoning alone",
-        marks=pytest.mark.xfail(reason=_REASONING_ONLY, strict=True),
+        id="langchain-bedrock: a message that becomes reasoning alone",  # as pydantic-ai's
     ),
 ]
 """Histories that broke a pair, each with what it showed."""
