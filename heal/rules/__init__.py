@@ -29,12 +29,14 @@ Where the rules live: a rule that exists for one provider alone is in that provi
 (:mod:`~heal.rules.anthropic`, :mod:`~heal.rules.bedrock`, :mod:`~heal.rules.google`,
 :mod:`~heal.rules.openai`, :mod:`~heal.rules.mistral`, :mod:`~heal.rules.compat`); a problem
 several providers share is one :class:`FamilyRule`, declared once per provider in its family's
-module: :mod:`~heal.rules.reasoning` (unsigned, foreign and rejected reasoning, where thinking
-sits in a message, and the signed thinking no rule may touch), :mod:`~heal.rules.system`
-(system messages after the start), :mod:`~heal.rules.server_tools` (another provider's server
-tools), :mod:`~heal.rules.roles` (runs of one role), :mod:`~heal.rules.files` (files in
-assistant messages, with the file rules) and :mod:`~heal.rules.content` (blank tool results,
-with the content rules). :data:`PACKS` below is the one list of them all, in order.
+module: :mod:`~heal.rules.reasoning` (unsigned, foreign and rejected reasoning, and the signed
+thinking no rule may touch), :mod:`~heal.rules.thinking` (where thinking sits in a message),
+:mod:`~heal.rules.system` (system messages after the start), :mod:`~heal.rules.server_tools`
+(another provider's server tools), :mod:`~heal.rules.roles` (runs of one role),
+:mod:`~heal.rules.files` (files in assistant messages, with the file rules) and
+:mod:`~heal.rules.content` (blank tool results, with the content rules). Rules that read the
+target's model or the request's tools are in :mod:`~heal.rules.target`. :data:`PACKS` below is
+the one list of them all, in order.
 
 User rules (``rules=`` or :meth:`RuleRegistry.register`) run after all built-ins. The engine
 repeats the whole sequence until nothing changes, so a later rule's change is seen by earlier
@@ -61,6 +63,7 @@ from heal.rules import (
     server_tools,
     system,
     target,
+    thinking,
 )
 from heal.rules._base import (
     AddMessage,
@@ -152,11 +155,11 @@ PACKS: Mapping[str, tuple[Rule, ...]] = MappingProxyType(
             reasoning.ANTHROPIC_FOREIGN_REASONING,
             reasoning.ANTHROPIC_UNSIGNED_REASONING,
             files.ANTHROPIC_ASSISTANT_FILE,
-            reasoning.ANTHROPIC_REASONING_ONLY_MESSAGE,
+            thinking.ANTHROPIC_REASONING_ONLY_MESSAGE,
             roles.ANTHROPIC_SPLIT_THINKING_TURN,
-            reasoning.ANTHROPIC_REASONING_NOT_FIRST,
+            thinking.ANTHROPIC_REASONING_NOT_FIRST,
             anthropic.AnthropicTextAfterToolCall(),
-            reasoning.ANTHROPIC_TRAILING_REASONING,
+            thinking.ANTHROPIC_TRAILING_REASONING,
             content.ANTHROPIC_EMPTY_TOOL_RESULT,
             anthropic.AnthropicTrailingWhitespace(),
             anthropic.AnthropicToolLoopThinking(),
@@ -170,9 +173,9 @@ PACKS: Mapping[str, tuple[Rule, ...]] = MappingProxyType(
             server_tools.BEDROCK_TOOL_RESULT_COUNT,
             roles.BEDROCK_ROLE_ALTERNATION,
             bedrock.BedrockBlankTextBesideSignedThinking(),
-            reasoning.BEDROCK_REASONING_ONLY_MESSAGE,
-            reasoning.BEDROCK_REASONING_NOT_FIRST,
-            reasoning.BEDROCK_TRAILING_REASONING,
+            thinking.BEDROCK_REASONING_ONLY_MESSAGE,
+            thinking.BEDROCK_REASONING_NOT_FIRST,
+            thinking.BEDROCK_TRAILING_REASONING,
             bedrock.BedrockDocumentWithoutText(),
             content.BEDROCK_EMPTY_TOOL_RESULT,
         ),

@@ -31,7 +31,7 @@ except to remove reasoning that cannot go back as an Anthropic block at all (uns
 another provider's): it is not one of the signed blocks Anthropic wants back unmodified; and
 except to put its blocks where Anthropic accepts them (thinking first, not last in the final
 message): in any other layout the message is rejected whatever heal does, so its blocks move,
-unchanged (:data:`~heal.rules.reasoning.OVER_PROTECTION`).
+unchanged (:data:`~heal.rules.thinking.OVER_PROTECTION`).
 """
 
 from __future__ import annotations

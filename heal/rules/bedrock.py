@@ -28,7 +28,7 @@ whatever heal does: a blank text block is rejected wherever it is, so
 gives the evidence); a run of assistant messages is rejected, so ``bedrock-role-alternation``
 merges it even when it holds that message; and thinking must start a message and must not end
 the final one, so the placement rules move its blocks, unchanged
-(:data:`~heal.rules.reasoning.OVER_PROTECTION`).
+(:data:`~heal.rules.thinking.OVER_PROTECTION`).
 """
 
 from __future__ import annotations
