@@ -404,10 +404,6 @@ class AnthropicTrailingWhitespace(_AnthropicRule):
         provider=ANTHROPIC,
     )
 
-    def enabled_for(self, target: Target) -> bool | None:
-        takes = target.facts.prefill
-        return None if takes is None else not takes
-
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
         messages = ctx.messages
         last = len(messages) - 1
