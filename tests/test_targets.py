@@ -471,3 +471,34 @@ def test_migrate_reads_each_rows_model_from_its_column(tmp_path: Path) -> None:
         [*argv[:7], "modell", *argv[8:]], stdout=io.StringIO(), stderr=(err := io.StringIO())
     )
     assert code == 2 and "--model-column" in err.getvalue()
+
+
+READS_THE_TARGET = {
+    "anthropic-tool-loop-thinking": "thinking (request), thinking (model: always thinks)",
+    "anthropic-assistant-prefill": "prefill",
+    "anthropic-mid-conversation-system": "mid_conversation_system",
+    "bedrock-mid-conversation-system": "(family: none for Bedrock)",
+    "google-mid-conversation-system": "(family: none for Gemini)",
+    "google-missing-thought-signature": "thought_signatures_required",
+    "mistral-reasoning-input": "reasoning_input",
+    "cerebras-strip-reasoning-content": "(family: none for Cerebras)",
+    "groq-unsupported-reasoning": "(family: none for Groq)",
+    "tool-not-offered": "tools (request)",
+    "model-without-image-input": "image_input",
+    "claude-foreign-model-signature": "model (signature scope)",
+    "claude-thinking-prefix-binding": "binds_thinking_prefix, prefix_mismatch_behavior",
+}
+"""The rules whose running depends on the target (they override ``Rule.enabled_for``), and what
+each reads: the table in docs and notes. A rule that starts or stops depending on the target
+must be added here on purpose."""
+
+
+def test_the_rules_that_read_the_target_are_the_documented_ones() -> None:
+    from heal.rules import Rule
+
+    overriding = {r.id for r in BUILTIN_RULES if type(r).enabled_for is not Rule.enabled_for}
+    assert overriding == set(READS_THE_TARGET)
+    # A family's instances for providers without the fact never change with the model.
+    for rule_id in ("bedrock-mid-conversation-system", "cerebras-strip-reasoning-content"):
+        rule = next(r for r in BUILTIN_RULES if r.id == rule_id)
+        assert {rule.enabled_for(Target.of(rule_id.split("-")[0], m)) for m in MODELS} == {None}
