@@ -69,6 +69,18 @@ for a tool call (with a content block or not), ``messages[1].invalid_tool_calls[
 ``messages[1].additional_kwargs.reasoning_content``, ``messages[2]`` for a tool result (its whole
 ToolMessage), ``messages[0].content[1]`` for a block.
 
+Aborted turns
+-------------
+An ``AIMessage`` whose ``response_metadata`` says the token limit cut it off (``finish_reason``
+``"length"`` from OpenAI-format integrations, ``stop_reason`` ``"max_tokens"`` from
+langchain-anthropic, ``finish_reason`` ``"MAX_TOKENS"`` from langchain-google-genai,
+``stopReason`` ``"max_tokens"`` from langchain-aws) becomes an assistant message marked
+``providerOptions.heal.aborted`` (:data:`heal.rules.tool_pairing.ABORTED`), never written back.
+``orphan-tool-call`` removes its calls that have no ``ToolMessage`` (``tool_calls`` and
+``invalid_tool_calls`` alike: their arguments may be cut short) rather than answering them; its
+choice ``placeholder-every-call`` answers them as it does any other call. ``tool_call_chunks``
+live on message chunks, which are refused (see below).
+
 Where native-only fields live
 -----------------------------
 Under ``providerOptions["heal"]["langchain"]`` of the canonical message or part: ``message`` (the
@@ -139,6 +151,7 @@ from heal.policy import Policy
 from heal.providers import LANGCHAIN_MODEL_PROVIDERS, ProviderId, openai_api_by_response_id
 from heal.repairs import Action, Repair, Scope
 from heal.rules import Rule
+from heal.rules.tool_pairing import ABORTED
 from heal.targets import Target
 
 __all__ = [
@@ -436,6 +449,27 @@ def _message_rest(msg: BaseMessage, path: str, *drop: str) -> Json:
         _check_json(value, f"{path}.{key}")
         out[key] = value
     return out
+
+
+_CUT_OFF: tuple[tuple[str, str], ...] = (
+    ("finish_reason", "length"),  # OpenAI-format integrations (langchain-openai, Groq, ...)
+    ("stop_reason", "max_tokens"),  # langchain-anthropic; langchain_core's tool parsers read it
+    ("finish_reason", "MAX_TOKENS"),  # langchain-google-genai (Gemini's finish reason name)
+    ("stopReason", "max_tokens"),  # langchain-aws ChatBedrockConverse (Converse's stopReason)
+)
+"""``response_metadata`` entries of an AI message cut off by the output-token limit."""
+
+
+def _cut_off(metadata: Mapping[str, Any]) -> bool:
+    """Whether an AI message's ``response_metadata`` says the model was cut off (``_CUT_OFF``;
+    a Gemini reason may be written as its enum, ``FinishReason.MAX_TOKENS``). Its canonical
+    message then carries heal's aborted marker (:data:`heal.rules.tool_pairing.ABORTED`), which
+    is never written back."""
+    for key, value in _CUT_OFF:
+        found = metadata.get(key)
+        if isinstance(found, str) and found.rsplit(".", 1)[-1] == value:
+            return True
+    return False
 
 
 def _options(meta: Json | None, others: Json | None = None) -> Json | None:
@@ -918,7 +952,10 @@ class _Loader:
                 meta["kwargs_emptied"] = True
         if rest:
             meta["message"] = rest
-        return _node({"role": "assistant", "content": parts}, meta), tuple(origins)
+        node = _node({"role": "assistant", "content": parts}, meta)
+        if _cut_off(msg.response_metadata):
+            node["providerOptions"]["heal"][ABORTED] = True
+        return node, tuple(origins)
 
     def _call(self, call: Json, n: int, kind: str, signatures: Json | None, path: str) -> Json:
         _check_json(call, path)

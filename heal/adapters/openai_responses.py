@@ -92,6 +92,54 @@ OpenAI's own server-tool calls from elsewhere (a provider-executed call with an 
 or, as the AI SDK keeps them, whose toolCallId is the item's id: ``ws_...``, ``ci_...``) are
 written as an ``item_reference`` to that item; the item holds the call's result, so a result
 part of such a call in an assistant message adds nothing.
+
+Aborted turns: a call item whose ``status`` is ``incomplete`` (the response was cut off, by
+``max_output_tokens`` or a stop) or ``in_progress`` (stored from a stream that never finished it)
+carries heal's aborted marker, ``providerOptions.heal.aborted``
+(:data:`heal.rules.tool_pairing.ABORTED`), and so does the whole canonical assistant message when
+one of its assistant message or reasoning items has such a status. ``orphan-tool-call`` then
+removes such a call if it has no output, rather than answering a call that may be partial (its
+``placeholder-every-call`` choice answers it instead). The marker is never written back; the
+``status`` is, as it came.
+
+Delta mode (``previous_response_id``)
+-------------------------------------
+With ``previous_response_id`` (or ``store=True`` and the Agents SDK's ``previous_response_id`` /
+``auto_previous_response_id``) the server holds the earlier items and the client sends only the
+new ones. Two rejections come of it: a call of the previous response left unanswered, ``No tool
+output found for function call call_WdnUUKXKvwy3jksn4I9ERdRT.`` (openai/openai-agents-python#1061,
+#673), and an item sent again, ``Duplicate item found with id
+fc_68d25eda79d481959bd7e424738091a006b9ae17d036a0e7. Remove duplicate items from your input and
+try again.`` (openai/openai-agents-python#1789; microsoft/agent-framework PR#5690). Heal the new
+items against the previous response::
+
+    result = heal_openai_responses(new_items, previous=response)  # or response.output
+    client.responses.create(previous_response_id=response.id, input=result.messages, ...)
+
+``previous`` is the ``Response`` (the SDK object, or its JSON: anything with ``output``) or its
+output items. What comes back is the delta to send, and the repairs name places in
+``new_items``:
+
+* pending calls: the previous response's client-run calls (``function_call``, and the
+  ``custom_tool_call``, ``local_shell_call`` and client ``tool_search_call`` items this adapter
+  pairs) that no output in the new items answers. Each gets a placeholder output of its kind
+  (``orphan-tool-call``), at the start of the delta among the outputs there, in call order; the
+  repair has no ``message_index`` and no ``anchor_index`` and ``describe()`` says ``start of
+  input``. Under ``keep`` it is reported instead; ``drop-call`` answers it all the same, since the
+  server holds the call (aborted or not) and only an output answers it (in delta mode
+  ``drop-call`` is read as ``placeholder-result``, for a call among the new items too);
+* an output answering no call of the previous response or of the new items is removed
+  (``orphan-tool-result``); an output after a user message moves to the start
+  (``misplaced-tool-result``), as in a whole history;
+* a new item that repeats the previous response (an item or ``item_reference`` with the id of
+  one of its items, or a call with the call id of one of its calls) is removed: the server has
+  it (a ``duplicate-item-id`` repair, scope ``request``, whose ``removed`` is the item as given).
+  So is a resent reasoning item: the previous response's own items are never sent again;
+* every other rule runs on the new items as on any input. The previous response's calls are only
+  context: nothing of them is sent, and a repair of them alone is not reported.
+
+When nothing needed changing and ``new_items`` is a list of dicts, that same list comes back.
+docs/responses-delta.md has a worked example.
 """
 
 from __future__ import annotations
@@ -104,15 +152,17 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from heal._engine import HealScope
+from heal._engine import HealScope, heal_messages
 from heal.adapters._common import (
     Loaded,
     NativeHealResult,
+    NativeRepair,
     format_policy,
     heal_native,
+    native_repair,
     native_target,
 )
-from heal.errors import InputError
+from heal.errors import ConfigError, InputError
 from heal.messages import (
     AssistantMessage,
     ContentOutput,
@@ -141,10 +191,11 @@ from heal.messages import (
     load_messages as _load_canonical,
 )
 from heal.policy import Policy
-from heal.providers import HEAL_NAMESPACE, ProviderId
-from heal.repairs import Repair
+from heal.providers import HEAL_NAMESPACE, ProviderId, get_profile
+from heal.repairs import Action, Repair, Scope, record_json
 from heal.rules import Rule
 from heal.rules.openai import OPENAI_SERVER_ITEM
+from heal.rules.tool_pairing import ABORTED
 from heal.targets import Target
 
 __all__ = [
@@ -251,10 +302,14 @@ def dump_messages(messages: Iterable[ModelMessage]) -> list[Item]:
     :class:`~heal.errors.InputError` (``messages[2].content[0]``) for a part with no Responses
     form.
     """
-    history = _load_canonical(list(messages))
+    return _dump(_load_canonical(list(messages)), {})
+
+
+def _dump(history: Sequence[ModelMessage], kinds: dict[str, str]) -> list[Item]:
+    """Write canonical messages; ``kinds`` maps the tool call id of each call written (or held
+    elsewhere: the previous response's, in delta mode) to its item type."""
     out: list[Item] = []
     replayed: set[str] = set()  # tool call ids of server-tool calls written as items
-    kinds: dict[str, str] = {}  # tool call id -> item type of a paired call written
     for i, message in enumerate(history):
         path = f"messages[{i}]"
         if isinstance(message, SystemMessage):
@@ -271,6 +326,7 @@ def dump_messages(messages: Iterable[ModelMessage]) -> list[Item]:
 def heal_openai_responses(
     native: Iterable[Any],
     *,
+    previous: Any = None,
     provider: ProviderId | None = "openai-responses",
     model: str | None = None,
     thinking: bool | None = None,
@@ -288,10 +344,26 @@ def heal_openai_responses(
     The keyword arguments are those of :func:`heal.heal_messages`: the target (``model``,
     ``thinking``, ``tools`` as names or definitions, or all of them as one ``target``, used as
     given) and the options.
+
+    ``previous``: the response a ``previous_response_id`` request continues (the ``Response``
+    object, its JSON, or its ``output`` items). ``native`` is then the NEW items alone, and what
+    comes back is the delta to send with ``previous_response_id`` (see "Delta mode" in the
+    module docstring).
     """
     goal = native_target(
         provider, "openai-responses", model=model, thinking=thinking, tools=tools, target=target
     )
+    if previous is not None:
+        return _heal_delta(
+            native,
+            previous,
+            goal=goal,
+            policy=policy,
+            rules=rules,
+            on_repair=on_repair,
+            strict=strict,
+            scope=scope,
+        )
     items = _as_items(native)
     loaded = _Reader(items).read()
     original = native if isinstance(native, list) and all(type(x) is dict for x in native) else None
@@ -306,6 +378,217 @@ def heal_openai_responses(
         scope=scope,
         original=original,
     )
+
+
+# --- delta mode (previous_response_id) -------------------------------------------------------
+
+_CONTEXT = "context"
+"""Marks (under this format's namespace) a call of the previous response that delta mode puts in
+front of the new items, so that their outputs pair with it; never written."""
+
+_DELTA_START = "start of input"
+"""Where a delta repair anchored at the previous response's calls puts its item."""
+
+
+def _heal_delta(
+    native: Iterable[Any],
+    previous: Any,
+    *,
+    goal: Target,
+    policy: Policy | Mapping[str, str] | None,
+    rules: Sequence[Rule] | None,
+    on_repair: Callable[[Repair], object] | None,
+    strict: bool,
+    scope: HealScope,
+) -> NativeHealResult[list[Item]]:
+    """Heal the new items of a ``previous_response_id`` request (see "Delta mode")."""
+    if goal.provider is not None and get_profile(goal.provider).wire != "responses":
+        raise ConfigError(
+            f"previous= is for a Responses request (previous_response_id); provider "
+            f"{goal.provider!r} is sent {get_profile(goal.provider).wire!r}"
+        )
+    held = _previous_items(previous)
+    held_ids = {item["id"] for item in held if isinstance(item.get("id"), str)}
+    held_calls: dict[str, ToolCallPart] = {}
+    for item in held:
+        call = _held_call(item)
+        if call is not None:
+            held_calls.setdefault(call.tool_call_id, call)
+    raw = _as_items(native)
+    items = [_as_item(x, f"input[{i}]") for i, x in enumerate(raw)]
+    kept: list[int] = []
+    repeats: list[Repair] = []
+    for i, item in enumerate(items):
+        why = _repeat(item, held_ids, held_calls)
+        if why is None:
+            kept.append(i)
+            continue
+        repair = Repair(
+            rule="duplicate-item-id",
+            action=Action.REMOVE,
+            message_index=i,
+            part_index=None,
+            tool_call_id=item.get("call_id") if isinstance(item.get("call_id"), str) else None,
+            reason=f"{why} of the previous response, which the server holds "
+            "(previous_response_id); removed",
+            removed=record_json(item),
+            scope=Scope.REQUEST,
+        )
+        repeats.append(NativeRepair.at(repair, f"input[{i}]"))
+    loaded = _Reader([items[i] for i in kept]).read()
+    context = tuple(held_calls.values())
+    offset = 1 if context else 0
+    combined = ResponsesLoaded(
+        [AssistantMessage(content=context)] if context else [],
+        [0] * offset,
+        [None] * offset,
+        [()] * offset,
+    )
+    combined.messages.extend(loaded.messages)
+    combined.origins.extend(kept[o] for o in loaded.origins)
+    assert combined.part_origins is not None and combined.sub_origins is not None
+    assert loaded.part_origins is not None and loaded.sub_origins is not None
+    for parts in loaded.part_origins:
+        combined.part_origins.append(
+            None if parts is None else tuple(None if o is None else kept[o] for o in parts)
+        )
+    combined.sub_origins.extend(loaded.sub_origins)
+    result = heal_messages(
+        combined.messages,
+        target=goal,
+        policy=_delta_policy(format_policy(policy, keep=_UNWRITABLE.get(goal.provider, ()))),
+        rules=rules,
+        scope=scope,
+    )
+    repairs = list(repeats)
+    for repair in result.repairs:
+        if offset and repair.message_index == 0:
+            continue  # an edit of a call the server holds: nothing of it is sent
+        if offset and repair.anchor_index == 0:
+            moved = native_repair(repair.model_copy(update={"anchor_index": None}), combined)
+            if moved.message_index is None:
+                moved = NativeRepair.at(moved, _DELTA_START)
+            repairs.append(moved)
+            continue
+        repairs.append(native_repair(repair, combined))
+    if on_repair is not None:
+        from heal._engine import _notify
+
+        _notify(on_repair, tuple(repairs))
+    if strict and any(r.action is not Action.KEEP for r in repairs):
+        from heal.errors import HealingError
+
+        raise HealingError(tuple(repairs))
+    if not result.changed and not repeats:
+        if isinstance(native, list) and all(type(x) is dict for x in native):
+            return NativeHealResult(native, tuple(repairs))
+        return NativeHealResult(_dump(loaded.messages, {}), tuple(repairs))
+    kinds: dict[str, str] = {}
+    return NativeHealResult(_dump(_without_context(result.messages, kinds), kinds), tuple(repairs))
+
+
+def _previous_items(previous: Any) -> list[Item]:
+    """The output items of the previous response: a ``Response`` (an SDK object or its JSON:
+    anything with ``output``) or the output items themselves."""
+    if isinstance(previous, BaseModel):
+        output = getattr(previous, "output", _ABSENT)
+        if output is _ABSENT:
+            raise InputError(
+                f"expected the previous response or its output items, got a single "
+                f"{type(previous).__name__}",
+                path="previous",
+            )
+        previous = output
+    elif isinstance(previous, Mapping):
+        if not isinstance(previous.get("output"), list):
+            raise InputError(
+                "expected the previous response (with its 'output' list) or its output items",
+                path="previous",
+            )
+        previous = previous["output"]
+    if isinstance(previous, (str, bytes, bytearray)) or not isinstance(previous, Iterable):
+        raise InputError(
+            f"expected the previous response or its output items, got {_kind(previous)}",
+            path="previous",
+        )
+    return [_as_item(raw, f"previous.output[{i}]") for i, raw in enumerate(previous)]
+
+
+def _held_call(item: Item) -> ToolCallPart | None:
+    """A client-run call item of the previous response as the context part its outputs pair
+    with (see ``_CONTEXT``): its call id, tool name and item type, and nothing else (its input
+    is never sent; its ``status`` is not read: the server holds the call, aborted or not, and
+    only an output answers it)."""
+    kind = item.get("type")
+    if kind == "function_call":
+        name = item.get("name")
+    elif kind in _PAIRED_CALLS and (kind != "tool_search_call" or _client_search(item)):
+        name = _PAIRED_CALLS[kind] or item.get("name")
+    else:
+        return None
+    call_id = item.get("call_id")
+    if not isinstance(call_id, str) or not isinstance(name, str):
+        return None
+    mine: dict[str, Any] = {_CONTEXT: True}
+    if kind != "function_call":
+        mine["kind"] = kind
+    return ToolCallPart(
+        tool_call_id=call_id, tool_name=name, input={}, provider_options=_options({}, mine)
+    )
+
+
+def _repeat(item: Item, held_ids: set[str], held_calls: Mapping[str, ToolCallPart]) -> str | None:
+    """What a new item repeats of the previous response, or None: an item (or an item
+    reference) with the id of one of its items, or a call with the call id of one of its
+    calls. Outputs never repeat it (a response holds no outputs of client calls)."""
+    kind = item.get("type")
+    if kind in _PAIRED_OUTPUTS:
+        return None
+    item_id = item.get("id")
+    if isinstance(item_id, str) and item_id in held_ids:
+        what = "a reference to item" if kind == "item_reference" or "type" not in item else "item"
+        return f"{what} {item_id}"
+    call_id = item.get("call_id")
+    is_call = kind == "function_call" or kind in _PAIRED_CALLS
+    if is_call and isinstance(call_id, str) and call_id in held_calls:
+        return f"call {call_id}"
+    return None
+
+
+def _delta_policy(policy: Policy | Mapping[str, str] | None) -> Policy:
+    """The policy for a delta: ``orphan-tool-call``'s ``drop-call`` gives way to
+    ``placeholder-result``, since a call the server holds cannot be removed from it; only an
+    output answers it (``keep`` still reports it). The rule cannot tell those calls from a call
+    among the new items, which is answered too."""
+    base = Policy.coerce(policy)
+    if base.choices.get("orphan-tool-call") != "drop-call":
+        return base
+    choices = {**base.choices, "orphan-tool-call": "placeholder-result"}
+    return Policy(choices, disable=base.disabled, enable=base.enabled)
+
+
+def _without_context(history: Sequence[ModelMessage], kinds: dict[str, str]) -> list[ModelMessage]:
+    """``history`` without the previous response's calls (whose item types go to ``kinds``, so
+    that a placeholder answering one is written as that call's output kind)."""
+    out: list[ModelMessage] = []
+    for message in history:
+        if isinstance(message, AssistantMessage) and not isinstance(message.content, str):
+            held = [p for p in message.content if isinstance(p, ToolCallPart) and _held(p)]
+            if held:
+                for part in held:
+                    kinds[part.tool_call_id] = _mine(part.provider_options).get(
+                        "kind", "function_call"
+                    )
+                rest = tuple(p for p in message.content if not any(p is h for h in held))
+                if rest:
+                    out.append(message.model_copy(update={"content": rest}))
+                continue
+        out.append(message)
+    return out
+
+
+def _held(part: ToolCallPart) -> bool:
+    return _mine(part.provider_options).get(_CONTEXT) is True
 
 
 # --- reading ---------------------------------------------------------------------------------
@@ -346,6 +629,7 @@ class _Reader:
         self.part_items: list[int] = []
         self.part_subs: list[int | None] = []
         self.names: dict[str, str] = {}
+        self.aborted = False  # an item of the open assistant group was cut off (_CUT_OFF)
 
     def read(self) -> ResponsesLoaded:
         items = [_as_item(raw, f"input[{i}]") for i, raw in enumerate(self.items)]
@@ -370,6 +654,8 @@ class _Reader:
                 self._add("tool", i, [(_read_output(item, path, self.names), None)])
             else:
                 self._add("assistant", i, _read_assistant_item(kind, item, i, path))
+                if kind in ("assistant", "reasoning") and item.get("status") in _CUT_OFF:
+                    self.aborted = True
         self._flush()
         return ResponsesLoaded(self.messages, self.origins, self.part_origins, self.sub_origins)
 
@@ -395,10 +681,11 @@ class _Reader:
             return
         content = tuple(self.parts)
         message: ModelMessage = (
-            AssistantMessage(content=content)
+            AssistantMessage(content=content, provider_options=_ABORTED if self.aborted else None)
             if self.group == "assistant"
             else ToolMessage(content=content)
         )
+        self.aborted = False
         self.messages.append(message)
         self.origins.append(self.part_items[0])
         self.part_origins.append(tuple(self.part_items))
@@ -711,7 +998,7 @@ def _read_function_call(item: Item, path: str) -> ToolCallPart:
         tool_call_id=call_id,
         tool_name=name,
         input=value,
-        provider_options=_options(openai, mine),
+        provider_options=_call_options(item, openai, mine),
     )
 
 
@@ -751,8 +1038,31 @@ def _read_paired_call(item: Item, path: str) -> ToolCallPart:
         tool_call_id=call_id,
         tool_name=name,
         input={key: item[key]},
-        provider_options=_options(openai, mine),
+        provider_options=_call_options(item, openai, mine),
     )
+
+
+_CUT_OFF = ("incomplete", "in_progress")
+"""Item statuses of a turn cut off before the model finished: ``incomplete`` (the response hit
+``max_output_tokens`` or was stopped, as ``response.incomplete_details`` says), and
+``in_progress`` kept in a history (an item stored from a stream that never finished it)."""
+
+_ABORTED: ProviderOptions = {HEAL_NAMESPACE: {ABORTED: True}}
+"""heal's aborted marker (:data:`heal.rules.tool_pairing.ABORTED`) on a canonical assistant
+message; never written back (it is not under this format's namespace)."""
+
+
+def _call_options(
+    item: Item, openai: Mapping[str, Any], mine: Mapping[str, Any]
+) -> ProviderOptions | None:
+    """A call item's provider options, with heal's aborted marker when its status says the call
+    was cut off (the ``status`` itself stays in ``fields``, written back as it came)."""
+    options = _options(openai, mine)
+    if item.get("status") not in _CUT_OFF:
+        return options
+    out = dict(options or {})
+    out[HEAL_NAMESPACE] = {**out.get(HEAL_NAMESPACE, {}), ABORTED: True}
+    return out
 
 
 def _parse_arguments(arguments: str) -> tuple[Any, str | None]:

@@ -67,6 +67,15 @@ its signature under ``providerOptions.heal.pydantic_ai``, so no provider mistake
 A canonical part from elsewhere with one of those keys dumps with ``provider_name`` set to that
 provider (``anthropic``, ``openai``, ``google``, ``bedrock``).
 
+Aborted turns
+-------------
+A ``ModelResponse`` cut off before the model finished, ``state == "interrupted"`` (a cancelled
+stream, or a run stopped before acting on it) or ``finish_reason`` ``"length"`` / ``"error"``,
+becomes an assistant message marked ``providerOptions.heal.aborted``
+(:data:`heal.rules.tool_pairing.ABORTED`), never written back. ``orphan-tool-call`` removes its
+calls that have no return, which may be partial, rather than answering them; its choice
+``placeholder-every-call`` answers them as it does any other call.
+
 Where native-only fields live
 -----------------------------
 Under ``providerOptions["heal"]["pydantic_ai"]`` of the canonical message or part, as
@@ -146,6 +155,7 @@ from heal.policy import Policy
 from heal.providers import PYDANTIC_AI_SYSTEMS, ProviderId, openai_api_by_response_id
 from heal.repairs import Repair
 from heal.rules import Rule
+from heal.rules.tool_pairing import ABORTED
 from heal.targets import Target
 
 __all__ = [
@@ -639,7 +649,7 @@ class _Loader:
         for node, record, meta in zip(self.out, self.records, self.metas, strict=True):
             merged = {**record, **meta}
             options = node.get("providerOptions") or {}
-            options["heal"] = {_NS: merged}
+            options["heal"] = {**options.get("heal", {}), _NS: merged}
             node["providerOptions"] = options
         try:
             canonical = _load_canonical(self.out)
@@ -876,16 +886,26 @@ class _Loader:
             for node in content:
                 _drop_at(node)
         if content:
-            self._emit(
-                {"role": "assistant", "content": content},
-                i,
-                record=record,
-                meta={},
-                parts=tuple(origins),
-            )
+            node = {"role": "assistant", "content": content}
+            if _aborted(msg):
+                node["providerOptions"] = {"heal": {ABORTED: True}}
+            self._emit(node, i, record=record, meta={}, parts=tuple(origins))
 
 
 _OCTET = "application/octet-stream"
+
+_CUT_OFF_REASONS = ("length", "error")
+"""``ModelResponse.finish_reason`` values of a turn cut off before the model finished: the token
+limit (pydantic-ai's own ``IncompleteToolCall`` check reads ``"length"`` as a tool call whose
+arguments may be incomplete) or an error (such as Gemini's ``MALFORMED_FUNCTION_CALL``)."""
+
+
+def _aborted(msg: pa.ModelResponse) -> bool:
+    """Whether a response was cut off: ``state == "interrupted"`` (a cancelled stream, or a run
+    stopped before acting on the response) or a finish reason in ``_CUT_OFF_REASONS``. Its
+    canonical message carries heal's aborted marker (:data:`heal.rules.tool_pairing.ABORTED`),
+    which is never written back."""
+    return msg.state == "interrupted" or msg.finish_reason in _CUT_OFF_REASONS
 
 
 def _only_fields(rest: Any, cls: type) -> Json:

@@ -9,7 +9,8 @@ one. These rules run in this order, each on the output of the one before:
    ``as-text``, turned into user text after their tool messages);
 2. ``duplicate-tool-result``: extra copies are removed, keeping the one in the result block;
 3. ``misplaced-tool-result``: the remaining result of each call moves into its result block;
-4. ``orphan-tool-call``: calls still without a result get a placeholder (or are removed).
+4. ``orphan-tool-call``: calls still without a result get a placeholder (or are removed); a call
+   of an ABORTED turn (:data:`ABORTED`) is removed by default, since its call may be partial.
 
 Provider-executed calls (``providerExecuted: true``) keep their results inside the assistant
 message and are never given a placeholder.
@@ -39,7 +40,7 @@ from heal.messages import (
     ToolResultPart,
     UserMessage,
 )
-from heal.providers import SYNTHESIZED
+from heal.providers import HEAL_NAMESPACE, SYNTHESIZED
 from heal.repairs import Action, _json_text
 from heal.rules import _errors as err
 from heal.rules._base import (
@@ -56,6 +57,7 @@ from heal.rules._base import (
 )
 
 __all__ = [
+    "ABORTED",
     "PLACEHOLDER_TEXT",
     "DuplicateToolResult",
     "MisplacedToolResult",
@@ -65,6 +67,15 @@ __all__ = [
 
 PLACEHOLDER_TEXT = "Tool result unavailable: no result for this call was recorded."
 """The neutral text of a placeholder result (no clock, no randomness: healing is deterministic)."""
+
+ABORTED = "aborted"
+"""The key, under heal's own ``providerOptions`` namespace (``{"heal": {"aborted": true}}``), that
+marks an assistant message, or one tool-call part of it, as cut off before the model finished:
+a turn stopped by the output-token limit, a cancelled stream, a run interrupted or errored before
+it acted on the turn. The adapters set it where the native format records it (a Responses item's
+``status``, pydantic-ai's ``ModelResponse.state`` / ``finish_reason``, LangChain's
+``response_metadata`` finish or stop reason) and never write it back to the native format; a
+canonical history may carry it too. ``orphan-tool-call`` reads it: only ``true`` counts."""
 
 # SYNTHESIZED (heal.providers): the provider options that mark a part heal made up; providers
 # ignore unknown namespaces.
@@ -752,19 +763,36 @@ class MisplacedToolApproval(Rule):
 
 
 class OrphanToolCall(Rule):
-    """A tool call with no result anywhere after it."""
+    """A tool call with no result anywhere after it.
+
+    A call of an aborted turn (the message or the call part marked ``{"heal": {"aborted":
+    true}}``, :data:`ABORTED`: the adapters set it where the native format records that the turn
+    was cut off) is removed under the default choice rather than answered: its input may be
+    partial, and a client or gateway that leaves such a call out of the request (as pi does with
+    an aborted message) leaves a placeholder result behind it with no call, which the provider
+    rejects anew: ``messages.244.content.1: unexpected tool_use_id found in tool_result blocks:
+    toolu_01PfLjsziXFMs7pAQCtBLn1f. Each tool_result block must have a corresponding tool_use
+    block in the previous message.`` (openclaw/openclaw#14322; also #4277, #12112, fixed by
+    skipping aborted and errored turns in openclaw/openclaw PR#4598 and PR#25429). A history
+    without the marker heals as it always did.
+    """
 
     id = "orphan-tool-call"
     edits_protected = True  # drop-call: a call without a result is rejected, protected or not
     triggers = frozenset({"calls"})
     summary = "tool call has no result"
-    choices = ("placeholder-result", "drop-call")
+    choices = ("placeholder-result", "drop-call", "placeholder-every-call")
     choice_docs = {
         "placeholder-result": "Add a result right after the call: an error-text output saying "
         "the result is unavailable (an execution-denied output when its approval was denied), "
-        'marked with providerOptions {"heal": {"synthesized": true}}. Loses nothing.',
+        'marked with providerOptions {"heal": {"synthesized": true}}. Loses nothing. A call '
+        'of an aborted turn (providerOptions {"heal": {"aborted": true}} on its message or on '
+        "the call) is removed instead, with its approval request, as under drop-call.",
         "drop-call": "Remove the call and its approval request; a message left empty is then "
         "removed. The removed parts are kept in the repair records.",
+        "placeholder-every-call": "Add a placeholder result, as placeholder-result does, to "
+        "every call, those of aborted turns too (what heal did before it read the aborted "
+        "marker). Loses nothing.",
     }
     rejections = (
         _ANTHROPIC_MISSING_RESULT,
@@ -821,12 +849,14 @@ class OrphanToolCall(Rule):
                     continue
                 found = pairing.responses.get(requests[0][2].approval_id)
                 response = found[2] if found is not None else None
-            if choice == "drop-call":
+            aborted = choice == "placeholder-result" and _aborted(ctx.messages[i], call)
+            if choice == "drop-call" or aborted:
+                why = " and its turn was aborted" if aborted else ""
                 yield Finding(
                     Action.REMOVE,
                     i,
                     p,
-                    f"tool call {tid!r} to {call.tool_name!r} has no result; removed",
+                    f"tool call {tid!r} to {call.tool_name!r} has no result{why}; removed",
                     edits=(DropPart(i, p),),
                     tool_call_id=tid,
                     removed=call,
@@ -858,6 +888,16 @@ class OrphanToolCall(Rule):
                     added=part,
                     anchor=i,
                 )
+
+
+def _aborted(message: ModelMessage, call: ToolCallPart) -> bool:
+    """Whether ``call``, or the assistant message holding it, carries heal's aborted marker."""
+    return _marked(call.provider_options) or _marked(message.provider_options)
+
+
+def _marked(options: Mapping[str, object] | None) -> bool:
+    mine = options.get(HEAL_NAMESPACE) if options else None
+    return isinstance(mine, Mapping) and mine.get(ABORTED) is True
 
 
 def _bare(message: ModelMessage) -> bool:

@@ -708,3 +708,76 @@ def test_the_model_keyword_decides_and_names_the_provider() -> None:
     assert [(r.rule, r.action.value, r.tool_call_id) for r in repairs] == [
         ("tool-not-offered", "keep", "c1")
     ]
+
+
+# --- aborted turns ---------------------------------------------------------------------------
+
+
+def _cut_off_turn(metadata: dict[str, Any]) -> list[BaseMessage]:
+    return [
+        HumanMessage("list the files"),
+        AIMessage(
+            "Listing.",
+            tool_calls=[{"id": "c1", "name": "ls", "args": {"path": "/tmp"}}],
+            invalid_tool_calls=[
+                {
+                    "id": "c2",
+                    "name": "ls",
+                    "args": '{"pa',
+                    "error": None,
+                    "type": "invalid_tool_call",
+                }
+            ],
+            response_metadata=metadata,
+        ),
+        HumanMessage("go on"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "metadata",
+    [
+        {"finish_reason": "length", "model_provider": "openai"},
+        {"stop_reason": "max_tokens", "model_provider": "anthropic"},
+        {"finish_reason": "MAX_TOKENS", "model_provider": "google_genai"},
+        {"stopReason": "max_tokens", "model_provider": "bedrock_converse"},
+    ],
+    ids=["openai", "anthropic", "google", "bedrock"],
+)
+def test_a_cut_off_ai_messages_unanswered_calls_are_removed(metadata: dict[str, Any]) -> None:
+    # Cut off by the token limit, its calls may be partial (the invalid one is): removed rather
+    # than answered (openclaw/openclaw#14322: a placeholder after a partial call drew a 400).
+    native = _cut_off_turn(metadata)
+    messages = load_messages(native)
+    assert messages[1].provider_options["heal"]["aborted"] is True  # type: ignore[index]
+    assert dump_messages(messages) == native  # the marker is never written back
+    result = heal_langchain(native, provider=None)
+    assert [(r.rule, r.message_index) for r in result.repairs if r.rule == "orphan-tool-call"] == [
+        ("orphan-tool-call", 1),
+        ("orphan-tool-call", 1),
+    ]
+    healed = result.messages
+    sdk_validate(healed)
+    assert len(healed) == 3
+    ai = healed[1]
+    assert isinstance(ai, AIMessage)
+    assert (ai.content, ai.tool_calls, ai.invalid_tool_calls) == ("Listing.", [], [])
+    assert ai.response_metadata == metadata
+    assert not heal_langchain(healed, provider=None).changed
+    every = heal_langchain(
+        native, provider=None, policy={"orphan-tool-call": "placeholder-every-call"}
+    )
+    assert [type(m).__name__ for m in every.messages] == [
+        "HumanMessage",
+        "AIMessage",
+        "ToolMessage",
+        "ToolMessage",
+        "HumanMessage",
+    ]
+
+
+def test_a_finished_ai_messages_unanswered_call_gets_a_placeholder() -> None:
+    native = _cut_off_turn({"finish_reason": "tool_calls"})
+    assert "aborted" not in (load_messages(native)[1].provider_options or {}).get("heal", {})
+    healed = heal_langchain(native, provider=None).messages
+    assert [type(m).__name__ for m in healed].count("ToolMessage") == 2

@@ -852,3 +852,60 @@ def test_developer_message_turned_into_user_text_is_written_as_user() -> None:
     assert "google-mid-conversation-system" in [r.rule for r in result.repairs]
     assert result.messages[1]["role"] == "user"
     assert not heal_openai_responses(result.messages, provider="google").changed
+
+
+# --- aborted turns ---------------------------------------------------------------------------
+
+
+def _aborted_marker(part_or_message: Any) -> Any:
+    return ((part_or_message.provider_options or {}).get("heal") or {}).get("aborted")
+
+
+@pytest.mark.parametrize("status", ["incomplete", "in_progress"])
+def test_a_cut_off_call_without_output_is_removed(status: str) -> None:
+    # A call the response was cut off in may be partial: removed rather than answered
+    # (openclaw/openclaw#14322: a placeholder after a partial call drew a fresh 400).
+    cut = {**_call("call_2", arguments='{"ci'), "id": "fc_2", "status": status}
+    native = [{"role": "user", "content": "weather?"}, _call("call_1"), cut]
+    native.append({"role": "user", "content": "hurry"})
+    messages = load_messages(native)
+    calls = parts_of(messages[1])
+    assert [_aborted_marker(p) for p in calls] == [None, True]
+    assert dump_messages(messages) == native  # the marker is never written; the status is
+    out, repairs = _heal(native)
+    assert ("orphan-tool-call", 2, None) in repairs
+    assert [item.get("call_id") for item in out] == [None, "call_1", "call_1", None]
+    assert out[2]["type"] == "function_call_output"
+    # placeholder-every-call answers it as heal did before it read the status.
+    kept = heal_openai_responses(native, policy={"orphan-tool-call": "placeholder-every-call"})
+    assert [r.rule for r in kept.repairs].count("orphan-tool-call") == 2
+    assert [i["call_id"] for i in kept.messages if i.get("type") == "function_call_output"] == [
+        "call_1",
+        "call_2",
+    ]
+
+
+def test_an_incomplete_assistant_message_marks_its_turn_aborted() -> None:
+    message = {
+        "type": "message",
+        "role": "assistant",
+        "id": "msg_1",
+        "status": "incomplete",
+        "content": [{"type": "output_text", "text": "Let me che", "annotations": []}],
+    }
+    native = [{"role": "user", "content": "weather?"}, _call("call_1"), message]
+    loaded = load_messages(native)
+    assert _aborted_marker(loaded[1]) is True
+    assert dump_messages(loaded) == native
+    out, repairs = _heal(native)
+    assert repairs == [("orphan-tool-call", 1, None)]
+    assert out == [native[0], message]
+
+
+def test_a_completed_turn_heals_as_before() -> None:
+    done = {**_call("call_1"), "id": "fc_1", "status": "completed"}
+    native = [{"role": "user", "content": "weather?"}, done, {"role": "user", "content": "hurry"}]
+    assert _aborted_marker(parts_of(load_messages(native)[1])[0]) is None
+    out, repairs = _heal(native)
+    assert repairs == [("orphan-tool-call", None, None)]
+    assert out[2]["call_id"] == "call_1"

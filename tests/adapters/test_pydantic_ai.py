@@ -865,3 +865,55 @@ def test_the_model_keyword_decides_and_names_the_provider() -> None:
     assert [(r.rule, r.action.value, r.tool_call_id) for r in repairs] == [
         ("tool-not-offered", "keep", "c1")
     ]
+
+
+# --- aborted turns ---------------------------------------------------------------------------
+
+
+def _cut_off_turn(**response: Any) -> list[pa.ModelMessage]:
+    return [
+        user("list the files"),
+        pa.ModelResponse(
+            [pa.TextPart("Listing."), pa.ToolCallPart("ls", '{"path": "/t', "c1")],
+            timestamp=TS,
+            **response,
+        ),
+        user("go on"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "response",
+    [{"finish_reason": "length"}, {"finish_reason": "error"}, {"state": "interrupted"}],
+    ids=["length", "error", "interrupted"],
+)
+def test_a_cut_off_responses_unanswered_call_is_removed(response: dict[str, Any]) -> None:
+    # A call the model was cut off in may be partial (pydantic-ai's own IncompleteToolCall check
+    # reads finish_reason "length" so): removed rather than answered (openclaw/openclaw#14322).
+    native = _cut_off_turn(**response)
+    messages = load_messages(native)
+    assert messages[1].provider_options["heal"]["aborted"] is True  # type: ignore[index]
+    assert dump_messages(messages) == native  # the marker is never written back
+    result = heal_pydantic_ai(native, provider=None)
+    assert [(r.rule, r.message_index, r.part_index) for r in result.repairs][-1] == (
+        "orphan-tool-call",
+        1,
+        1,
+    )
+    healed = result.messages
+    sdk_validate(healed)
+    assert len(healed) == 3 and healed[1].parts == [pa.TextPart("Listing.")]
+    assert healed[1].finish_reason == native[1].finish_reason  # type: ignore[union-attr]
+    assert not heal_pydantic_ai(healed, provider=None).changed
+    # placeholder-every-call answers it, as heal did before it read the response's state.
+    every = heal_pydantic_ai(
+        native, provider=None, policy={"orphan-tool-call": "placeholder-every-call"}
+    )
+    assert isinstance(every.messages[2].parts[0], pa.ToolReturnPart)
+
+
+def test_a_finished_responses_unanswered_call_gets_a_placeholder() -> None:
+    native = _cut_off_turn(finish_reason="stop")
+    assert "aborted" not in (load_messages(native)[1].provider_options or {}).get("heal", {})
+    healed = heal_pydantic_ai(native, provider=None).messages
+    assert isinstance(healed[2].parts[0], pa.ToolReturnPart)
