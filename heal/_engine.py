@@ -10,8 +10,11 @@ Contract (tested by property tests):
   rule and raises :class:`~heal.errors.ConvergenceError`.
 
 Each pass indexes the history once; a rule that changes something triggers a re-index before the
-next rule, so every rule sees a consistent history. Clean histories cost one index and one cheap
-check per rule.
+next rule, so every rule sees a consistent history (from the previous index and the messages the
+edit changed, :meth:`~heal.rules._index.HistoryIndex.after_edit`). A rule is called only when
+what it needs holds (``Rule.needs``, or its triggers); when nothing that any rule of the plan
+needs holds (the clean verdict, :meth:`~heal.rules._index.HistoryIndex.clean`), no rule runs:
+a clean history costs one index and the few facts the plan asks.
 """
 
 from __future__ import annotations
@@ -30,12 +33,22 @@ from pydantic import BaseModel
 from heal import targets
 from heal._construct import construct_trusted
 from heal.errors import ConfigError, ConvergenceError, HealingError, ProtectedEditError
-from heal.messages import ModelMessage, Part, load_messages
+from heal.messages import (
+    AssistantMessage,
+    ModelMessage,
+    Part,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+    load_messages,
+)
 from heal.policy import KEEP, Policy
 from heal.providers import ProviderId, ProviderProfile, get_profile
 from heal.repairs import Action, Repair, Scope, record_json
 from heal.rules import BUILTIN_RULES, Rule, _check_rule, default_registry
 from heal.rules._base import (
+    NEEDS,
+    TRIGGERS,
     AddMessage,
     AddPart,
     Context,
@@ -46,7 +59,8 @@ from heal.rules._base import (
     SetMessage,
     SetPart,
 )
-from heal.rules._index import HistoryIndex
+from heal.rules._index import FACTS, Fact, HistoryIndex
+from heal.rules._needs import BUILTIN_NEEDS
 from heal.targets import Target
 
 __all__ = ["MAX_PASSES", "HealResult", "ValidationResult", "heal_messages", "validate_messages"]
@@ -223,9 +237,11 @@ def _notify(on_repair: Callable[[Repair], object], repairs: Iterable[Repair]) ->
 
 # --- planning --------------------------------------------------------------------------------
 
-_Step = tuple[Rule, str, bool, "frozenset[str] | None"]
+_Step = tuple[Rule, str, bool, "frozenset[str] | None", "tuple[Fact, ...]"]
 """One rule of a plan: the rule, the choice to run it with, whether that choice is ``keep``
-(then it runs with its default choice, and nothing is applied), and its triggers."""
+(then it runs with its default choice, and nothing is applied), and what it needs to find
+anything (``Rule.needs``, or its triggers): trigger lists, of which one must be non-empty
+unless one of the facts holds. None instead of the lists: it runs always."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,6 +250,9 @@ class _Plan:
     guards: tuple[Rule, ...]
     """The rules in the plan that protect messages from editing (see ``Context.protected``)."""
     profile: ProviderProfile
+    verdict: tuple[frozenset[str], tuple[Fact, ...]] | None
+    """What the plan's rules need to find anything (``Rule.needs``): trigger lists, and facts
+    in a fixed order. None when some rule declares nothing, so a history is never clean."""
 
 
 _DEFAULT_PLANS: dict[tuple[Target, str, int], _Plan] = {}
@@ -312,9 +331,50 @@ def _cached_plan(
             continue
         choice = policy.choices.get(rule.id, rule.choices[0])
         keep = choice == KEEP
-        steps.append((rule, rule.choices[0] if keep else choice, keep, rule.triggers))
+        steps.append((rule, rule.choices[0] if keep else choice, keep, *_split_needs(rule)))
     guards = tuple(rule for rule, *_ in steps if type(rule).protects is not Rule.protects)
-    return _Plan(tuple(steps), guards, get_profile(target.provider))
+    return _Plan(tuple(steps), guards, get_profile(target.provider), _verdict(steps))
+
+
+def _verdict(steps: Sequence[_Step]) -> tuple[frozenset[str], tuple[Fact, ...]] | None:
+    """What the plan's rules need, all together (see ``_Plan.verdict``)."""
+    lists: set[str] = set()
+    facts: set[Fact] = set()
+    for _, _, _, needed_lists, needed_facts in steps:
+        if needed_lists is None:
+            return None
+        lists.update(needed_lists)
+        facts.update(needed_facts)
+    # FACTS is ordered cheapest first: the verdict stops at the first fact that holds.
+    return frozenset(lists), tuple(fact for fact in FACTS.values() if fact in facts)
+
+
+def _split_needs(rule: Rule) -> tuple[frozenset[str] | None, tuple[Fact, ...]]:
+    """What ``rule`` needs (:func:`_needs`) as trigger lists and facts, the facts in the order
+    of :data:`~heal.rules._index.FACTS` (cheapest first); None for the lists when it declares
+    nothing."""
+    needs = _needs(rule)
+    if needs is None:
+        return None, ()
+    unknown = needs - NEEDS
+    if unknown:
+        raise ConfigError(
+            f"rule {rule.id!r} needs {', '.join(map(repr, sorted(unknown)))}, which is not an "
+            f"index fact; known: {', '.join(sorted(NEEDS))}"
+        )
+    return needs & TRIGGERS, tuple(fact for name, fact in FACTS.items() if name in needs)
+
+
+def _needs(rule: Rule) -> frozenset[str] | None:
+    """What ``rule`` needs to find anything: its own declaration, the table's for a built-in
+    rule that has none yet (:mod:`heal.rules._needs`), else its triggers."""
+    if rule.needs is not None:
+        return rule.needs
+    if id(rule) in _BUILTIN_RULES:
+        found = BUILTIN_NEEDS.get(rule.id)
+        if found is not None:
+            return found
+    return rule.triggers
 
 
 # --- running ---------------------------------------------------------------------------------
@@ -383,6 +443,10 @@ def _run(
     reports: list[list[Repair] | None] = [None] * n_steps
     guards = plan.guards
     index = HistoryIndex(work)
+    verdict = plan.verdict
+    profile = plan.profile
+    if verdict is not None and index.clean(*verdict, target, profile):
+        return messages, ()  # no rule of the plan can find anything
     ctx = _context(work, index, plan, target, messages)
     unchanged_for = 0  # how many rules in a row have checked the current history
     budget = MAX_PASSES * n_steps
@@ -394,13 +458,16 @@ def _run(
                 + "; ".join(r.describe() for r in repairs[-5:])
             )
         budget -= 1
-        rule, choice, keep, triggers = steps[k]
+        rule, choice, keep, lists, facts = steps[k]
         unchanged_for += 1
         reports[k] = None
-        # A rule whose triggers are all absent cannot find anything: skip the call.
+        # A rule none of whose needs holds (its triggers all absent, or the facts it declares
+        # all false) cannot find anything: skip the call.
         findings = (
             list(rule.check(ctx, choice))
-            if triggers is None or not triggers.isdisjoint(index.present)
+            if lists is None
+            or not lists.isdisjoint(index.present)
+            or (facts and index.holds(facts, target, profile))
             else None
         )
         if findings:
@@ -420,8 +487,8 @@ def _run(
             if edits:
                 if guards and not rule.edits_protected and ctx.protected:
                     _check_unprotected(rule, ctx.protected, edits)
-                work, origin = _apply(work, origin, edits)
-                index = HistoryIndex(work)
+                work, origin, runs = _apply(work, origin, edits)
+                index = index.after_edit(work, runs)
                 ctx = _context(work, index, plan, target, messages)
                 unchanged_for = 0
         k = k + 1 if k + 1 < n_steps else 0
@@ -527,7 +594,21 @@ def _to_json(value: Any) -> Any:
         # A dump is made of new containers: it can be kept as it is when nothing needs escaping
         # (nearly always, and one C-speed encoding tells).
         try:
-            dumped = value.model_dump(mode="json", exclude_unset=True)
+            # model_dump(mode="json", exclude_unset=True), less its Python wrapper.
+            dumped = value.__pydantic_serializer__.to_python(value, mode="json", exclude_unset=True)
+        except ValueError:
+            return record_json(value)
+        if _fast_dumps is not None:
+            # orjson (the ``fast`` extra) tells ten times sooner, and refuses what the text
+            # below would need escaping for (a lone surrogate): that is left to the slow path.
+            try:
+                raw = _fast_dumps(dumped)
+            except Exception:  # any refusal: the standard encoder decides
+                raw = None
+            if raw is not None:
+                # Valid UTF-8, so no lone surrogate; pydantic writes a key's as three U+FFFD.
+                return record_json(value) if b"\xef\xbf\xbd" in raw else dumped
+        try:
             text = _to_text(dumped)
         except ValueError:
             # Bytes that are not UTF-8 or a lone surrogate in an unknown field's key, an integer
@@ -562,6 +643,11 @@ def _escaped(value: Any) -> Any:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_fast_dumps: Callable[[Any], bytes] | None
+try:
+    from orjson import dumps as _fast_dumps
+except ImportError:  # pragma: no cover - the fast extra is installed in the test environment
+    _fast_dumps = None
 _to_text = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
 """JSON text with non-ASCII characters as they are (one encoder: ``json.dumps`` with options
 builds a new one per call). A model's dump cannot be circular."""
@@ -569,8 +655,10 @@ builds a new one per call). A model's dump cannot be circular."""
 
 def _apply(
     messages: list[ModelMessage], origin: _Origin, edits: Iterable[Edit]
-) -> tuple[list[ModelMessage], _Origin]:
-    """Apply one rule's edits at once (indices refer to ``messages``); track origins."""
+) -> tuple[list[ModelMessage], _Origin, list[tuple[int, int, int]]]:
+    """Apply one rule's edits at once (indices refer to ``messages``); track origins. Also
+    returns the runs of messages carried over as they are, as ``(old start, new start,
+    count)``, for :meth:`HistoryIndex.after_edit`."""
     edit = _EditGroups(edits)
     touched = edit.part_edited | set(edit.set_msgs)
     output = _Output(messages, origin, edit.add_msgs, _moved_parts(messages, origin, edit))
@@ -588,7 +676,7 @@ def _apply(
                 output.put(i, message, origin.parts[i])
         output.add_after(i)
     output.copy(done, len(messages))
-    return output.messages, output.origin
+    return output.messages, output.origin, output.kept
 
 
 class _EditGroups:
@@ -605,8 +693,10 @@ class _EditGroups:
     )
 
     def __init__(self, edits: Iterable[Edit]) -> None:
-        self.set_parts: dict[_Loc, Part] = {}
-        self.drop_parts: set[_Loc] = set()
+        self.set_parts: dict[int, dict[int, Part]] = {}
+        """Parts to replace, by message, then by part index."""
+        self.drop_parts: dict[int, set[int]] = {}
+        """Parts to remove, by message."""
         self.add_parts: dict[int, dict[int, list[Part]]] = {}
         """Parts to insert, by message, then by the index of the part they go before."""
         self.set_msgs: dict[int, ModelMessage] = {}
@@ -615,9 +705,9 @@ class _EditGroups:
         """Messages to insert, by the index of the message they go after (-1: the start)."""
         for e in edits:
             if isinstance(e, SetPart):
-                self.set_parts[(e.message, e.part)] = e.new
+                self.set_parts.setdefault(e.message, {})[e.part] = e.new
             elif isinstance(e, DropPart):
-                self.drop_parts.add((e.message, e.part))
+                self.drop_parts.setdefault(e.message, set()).add(e.part)
             elif isinstance(e, AddPart):
                 self.add_parts.setdefault(e.message, {}).setdefault(e.before, []).append(e.new)
             elif isinstance(e, SetMessage):
@@ -629,9 +719,7 @@ class _EditGroups:
             else:  # pragma: no cover - the Edit union is closed
                 raise TypeError(f"unknown edit {e!r}")
 
-        self.part_edited = (
-            {m for m, _ in self.set_parts} | {m for m, _ in self.drop_parts} | set(self.add_parts)
-        )
+        self.part_edited = {*self.set_parts, *self.drop_parts, *self.add_parts}
         """The messages some of whose parts are set, dropped or added."""
 
 
@@ -641,10 +729,11 @@ def _moved_parts(
     """The input location of each dropped part, by the part's id: a part dropped here and added
     elsewhere in the same batch is a move, and keeps its origin."""
     moved: dict[int, _Loc | None] = {}
-    for m, p in edit.drop_parts:
+    for m, dropped in edit.drop_parts.items():
         content = messages[m].content
         if not isinstance(content, str):
-            moved[id(content[p])] = origin.part(m, p)
+            for p in dropped:
+                moved[id(content[p])] = origin.part(m, p)
     return moved
 
 
@@ -667,7 +756,34 @@ def _edited_message(
     if locs is None:
         locs = origin.parts_of(i, len(content))
     parts, locs = _edited_parts(i, content, locs, edit, moved)
-    return new.model_copy(update={"content": parts}), locs
+    return _with_content(new, parts), locs
+
+
+_MESSAGE_CLASSES = frozenset({SystemMessage, UserMessage, AssistantMessage, ToolMessage})
+_set = object.__setattr__
+
+
+def _with_content(message: ModelMessage, parts: tuple[Part, ...]) -> ModelMessage:
+    """``message.model_copy(update={"content": parts})``, exactly, at a third of its cost: a
+    history with a repair in every turn edits one message per turn.
+
+    The copy shares the fields set (``content`` is always in it: a message's content is
+    required), as :func:`~heal._construct.construct_trusted` does, which the models' being
+    frozen makes safe; a subclass of a message class, which may copy otherwise, is copied by
+    pydantic."""
+    cls = type(message)
+    if cls not in _MESSAGE_CLASSES:
+        return message.model_copy(update={"content": parts})
+    data = message.__dict__.copy()
+    data["content"] = parts
+    new = cls.__new__(cls)
+    _set(new, "__dict__", data)
+    extra = message.__pydantic_extra__
+    _set(new, "__pydantic_extra__", None if extra is None else extra.copy())
+    fields = message.__pydantic_fields_set__
+    _set(new, "__pydantic_fields_set__", fields if "content" in fields else {*fields, "content"})
+    _set(new, "__pydantic_private__", None)
+    return new
 
 
 def _replaced_locs(
@@ -692,30 +808,42 @@ def _edited_parts(
     moved: dict[int, _Loc | None],
 ) -> tuple[tuple[Part, ...], tuple[_Loc | None, ...]]:
     """The parts of message ``i`` after its part edits, and the input location of each."""
-    adds = edit.add_parts.get(i, {})
+    n = len(content)
+    if len(locs) != n:  # a location for each part there is, None past the known ones
+        locs = tuple(locs[p] if p < len(locs) else None for p in range(n))
+    adds = edit.add_parts.get(i)
+    drops = edit.drop_parts.get(i)
+    sets = edit.set_parts.get(i)
+    if sets is not None and adds is None and drops is None:
+        # Replacements alone (renamed ids, mended inputs): every part keeps its place.
+        replaced = list(content)
+        for p, part in sets.items():
+            if p < n:
+                replaced[p] = part
+        return tuple(replaced), locs
     parts: list[Part] = []
     part_locs: list[_Loc | None] = []
-
-    def insert(added: list[Part]) -> None:
-        parts.extend(added)
-        part_locs.extend([moved.get(id(part)) for part in added])
-
     for p, part in enumerate(content):
-        if p in adds:
-            insert(adds[p])
-        if (i, p) in edit.drop_parts:
+        if adds is not None and p in adds:
+            added = adds[p]
+            parts += added
+            part_locs += [moved.get(id(new)) for new in added]
+        if drops is not None and p in drops:
             continue
-        parts.append(edit.set_parts.get((i, p), part))
-        part_locs.append(locs[p] if p < len(locs) else None)
-    for before in sorted(b for b in adds if b >= len(content)):
-        insert(adds[before])
+        parts.append(part if sets is None else sets.get(p, part))
+        part_locs.append(locs[p])
+    if adds is not None:
+        for before in sorted(b for b in adds if b >= n):
+            added = adds[before]
+            parts += added
+            part_locs += [moved.get(id(new)) for new in added]
     return tuple(parts), tuple(part_locs)
 
 
 class _Output:
     """The history one batch of edits makes, built in order, and the origin of its messages."""
 
-    __slots__ = ("added", "input", "input_origin", "messages", "moved", "origin")
+    __slots__ = ("added", "input", "input_origin", "kept", "messages", "moved", "origin")
 
     def __init__(
         self,
@@ -731,11 +859,24 @@ class _Output:
         """The input location of each dropped part, by the part's id (see ``_moved_parts``)."""
         self.messages: list[ModelMessage] = []
         self.origin = _Origin()
+        self.kept: list[tuple[int, int, int]] = []
+        """The runs of input messages carried over as they are: (input start, start, count)."""
+
+    def _keep(self, start: int, count: int) -> None:
+        kept = self.kept
+        at = len(self.messages)
+        if kept:
+            old, new, n = kept[-1]
+            if old + n == start and new + n == at:  # the run goes on
+                kept[-1] = (old, new, n + count)
+                return
+        kept.append((start, at, count))
 
     def copy(self, start: int, stop: int) -> None:
         """Messages ``start .. stop - 1`` of the input, as they are."""
         if start < stop:
             came, new = self.input_origin, self.origin
+            self._keep(start, stop - start)
             self.messages.extend(self.input[start:stop])
             new.msgs.extend(came.msgs[start:stop])
             new.anchors.extend(came.anchors[start:stop])
@@ -744,6 +885,8 @@ class _Output:
     def put(self, i: int, message: ModelMessage, parts: tuple[_Loc | None, ...] | None) -> None:
         """Message ``i`` of the input, perhaps edited; ``parts`` as in :attr:`_Origin.parts`."""
         came, new = self.input_origin, self.origin
+        if message is self.input[i]:
+            self._keep(i, 1)
         self.messages.append(message)
         new.msgs.append(came.msgs[i])
         new.anchors.append(came.anchors[i])

@@ -309,19 +309,28 @@ def test_a_clean_history_costs_one_index_whatever_the_registry(
 ) -> None:
     # "Thirty rules must not cost thirty full scans": every rule of every provider pack reads
     # the one index; a history that needs nothing is scanned once. One that needs a repair is
-    # scanned again after each rule that changed it, and only then.
+    # indexed again after each rule that changed it (from the old index and the changed
+    # messages, HistoryIndex.after_edit), and only then.
     import heal._engine as engine
     from benchmarks.corpus import corpus
+    from heal.rules._index import HistoryIndex
 
     builds = 0
     real = engine.HistoryIndex
+    after_edit = HistoryIndex.after_edit
 
     def counting(messages: Any) -> Any:
         nonlocal builds
         builds += 1
         return real(messages)
 
+    def counting_after_edit(self: HistoryIndex, messages: Any, kept: Any) -> HistoryIndex:
+        nonlocal builds
+        builds += 1
+        return after_edit(self, messages, kept)
+
     monkeypatch.setattr(engine, "HistoryIndex", counting)
+    monkeypatch.setattr(HistoryIndex, "after_edit", counting_after_edit)
     history = heal_messages(corpus(conversations=1, length=50, broken=0.0)[0], provider=provider)
     builds = 0
     assert heal_messages(history.messages, provider=provider).repairs == ()
@@ -332,7 +341,7 @@ def test_a_clean_history_costs_one_index_whatever_the_registry(
     if provider is None:
         builds = 0
         assert heal_messages(ORPHAN_CALL).changed
-        assert builds == 2  # the first scan, then again after the placeholder (the rules
+        assert builds == 2  # the first scan, then the index after the placeholder (the rules
         # that check the healed history all read that second index)
 
 
@@ -417,7 +426,7 @@ def _pass_loop(messages: Any, target: Target, policy: Any) -> tuple[Any, Any]:
     while True:
         changed = False
         reports: list[Repair] = []
-        for rule, choice, keep, _ in plan.steps:
+        for rule, choice, keep, *_ in plan.steps:
             ctx = Context(
                 work,
                 engine.HistoryIndex(work),
@@ -437,7 +446,7 @@ def _pass_loop(messages: Any, target: Target, policy: Any) -> tuple[Any, Any]:
                     repairs.append(record)
                     edits.extend(finding.edits)
             if edits:
-                work, origin = engine._apply(work, origin, edits)
+                work, origin, _ = engine._apply(work, origin, edits)
                 changed = True
         if not changed:
             return dump_messages(work), [*repairs, *reports]
@@ -528,3 +537,69 @@ def test_a_rule_that_declares_edits_protected_may_edit_it() -> None:
     result = heal_messages(SIGNED_TURN, provider="anthropic", rules=[rule])
     assert [r.rule for r in result.repairs] == ["test-rewrite-signed"]
     assert dump_messages(result.messages)[1]["content"][1] == {"type": "text", "text": "rewritten"}
+
+
+# --- the engine's fast copies are pydantic's ---------------------------------------------------
+
+_ODD_PARTS: list[dict[str, Any]] = [
+    {"type": "text", "text": "plain"},
+    {"type": "text", "text": "café ☕"},
+    {"type": "text", "text": "replacement \ufffd char"},
+    {"type": "text", "text": "lone \ud800 surrogate"},
+    {"type": "text", "text": "x", "providerOptions": {"a": {"\udc80key": 1}}},
+    {"type": "text", "text": "x", "big": 10**30, "nan": float("nan"), "deep": [[[[1]]]]},
+    {"type": "tool-call", "toolCallId": "c", "toolName": "f", "input": {"k": ["v", 1.5, None]}},
+]
+
+
+@pytest.mark.filterwarnings("ignore:Pydantic serializer warnings")  # the record_json path
+@pytest.mark.parametrize("part", _ODD_PARTS, ids=range(len(_ODD_PARTS)))
+def test_a_record_holds_what_the_standard_encoder_decides(
+    part: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import heal._engine as engine
+
+    (model,) = load_messages([{"role": "assistant", "content": [part]}])[0].content
+    fast = engine._to_json(model)
+    monkeypatch.setattr(engine, "_fast_dumps", None)
+    slow = engine._to_json(model)
+    assert repr(fast) == repr(slow)  # repr: NaN is not equal to itself
+
+
+@pytest.mark.filterwarnings("ignore:Pydantic serializer warnings")
+@given(history=histories())
+def test_records_hold_what_the_standard_encoder_decides(history: Any) -> None:
+    import heal._engine as engine
+
+    for message in load_messages(history):
+        parts = (message,) if isinstance(message.content, str) else (message, *message.content)
+        for model in parts:
+            fast = engine._to_json(model)
+            real, engine._fast_dumps = engine._fast_dumps, None
+            try:
+                slow = engine._to_json(model)
+            finally:
+                engine._fast_dumps = real
+            assert repr(fast) == repr(slow)
+
+
+@given(history=histories())
+def test_a_message_with_new_content_is_pydantics_copy(history: Any) -> None:
+    from heal._engine import _with_content
+
+    for message in load_messages(history):
+        if isinstance(message.content, str):
+            continue  # the engine edits the parts of messages that have parts
+        parts = message.content[:1]
+        want = message.model_copy(update={"content": parts})
+        got = _with_content(message, parts)
+        assert type(got) is type(want)
+        assert got.__dict__ == want.__dict__
+        assert got.model_fields_set == want.model_fields_set
+        assert got.__pydantic_extra__ == want.__pydantic_extra__
+        assert (
+            got.__pydantic_extra__ is not message.__pydantic_extra__
+            or not message.__pydantic_extra__
+        )
+        assert got.__pydantic_private__ == want.__pydantic_private__
+        assert dump_messages([got]) == dump_messages([want])

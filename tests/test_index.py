@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from heal import dump_messages, heal_messages, load_messages
 from heal.rules._index import HistoryIndex
@@ -153,3 +154,80 @@ def test_subclassed_parts_give_the_same_facts(history: Any) -> None:
     healed_mine, healed_plain = heal_messages(mine), heal_messages(plain)
     assert dump_messages(healed_mine.messages) == dump_messages(healed_plain.messages)
     assert healed_mine.repairs == healed_plain.repairs
+
+
+# --- the index of an edited history ----------------------------------------------------------
+
+
+def _exact(index: HistoryIndex) -> dict[str, Any]:
+    """Every fact of an index, references by the identity of the parts they hold."""
+    out: dict[str, Any] = {}
+    for name in _FACTS:
+        value = getattr(index, name)
+        if isinstance(value, list):
+            out[name] = [(x[0], x[1], id(x[2])) if isinstance(x, tuple) else x for x in value]
+        else:
+            out[name] = sorted(value)
+    out["paired"] = index.paired
+    out["executed"] = index._executed
+    return out
+
+
+def _checking_edits(patch: pytest.MonkeyPatch) -> list[int]:
+    """Make every index the engine builds after an edit be compared with a scan of the edited
+    history, and take the runs path whatever the runs (``_rescan`` would often scan instead).
+    Returns the list that counts the indexes compared."""
+    import heal.rules._index as index_module
+
+    done: list[int] = []
+    after_edit = HistoryIndex.after_edit
+
+    def checked(self: HistoryIndex, messages: Any, kept: Any) -> HistoryIndex:
+        got = after_edit(self, messages, kept)
+        assert _exact(got) == _exact(HistoryIndex(messages))
+        done.append(1)
+        return got
+
+    patch.setattr(HistoryIndex, "after_edit", checked)
+    patch.setattr(index_module, "_rescan", lambda n, kept: False)
+    return done
+
+
+def test_the_index_after_an_edit_is_the_scan_of_the_edited_history_in_every_case(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tests.case_runner import policy_of, target_of
+
+    checked_edits = _checking_edits(monkeypatch)
+    for param in CASES:
+        case = param.values[1]
+        if "input" in case:
+            heal_messages(case["input"], target=target_of(case), policy=policy_of(case))
+    assert len(checked_edits) > 100  # the cases made edits
+
+
+@settings(max_examples=150)
+@given(history=histories(), subclassed=st.booleans())
+def test_the_index_after_an_edit_is_the_scan_of_the_edited_history(
+    history: Any, subclassed: bool
+) -> None:
+    messages = load_messages(history)
+    if subclassed:
+        messages = [_subclassed(message) for message in messages]
+    with pytest.MonkeyPatch.context() as patch:
+        done = _checking_edits(patch)
+        for provider in (None, "anthropic", "bedrock", "google", "mistral", "openai-responses"):
+            heal_messages(messages, provider=provider)
+    assert done or not heal_messages(messages).changed
+
+
+def test_long_histories_with_a_repair_in_every_turn_are_indexed_by_runs() -> None:
+    from benchmarks.corpus import orphan_every_turn
+    from benchmarks.run import replayed_id_every_turn
+
+    for build in (orphan_every_turn, replayed_id_every_turn):
+        messages = load_messages(build(300))
+        with pytest.MonkeyPatch.context() as patch:
+            done = _checking_edits(patch)
+            heal_messages(messages, provider="anthropic")
+        assert done

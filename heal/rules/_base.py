@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 
 from heal.repairs import Action, Scope
-from heal.rules._index import TRIGGER_LISTS
+from heal.rules._index import FACTS, TRIGGER_LISTS
 
 if TYPE_CHECKING:
     from heal.messages import ModelMessage, Part
@@ -37,6 +37,7 @@ __all__ = [
     "Example",
     "FamilyRule",
     "Finding",
+    "NEEDS",
     "Rejection",
     "RejectionPattern",
     "Rule",
@@ -107,6 +108,10 @@ Edit: TypeAlias = SetPart | DropPart | AddPart | SetMessage | DropMessage | AddM
 
 TRIGGERS = frozenset(TRIGGER_LISTS)
 """The index lists a rule may name in :attr:`Rule.triggers`."""
+
+NEEDS = TRIGGERS | frozenset(FACTS)
+"""The index facts a rule may name in :attr:`Rule.needs`: a trigger list (non-empty), or a fact
+of :data:`~heal.rules._index.FACTS`."""
 
 
 # --- findings --------------------------------------------------------------------------------
@@ -286,6 +291,15 @@ class Rule(ABC):
       anything. The engine skips the rule when all of them are empty; ``None`` (the default)
       runs it always. A wrong hint hides problems, so the test suite checks every built-in
       rule's hint against generated histories.
+    * ``needs``: optional, a finer speed hint than ``triggers``: the index facts
+      (:data:`NEEDS`: the trigger lists, and the facts of :data:`~heal.rules._index.FACTS`,
+      such as ``unpaired`` or ``invalid_tool_names``) of which at least one must hold for the
+      rule to find anything. The engine skips the rule when none holds, and when none of the
+      facts that the rules of a plan need holds, the history is clean for that plan (the
+      verdict, :meth:`~heal.rules._index.HistoryIndex.clean`) and no rule runs at all.
+      ``None`` (the default): the rule's ``triggers`` stand in for it (a rule with neither can
+      always find something). A wrong declaration hides problems, so the test suite runs every
+      rule on histories the verdict calls clean for it (``tests/test_verdict.py``).
     * ``models``: optional, a regular expression the target's model name must match
       (``re.match`` on :func:`heal.targets.model_name`) for the rule to run: a rule for one
       family of models. With it, the rule never runs when the caller gave no model. Rules that
@@ -311,6 +325,7 @@ class Rule(ABC):
     rejections: tuple[Rejection, ...] = ()
     example: Example | None = None
     triggers: frozenset[str] | None = None
+    needs: frozenset[str] | None = None
     edits_protected: bool = False
     models: str | None = None
 

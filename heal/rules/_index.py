@@ -14,6 +14,8 @@ The facts are computed in steps, each documented with the rules that read its fa
    to the end); a subclassed part joins the lists and facts of its base class
    (:meth:`~HistoryIndex._merge_subclassed_parts`).
 3. :meth:`~HistoryIndex._list_present`: which trigger lists are non-empty.
+4. On demand, :data:`FACTS`: finer facts that rules declare they need (``Rule.needs``), read
+   by :meth:`~HistoryIndex.clean`, the verdict that a plan has nothing to do.
 
 Speed decided the split, by measurement on the benchmark corpus (issue 12). The scan tests exact
 classes with ``type(x) is C`` (a specialized builtin call; attribute reads on pydantic models do
@@ -28,10 +30,12 @@ assistant message) is computed on first use only, so histories without tools nev
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from bisect import bisect_left
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import compress
-from typing import TypeVar
+from operator import eq, itemgetter
+from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
 from heal.messages import (
     ContentOutput,
@@ -51,7 +55,11 @@ from heal.messages import (
     ToolResultPart,
 )
 
-__all__ = ["CallRef", "HistoryIndex", "Pairing", "ResultRef"]
+if TYPE_CHECKING:
+    from heal.providers import ProviderProfile
+    from heal.targets import Target
+
+__all__ = ["FACTS", "CallRef", "HistoryIndex", "Pairing", "ResultRef"]
 
 CallRef = tuple[int, int, ToolCallPart]
 ResultRef = tuple[int, int, ToolResultPart]
@@ -64,6 +72,7 @@ ImageRef = tuple[int, int, ImagePart]
 _PartRef = tuple[int, int, object]
 """A part the scan did not list (see :meth:`HistoryIndex._sort_remaining_parts`)."""
 _Ref = TypeVar("_Ref", bound=_PartRef)
+_Item = TypeVar("_Item")
 
 _PLAIN_OUTPUTS: frozenset[type] = frozenset[type]((JsonOutput, ErrorJsonOutput))
 """Tool output classes that hold no text of their own (see :attr:`HistoryIndex.outputs`)."""
@@ -145,6 +154,9 @@ class HistoryIndex:
 
     __slots__ = (
         "_calls_by_message",
+        "_executed",
+        "_held",
+        "_held_for",
         "_paired",
         "_pairing",
         "call_ids",
@@ -209,6 +221,12 @@ class HistoryIndex:
     present: frozenset[str]
     """The names of the lists above that are non-empty (what :attr:`Rule.triggers` names)."""
     _paired: bool | None
+    _executed: bool
+    """Whether a call is provider-executed (the ``provider_executed`` fact)."""
+    _held: dict[Fact, bool] | None
+    """The facts computed so far (see :meth:`holds`)..."""
+    _held_for: tuple[Target, ProviderProfile]
+    """... for this target and profile."""
     _pairing: Pairing | None
     _calls_by_message: dict[int, list[tuple[int, ToolCallPart]]] | None
 
@@ -222,6 +240,72 @@ class HistoryIndex:
         self.present = self._list_present()
         self._pairing = None
         self._calls_by_message = None
+        self._held = None
+
+    def after_edit(
+        self, messages: Sequence[ModelMessage], kept: Sequence[tuple[int, int, int]]
+    ) -> HistoryIndex:
+        """The index of ``messages``, which an edit made from the history indexed here, equal
+        to ``HistoryIndex(messages)`` (``tests/test_index.py`` compares the two after every
+        edit the engine makes in the test histories).
+
+        ``kept`` lists the runs of messages the edit carried over as they are, as ``(old start,
+        new start, count)``, in order: their facts are taken from this index (moved by the
+        messages inserted or removed before them), and only the other messages, new or changed,
+        are scanned. A history with a repair in a few places is then indexed again at the cost
+        of those places. When the runs are many and short (a repair in every turn), or cover
+        little of the history, moving their facts costs as much as a scan: it scans.
+
+        What depends on the whole history is computed anew, when asked: the pairing verdict and
+        view, the calls by message.
+        """
+        n = len(messages)
+        if _rescan(n, kept):
+            return HistoryIndex(messages)
+        fresh: list[int] = []  # the positions of the messages to scan, in order
+        at = 0
+        for _, start, count in kept:
+            fresh += range(at, start)
+            at = start + count
+        fresh += range(at, n)
+        sub = HistoryIndex([messages[i] for i in fresh])
+        new = HistoryIndex.__new__(HistoryIndex)
+        new.messages = messages
+        splice = _Splice(kept, fresh)
+        new.roles = splice.values(self.roles, sub.roles)
+        new.strings = splice.positions(self.strings, sub.strings)
+        new.empty = splice.positions(self.empty, sub.empty)
+        new.texts_after_calls = splice.positions(self.texts_after_calls, sub.texts_after_calls)
+        new.texts = splice.refs(self.texts, sub.texts)
+        new.calls, new.call_ids = splice.refs_with(
+            self.calls, self.call_ids, sub.calls, sub.call_ids
+        )
+        new.unusual_inputs = splice.refs(self.unusual_inputs, sub.unusual_inputs)
+        new.results = splice.refs(self.results, sub.results)
+        new.outputs = splice.refs(self.outputs, sub.outputs)
+        new.content_outputs = splice.refs(self.content_outputs, sub.content_outputs)
+        new.reasoning = splice.refs(self.reasoning, sub.reasoning)
+        new.requests = splice.refs(self.requests, sub.requests)
+        new.responses = splice.refs(self.responses, sub.responses)
+        new.files = splice.refs(self.files, sub.files)
+        new.images = splice.refs(self.images, sub.images)
+        # A name or a provider-executed call of a message the edit changed may be gone.
+        calls_kept = len(new.calls) - len(sub.calls) == len(self.calls)
+        if calls_kept and len(new.results) - len(sub.results) == len(self.results):
+            new.tool_names = self.tool_names | sub.tool_names
+        else:
+            new.tool_names = {ref[2].tool_name for ref in new.calls}
+            new.tool_names.update([ref[2].tool_name for ref in new.results])
+        if calls_kept or not self._executed:
+            new._executed = self._executed or sub._executed
+        else:
+            new._executed = any(ref[2].provider_executed for ref in new.calls)
+        new.present = new._list_present()
+        new._paired = None
+        new._pairing = None
+        new._calls_by_message = None
+        new._held = None
+        return new
 
     def _scan(self, messages: Sequence[ModelMessage]) -> list[_PartRef]:
         """The one pass over every message and part. It computes:
@@ -275,6 +359,7 @@ class HistoryIndex:
         # tool message whose last non-tool message is the call's.
         waiting: dict[str, int] = {}
         paired = simple = True
+        executed = False
         last_non_tool = i = -1
         for message in messages:
             i += 1
@@ -317,6 +402,7 @@ class HistoryIndex:
                         unusual_inputs.append(ref)
                     if part.provider_executed:
                         simple = False
+                        executed = True
                     else:
                         waiting[tid] = i
                 elif type(part) is result_cls:
@@ -343,6 +429,7 @@ class HistoryIndex:
                     add_reasoning((i, j, part))
                 else:
                     add_remaining((i, j, part))
+        self._executed = executed
         # Also unpaired: a call still waiting at the end, two calls sharing an id.
         self._paired = (
             (paired and not waiting and len(set(call_ids)) == len(call_ids)) if simple else None
@@ -408,6 +495,7 @@ class HistoryIndex:
         self.reasoning = _merged(self.reasoning, reasoning)
         if calls:
             self.calls = _merged(self.calls, calls)
+            self._executed = any(call.provider_executed for _, _, call in self.calls)
             self.call_ids = [call.tool_call_id for _, _, call in self.calls]
             self.tool_names.update([call.tool_name for _, _, call in calls])
             unusual = [ref for ref in calls if type(ref[2].input) is not dict]
@@ -461,6 +549,35 @@ class HistoryIndex:
                 ),
             )
         )
+
+    def clean(
+        self,
+        lists: frozenset[str],
+        facts: Sequence[Fact],
+        target: Target,
+        profile: ProviderProfile,
+    ) -> bool:
+        """The verdict that a plan has nothing to do: none of ``lists`` (trigger lists) is
+        non-empty and none of ``facts`` holds. ``lists`` and ``facts`` are what the plan's rules
+        need (``Rule.needs``); each rule declares that it finds nothing without one of them, so
+        a clean verdict means no rule of the plan would find anything."""
+        return lists.isdisjoint(self.present) and not self.holds(facts, target, profile)
+
+    def holds(self, facts: Sequence[Fact], target: Target, profile: ProviderProfile) -> bool:
+        """Whether one of ``facts`` holds, for the target. Each fact is computed once per
+        index and target, and only when asked: the engine asks, rule after rule, the facts each
+        needs."""
+        held = self._held
+        if held is None or self._held_for[0] is not target or self._held_for[1] is not profile:
+            held = self._held = {}
+            self._held_for = (target, profile)
+        for fact in facts:
+            value = held.get(fact)
+            if value is None:
+                value = held[fact] = fact(self, target, profile)
+            if value:
+                return True
+        return False
 
     def calls_in(self, message: int) -> list[tuple[int, ToolCallPart]]:
         """The tool calls of one message, as (part index, part), in part order."""
@@ -537,6 +654,280 @@ class HistoryIndex:
                 if roles[k] != "tool":
                     return False
         return not open_calls
+
+
+# --- facts for the clean verdict --------------------------------------------------------------
+
+Fact: TypeAlias = "Callable[[HistoryIndex, Target, ProviderProfile], bool]"
+"""A fact about one history, for one target: True when it holds (see :data:`FACTS`)."""
+
+
+def _unpaired(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    return not index.paired
+
+
+def _unusual_inputs(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    return bool(index.unusual_inputs)
+
+
+def _duplicate_call_ids(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    ids = index.call_ids
+    return len(set(ids)) != len(ids)
+
+
+def _invalid_tool_call_ids(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    ids = index.call_ids
+    if index._paired is not True:  # when paired, every result's id is a call's
+        ids = [*ids, *[ref[2].tool_call_id for ref in index.results]]
+    if index.requests:
+        ids = [*ids, *[ref[2].tool_call_id for ref in index.requests]]
+    return not profile.all_valid_tool_call_ids(ids)
+
+
+def _invalid_tool_names(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    return not profile.all_valid_tool_names(index.tool_names)
+
+
+def _provider_executed(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    return index._executed  # noted by the scan
+
+
+def _tool_options(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    options = [ref[2].provider_options for ref in index.calls]
+    options += [ref[2].provider_options for ref in index.results]
+    return options.count(None) != len(options)
+
+
+def _unoffered_tools(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    offered = target.tools
+    return offered is not None and any(
+        not ref[2].provider_executed and ref[2].tool_name not in offered for ref in index.calls
+    )
+
+
+def _final_assistant(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    roles = index.roles
+    return bool(roles) and roles[-1] == "assistant"
+
+
+def _same_role_runs(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    roles = index.roles
+    return any(map(eq, roles, roles[1:]))  # compared in C
+
+
+def _only_system(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    roles = index.roles
+    return roles.count("system") == len(roles)
+
+
+def _late_system(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    roles = index.roles
+    lead = 0
+    n = len(roles)
+    while lead < n and roles[lead] == "system":
+        lead += 1
+    return "system" in roles[lead:]
+
+
+def _user_after_tool(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    roles = index.roles
+    last = len(roles) - 1
+    at = -1
+    try:
+        while True:
+            at = roles.index("tool", at + 1)  # the search runs in C
+            if at < last and roles[at + 1] == "user":
+                return True
+    except ValueError:
+        return False
+
+
+def _calls_after_last_user(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    calls = index.calls
+    if not calls:
+        return False
+    roles = index.roles
+    last_user = len(roles) - 1 - roles[::-1].index("user") if "user" in roles else -1
+    return calls[-1][0] > last_user  # the calls are in history order
+
+
+def _head_not_user(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    roles = index.roles
+    n = len(roles)
+    first = 0
+    while first < n and roles[first] == "system":
+        first += 1
+    if first == n:
+        return False
+    if roles[first] != "user":
+        return True
+    content = index.messages[first].content
+    # A user message of marked text alone may be heal's own placeholder.
+    return (
+        not isinstance(content, str)
+        and bool(content)
+        and all(isinstance(part, TextPart) and part.provider_options for part in content)
+    )
+
+
+def _assistant_options(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    roles = index.roles
+    messages = index.messages
+    for m in [m for m, role in enumerate(roles) if role == "assistant"]:
+        content = messages[m].content
+        if not isinstance(content, str):
+            for part in content:
+                if part.provider_options is not None:
+                    return True
+    return False
+
+
+FACTS: dict[str, Fact] = {
+    "unusual_inputs": _unusual_inputs,
+    "final_assistant": _final_assistant,
+    "unpaired": _unpaired,
+    "only_system": _only_system,
+    "same_role_runs": _same_role_runs,
+    "late_system": _late_system,
+    "user_after_tool": _user_after_tool,
+    "head_not_user": _head_not_user,
+    "calls_after_last_user": _calls_after_last_user,
+    "duplicate_call_ids": _duplicate_call_ids,
+    "provider_executed": _provider_executed,
+    "tool_options": _tool_options,
+    "unoffered_tools": _unoffered_tools,
+    "invalid_tool_names": _invalid_tool_names,
+    "invalid_tool_call_ids": _invalid_tool_call_ids,
+    "assistant_options": _assistant_options,
+}
+"""The facts a rule may name in ``Rule.needs`` beside the trigger lists, each computed when a
+plan's verdict asks for it (:meth:`HistoryIndex.clean`), for the plan's target:
+
+* ``unpaired``: not :attr:`HistoryIndex.paired` (some call lacks its result where it belongs,
+  or some result its call);
+* ``unusual_inputs``: a call whose input is not a plain dict;
+* ``duplicate_call_ids``: two calls share an id;
+* ``invalid_tool_call_ids``: an id of a call, result or approval request that the target's
+  provider profile refuses (its shared id rule: characters and length);
+* ``invalid_tool_names``: a tool name of a call or result that the profile refuses;
+* ``provider_executed``: a provider-executed call;
+* ``tool_options``: a call or result with provider options;
+* ``unoffered_tools``: the target names its tools, and a client call names another;
+* ``final_assistant``: the last message is an assistant message;
+* ``same_role_runs``: two consecutive messages of the same role;
+* ``only_system``: no message other than system messages (or none at all);
+* ``late_system``: a system message after the first message of another role;
+* ``user_after_tool``: a user message right after a tool message;
+* ``head_not_user``: the first message that is not a system message is not a user message, or
+  is one of text parts that all carry provider options (heal's placeholder is one);
+* ``calls_after_last_user``: a tool call after the last user message (in the current turn);
+* ``assistant_options``: a part of an assistant message with provider options.
+
+Each is True whenever its problem may be there: a rule that needs one finds nothing when it is
+False. They are listed cheapest first, the order in which a verdict asks them."""
+
+
+_RUN_SPAN = 6
+"""The mean length of the runs an edit keeps below which :meth:`HistoryIndex.after_edit`
+scans the whole history instead. Measured on the benchmark corpus, every message after each run
+of L changed: the runs cost 2.3x a scan at L = 1, as much at L = 4 or 5, 0.7x at L = 8, 0.2x
+at L = 64 (an orphan call in every turn gives the same figures)."""
+
+
+def _rescan(n: int, kept: Sequence[tuple[int, int, int]]) -> bool:
+    """Whether to index an edited history of ``n`` messages by a scan of it all, rather than
+    from the runs ``kept``: when they are many and short, or cover less than half of it."""
+    return len(kept) * _RUN_SPAN > n or sum(run[2] for run in kept) * 2 < n
+
+
+class _Splice:
+    """The facts of an edited history, from the runs of messages an edit kept (facts of the old
+    index, moved) and the messages it scanned (facts of an index of those alone, placed)."""
+
+    __slots__ = ("fresh", "kept")
+
+    def __init__(self, kept: Sequence[tuple[int, int, int]], fresh: list[int]) -> None:
+        self.kept = kept
+        self.fresh = fresh
+        """The position in the edited history of each scanned message."""
+
+    def values(self, old: list[str], scanned: list[str]) -> list[str]:
+        """A list with one value per message."""
+        out: list[str] = []
+        j = 0
+        for start, new_start, count in self.kept:
+            stop = j + (new_start - (len(out)))
+            out += scanned[j:stop]
+            j = stop
+            out += old[start : start + count]
+        out += scanned[j:]
+        return out
+
+    def positions(self, old: list[int], scanned: list[int]) -> list[int]:
+        """A list of message positions, in order."""
+        if not old and not scanned:
+            return []
+        fresh = self.fresh
+        out: list[int] = []
+        j, n_scanned, lo = 0, len(scanned), 0
+        for start, new_start, count in self.kept:
+            while j < n_scanned and fresh[scanned[j]] < new_start:
+                out.append(fresh[scanned[j]])
+                j += 1
+            lo = bisect_left(old, start, lo)
+            hi = bisect_left(old, start + count, lo)
+            shift = new_start - start
+            out += old[lo:hi] if not shift else [m + shift for m in old[lo:hi]]
+            lo = hi
+        out += [fresh[m] for m in scanned[j:]]
+        return out
+
+    def refs(
+        self, old: list[tuple[int, int, _Item]], scanned: list[tuple[int, int, _Item]]
+    ) -> list[tuple[int, int, _Item]]:
+        """A list of references ``(message, part, item)``, in history order."""
+        if not old and not scanned:
+            return []
+        return self.refs_with(old, [], scanned, [])[0]
+
+    def refs_with(
+        self,
+        old: list[tuple[int, int, _Item]],
+        old_more: list[str],
+        scanned: list[tuple[int, int, _Item]],
+        scanned_more: list[str],
+    ) -> tuple[list[tuple[int, int, _Item]], list[str]]:
+        """:meth:`refs`, and a list parallel to them (the call ids), if given (else empty)."""
+        fresh = self.fresh
+        parallel = bool(old_more or scanned_more)
+        out: list[tuple[int, int, _Item]] = []
+        more: list[str] = []
+        j, n_scanned, lo = 0, len(scanned), 0
+        for start, new_start, count in self.kept:
+            j0 = j
+            while j < n_scanned and fresh[scanned[j][0]] < new_start:
+                j += 1
+            if j > j0:
+                out += [(fresh[m], p, x) for m, p, x in scanned[j0:j]]
+                if parallel:
+                    more += scanned_more[j0:j]
+            lo = bisect_left(old, start, lo, key=_message_of)
+            hi = bisect_left(old, start + count, lo, key=_message_of)
+            if hi > lo:
+                shift = new_start - start
+                out += old[lo:hi] if not shift else [(m + shift, p, x) for m, p, x in old[lo:hi]]
+                if parallel:
+                    more += old_more[lo:hi]
+            lo = hi
+        if j < n_scanned:
+            out += [(fresh[m], p, x) for m, p, x in scanned[j:]]
+            if parallel:
+                more += scanned_more[j:]
+        return out, more
+
+
+_message_of = itemgetter(0)
+"""The message index of a reference (a C-level key for ``bisect``)."""
 
 
 def _base(part: object) -> type | None:

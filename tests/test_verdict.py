@@ -1,0 +1,203 @@
+"""The clean verdict: when none of the facts that a plan's rules need holds, the engine runs no
+rule at all (``Rule.needs``, :meth:`heal.rules._index.HistoryIndex.clean`).
+
+The verdict must be exact, never a heuristic: a wrong declaration would hide problems silently.
+So every built-in rule that declares its needs (or whose triggers stand in for them) is run,
+with every choice it offers, on histories the verdict calls clean for it, and must find nothing:
+for every provider and many targets, on generated histories (valid, broken, and healed, which
+are the clean ones a broken history leads to) and on every case file's histories and every
+documented example, as ``tests/test_triggers.py`` does for the trigger hints.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from heal import PROVIDERS, heal_messages, load_messages, validate_messages
+from heal._engine import _needs, _plan_for
+from heal.errors import ConfigError
+from heal.providers import get_profile
+from heal.repairs import Action
+from heal.rules import BUILTIN_RULES, Finding, Rule
+from heal.rules._base import NEEDS, TRIGGERS, Context
+from heal.rules._index import FACTS, HistoryIndex
+from heal.rules._needs import BUILTIN_NEEDS
+from heal.targets import Target
+from tests.case_runner import target_of
+from tests.strategies import histories, valid_histories
+from tests.test_targets import targets
+
+CASES_DIR = Path(__file__).parent / "cases"
+ALL_PROVIDERS: list[Any] = [None, *PROVIDERS]
+DECLARED = [rule for rule in BUILTIN_RULES if _needs(rule) is not None]
+
+
+def _verdict_for(rule: Rule) -> tuple[frozenset[str], list[Any]]:
+    needs = _needs(rule)
+    assert needs is not None
+    return needs & TRIGGERS, [FACTS[name] for name in needs - TRIGGERS]
+
+
+def _clean_rules_find_nothing(history: Any, target: Target) -> tuple[list[str], int]:
+    """The rules that find something on ``history`` although the verdict says they cannot
+    (should be none), and how many rules the verdict called clean."""
+    messages = load_messages(history)
+    index = HistoryIndex(messages)
+    profile = get_profile(target.provider)
+    guards = _plan_for(target, None, None, "request").guards
+    ctx = Context(messages, index, target.provider, profile, guards, target=target)
+    wrong = []
+    clean = 0
+    for rule in DECLARED:
+        if not rule.applies(target) or not index.clean(*_verdict_for(rule), target, profile):
+            continue
+        clean += 1
+        for choice in rule.choices:
+            findings = list(rule.check(ctx, choice))
+            if findings:
+                wrong.append(f"{rule.id} ({choice}): {findings[0].reason}")
+    return wrong, clean
+
+
+def _case_histories() -> Iterator[tuple[list[dict[str, Any]], Target]]:
+    """Every case file's histories (its ok history, input and healed output) for the case's
+    own target, and every documented example's."""
+    for path in sorted(CASES_DIR.rglob("*.json")):
+        for case in json.loads(path.read_text(encoding="utf-8"))["cases"]:
+            target = target_of(case)
+            for key in ("ok", "input", "healed"):
+                if key in case:
+                    yield case[key], target
+    for rule in BUILTIN_RULES:
+        example = rule.example
+        if example is not None:
+            target = Target.of(
+                example.provider, example.model, thinking=example.thinking, tools=example.tools
+            )
+            yield example.before, target
+            yield example.after, target
+
+
+@pytest.mark.parametrize("rule", DECLARED, ids=lambda r: r.id)
+def test_needs_name_index_facts(rule: Rule) -> None:
+    needs = _needs(rule)
+    assert needs, "an empty declaration would call every history clean"
+    assert needs <= NEEDS, needs - NEEDS
+
+
+def test_the_table_names_built_in_rules() -> None:
+    assert set(BUILTIN_NEEDS) <= {rule.id for rule in BUILTIN_RULES}
+
+
+@pytest.mark.parametrize("provider", ALL_PROVIDERS, ids=str)
+def test_clean_rules_find_nothing_in_the_case_files(provider: str | None) -> None:
+    """Each case history for its own target, and for ``provider`` as well."""
+    checked = clean = 0
+    for history, target in _case_histories():
+        for goal in {target, Target(provider)}:
+            wrong, found = _clean_rules_find_nothing(history, goal)
+            assert wrong == [], (goal, history)
+            clean += found
+        checked += 1
+    assert checked > 100  # the case files were found
+    assert clean > checked  # and the verdict calls many rules clean in them
+
+
+@given(history=histories(), target=targets())
+def test_clean_rules_find_nothing_in_generated_histories(
+    history: list[dict[str, Any]], target: Target
+) -> None:
+    assert _clean_rules_find_nothing(history, target)[0] == []
+    # The healed history is the clean one a broken history leads to: the verdict's usual case.
+    healed = heal_messages(history, target=target).messages
+    assert _clean_rules_find_nothing(healed, target)[0] == []
+
+
+@pytest.mark.parametrize("provider", ALL_PROVIDERS, ids=str)
+@given(history=valid_histories(), tools=st.one_of(st.none(), st.just(("search", "f"))))
+def test_clean_rules_find_nothing_in_valid_histories(
+    provider: str | None, history: list[dict[str, Any]], tools: Any
+) -> None:
+    target = Target.of(provider, tools=tools)
+    assert _clean_rules_find_nothing(history, target)[0] == []
+
+
+@pytest.mark.parametrize("provider", ALL_PROVIDERS, ids=str)
+@given(history=histories())
+def test_a_clean_verdict_means_no_repairs(provider: str | None, history: Any) -> None:
+    """What the engine does with the verdict: a history it calls clean for the plan comes back
+    as it is, with no repair, exactly as running every rule would leave it."""
+    healed = heal_messages(history, provider=provider).messages
+    plan = _plan_for(Target(provider), None, None, "request")
+    if plan.verdict is None:
+        return
+    index = HistoryIndex(healed)
+    if index.clean(*plan.verdict, Target(provider), plan.profile):
+        ctx = Context(healed, index, provider, plan.profile, plan.guards)
+        for rule, choice, *_ in plan.steps:
+            assert list(rule.check(ctx, choice)) == [], rule.id
+        assert heal_messages(healed, provider=provider).repairs == ()
+
+
+class _Always(Rule):
+    """A rule whose declaration is deliberately wrong: it reports what it says needs reasoning."""
+
+    id = "always-but-needs-reasoning"
+    summary = "reports every history"
+    needs = frozenset({"reasoning"})
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        yield Finding(Action.REPORT, None, None, "always")
+
+
+def test_the_engine_runs_no_rule_on_a_clean_history() -> None:
+    plain = [{"role": "user", "content": "hi"}]
+    thinking = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "reasoning", "text": "hmm"}]},
+    ]
+    # The wrong declaration hides the report: the engine trusts it, hence the tests above.
+    assert validate_messages(plain, rules=[_Always()]).issues == ()
+    assert [i.reason for i in validate_messages(thinking, rules=[_Always()]).issues] == ["always"]
+
+
+def test_a_rule_without_a_declaration_is_always_run() -> None:
+    class Undeclared(_Always):
+        id = "always-undeclared"
+        needs = None
+
+    plain = [{"role": "user", "content": "hi"}]
+    assert [i.reason for i in validate_messages(plain, rules=[Undeclared()]).issues] == ["always"]
+
+
+def test_an_unknown_fact_is_refused() -> None:
+    class Misspelt(_Always):
+        id = "always-misspelt"
+        needs = frozenset({"unpairde"})
+
+    with pytest.raises(ConfigError, match="unpairde"):
+        validate_messages([{"role": "user", "content": "hi"}], rules=[Misspelt()])
+
+
+def test_a_fact_is_computed_for_the_target_asked() -> None:
+    history = [
+        {"role": "user", "content": "weather?"},
+        {
+            "role": "assistant",
+            "content": [{"type": "tool-call", "toolCallId": "c1", "toolName": "f", "input": {}}],
+        },
+    ]
+    index = HistoryIndex(load_messages(history))
+    unoffered = (FACTS["unoffered_tools"],)
+    profile = get_profile(None)
+    offered, other = Target.of(None, tools=["f"]), Target.of(None, tools=["g"])
+    assert not index.holds(unoffered, offered, profile)
+    assert index.holds(unoffered, other, profile)  # not the answer kept for the other target
+    assert not index.holds(unoffered, offered, profile)
