@@ -25,19 +25,17 @@ from __future__ import annotations
 
 import gc
 import json
-import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from math import isfinite
 from typing import Any, Generic, TypeVar
 
 from heal._engine import heal_messages
-from heal.errors import ConfigError, InputError
+from heal._verdict import AFTER, ENDS, calls_accepted, judge, plain_input, plain_text, plain_value
+from heal.errors import InputError
 from heal.messages import ModelMessage, dump_messages
 from heal.policy import Policy
-from heal.providers import ProviderId, get_profile
+from heal.providers import ProviderId
 from heal.repairs import Repair
-from heal.rules import BUILTIN_RULES, default_registry
 
 __all__ = [
     "FAST_DECODER",
@@ -168,11 +166,6 @@ _UNREADABLE: Any = object()
 """What :func:`_decode` returns for a text it will not judge (heal_messages then reads it, and
 raises its own error if it cannot)."""
 
-_surrogate = re.compile("[\ud800-\udfff]").search
-"""Finds a lone surrogate in a decoded string (only a non-ASCII one can hold it). orjson refuses
-them; the standard library reads them (``"\\ud800"``), and ``lone-surrogate`` mends texts that
-hold one, so the verdict looks where that rule does."""
-
 
 def _refuse(constant: str) -> Any:
     raise ValueError(f"{constant} is not JSON")
@@ -199,42 +192,6 @@ def _decode(data: str | bytes) -> Any:
 # --- the verdict -----------------------------------------------------------------------------
 
 
-def _providers_of(rule_id: str) -> frozenset[str]:
-    rule = next(rule for rule in BUILTIN_RULES if rule.id == rule_id)
-    return frozenset(rule.providers) if rule.providers is not None else frozenset()
-
-
-_CALLS_NEED_REASONING = _providers_of("missing-reasoning-content")
-"""Providers that add reasoning to every assistant message with tool calls: a history with
-calls is never clean for them."""
-
-_CURRENT_CALLS_NEED_SIGNATURE = _providers_of("google-missing-thought-signature")
-"""Providers that want a signature on the calls after the last user message: a history that
-ends with tool results is never clean for them."""
-
-_MAX_DEPTH = 64
-"""How deeply a tool input or a JSON tool output may nest for the verdict (far fewer levels than
-the :data:`~heal.messages.JSON_NESTING_LIMIT` models take; deeper ones take the slow path)."""
-
-_registry_checked: dict[int, bool] = {}
-"""The answer of :func:`_builtin_rules_only`, by registry version."""
-
-
-def _builtin_rules_only() -> bool:
-    """Whether the default registry holds exactly the built-in rules (none registered, none
-    removed): the verdict knows only those."""
-    version = default_registry.version
-    found = _registry_checked.get(version)
-    if found is None:
-        rules = tuple(default_registry)
-        found = len(rules) == len(BUILTIN_RULES) and all(
-            a is b for a, b in zip(rules, BUILTIN_RULES, strict=True)
-        )
-        _registry_checked.clear()  # registry versions come and go; one is enough
-        _registry_checked[version] = found
-    return found
-
-
 def clean_verdict(history: Any, provider: str | None = None) -> bool:
     """Whether ``history``, decoded JSON (plain dicts and lists), is plainly clean for
     ``provider``: True only when ``heal_messages(history, provider=provider)`` would return no
@@ -259,13 +216,14 @@ def clean_verdict(history: Any, provider: str | None = None) -> bool:
       signature on the calls after the last user message);
     * the default registry holds the built-in rules alone.
 
-    Pure Python over the dicts, in one pass: no model is built.
+    Pure Python over the dicts, in one pass: no model is built. What is the same in every
+    format (texts, values, the order of roles, the final id and name check) is
+    :mod:`heal._verdict`'s.
     """
-    if type(history) is not list or not history or not _builtin_rules_only():
+    if type(history) is not list or not history:
         return False
-    try:
-        profile = get_profile(provider)
-    except ConfigError:
+    profile = judge(provider)
+    if profile is None:
         return False
     ids: list[str] = []
     names: list[str] = []
@@ -273,19 +231,7 @@ def clean_verdict(history: Any, provider: str | None = None) -> bool:
         last = _scan(history, ids, names)
     except KeyError:  # a message or part without a key its kind needs
         return False
-    if last is None:
-        return False
-    if not ids:
-        return True
-    if provider in _CALLS_NEED_REASONING or (
-        last == "tool" and provider in _CURRENT_CALLS_NEED_SIGNATURE
-    ):
-        return False
-    return (
-        len(set(ids)) == len(ids)
-        and profile.all_accepted_tool_call_ids(ids)
-        and profile.all_valid_tool_names(names)
-    )
+    return last is not None and calls_accepted(provider, profile, ids, names, last)
 
 
 def _scan(history: list[Any], ids: list[str], names: list[str]) -> str | None:
@@ -318,114 +264,51 @@ def _scan(history: list[Any], ids: list[str], names: list[str]) -> str | None:
                 if type(output) is not dict or len(output) != 2:
                     return None
                 kind = output["type"]
-                value = output["value"]
                 if kind in {"text", "error-text"}:
-                    if type(value) is not str or not value or value.isspace():
+                    if not plain_text(output["value"]):
                         return None
-                    if not value.isascii() and _surrogate(value):
-                        return None
-                elif kind not in {"json", "error-json"} or not _plain_value(value, _MAX_DEPTH):
+                elif kind not in {"json", "error-json"} or not plain_value(output["value"]):
                     return None
             waiting = None
             previous = "tool"
             continue
-        if role == "user":
-            if previous in {"user", "tool"}:
-                return None
-            if type(content) is str:
-                if not content or content.isspace():
-                    return None
-                if not content.isascii() and _surrogate(content):
-                    return None
-            elif type(content) is list and content:
-                for part in content:
-                    if type(part) is not dict or len(part) != 2 or part["type"] != "text":
-                        return None
-                    text = part["text"]
-                    if type(text) is not str or not text or text.isspace():
-                        return None
-                    if not text.isascii() and _surrogate(text):
-                        return None
-            else:
-                return None
-        elif role == "assistant":
-            if previous in {"", "system", "assistant"}:
-                return None
-            if type(content) is str:
-                if not content or content.isspace():
-                    return None
-                if not content.isascii() and _surrogate(content):
-                    return None
-            elif type(content) is list and content:
-                for part in content:
-                    if type(part) is not dict:
-                        return None
-                    kind = part["type"]
-                    if kind == "text":
-                        # Text after a call is moved before it for Anthropic.
-                        if waiting is not None or len(part) != 2:
-                            return None
-                        text = part["text"]
-                        if type(text) is not str or not text or text.isspace():
-                            return None
-                        if not text.isascii() and _surrogate(text):
-                            return None
-                    elif kind == "tool-call" and len(part) == 4:
-                        call_id = part["toolCallId"]
-                        name = part["toolName"]
-                        args = part["input"]
-                        if type(call_id) is not str or type(name) is not str:
-                            return None
-                        if type(args) is not dict:
-                            return None
-                        for item in args.values():
-                            kind = type(item)
-                            if (kind is dict or kind is list or kind is float) and not (
-                                _plain_value(item, _MAX_DEPTH - 1)
-                            ):
-                                return None
-                        if waiting is None:
-                            waiting = {}
-                        waiting[call_id] = name
-                        ids.append(call_id)
-                        names.append(name)
-                    else:
-                        return None
-            else:
-                return None
-        elif role == "system":
-            if previous not in {"", "system"}:
-                return None
-            if type(content) is not str or not content or content.isspace():
-                return None
-            if not content.isascii() and _surrogate(content):
-                return None
-        else:
+        follows = AFTER.get(role)
+        if follows is None or previous not in follows:
             return None  # a tool message that answers no calls, or no known role
+        if type(content) is str:
+            if not plain_text(content):
+                return None
+        elif role == "system" or type(content) is not list or not content:
+            return None
+        elif role == "user":
+            for part in content:
+                if type(part) is not dict or len(part) != 2 or part["type"] != "text":
+                    return None
+                if not plain_text(part["text"]):
+                    return None
+        else:
+            for part in content:
+                if type(part) is not dict:
+                    return None
+                kind = part["type"]
+                if kind == "text":
+                    # Text after a call is moved before it for Anthropic.
+                    if waiting is not None or len(part) != 2 or not plain_text(part["text"]):
+                        return None
+                elif kind == "tool-call" and len(part) == 4:
+                    call_id = part["toolCallId"]
+                    name = part["toolName"]
+                    if type(call_id) is not str or type(name) is not str:
+                        return None
+                    if not plain_input(part["input"]):
+                        return None
+                    if waiting is None:
+                        waiting = {}
+                    waiting[call_id] = name
+                    ids.append(call_id)
+                    names.append(name)
+                else:
+                    return None
         previous = role
-    return None if waiting is not None or previous not in {"user", "tool"} else previous
-
-
-def _plain_value(value: Any, depth: int) -> bool:
-    """Whether a JSON value is neither nested deeper than ``depth`` nor a float that is not
-    finite (see :func:`_plain`)."""
-    kind = type(value)
-    if kind is dict or kind is list:
-        return not value or _plain(value, depth)
-    return kind is not float or isfinite(value)
-
-
-def _plain(container: dict[str, Any] | list[Any], depth: int) -> bool:
-    """Whether a non-empty JSON object or array nests at most ``depth`` levels (counted as
-    :data:`~heal.messages.JSON_NESTING_LIMIT` counts them) and holds only finite floats."""
-    if depth <= 0:
-        return False
-    items: Iterable[Any] = container.values() if type(container) is dict else container
-    for item in items:
-        kind = type(item)
-        if kind is dict or kind is list:
-            if item and not _plain(item, depth - 1):
-                return False
-        elif kind is float and not isfinite(item):
-            return False
-    return True
+    # Calls left unanswered are the last message's, an assistant message: not an end.
+    return previous if previous in ENDS else None

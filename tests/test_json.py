@@ -19,6 +19,8 @@ import gc
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
+from datetime import datetime
+from decimal import Decimal
 from functools import partial
 from typing import Any
 from unittest import mock
@@ -396,6 +398,24 @@ def test_values_nested_deeper_than_the_verdict_reads_take_the_full_path() -> Non
         heal_messages(history)
     with pytest.raises(InputError):
         heal_json(json.dumps(history))
+
+
+@pytest.mark.parametrize(
+    "value",
+    [(1, 2), {1: "a"}, datetime(2026, 1, 1), Decimal("1.5"), b"x", {"a"}],
+    ids=["tuple", "int-key", "datetime", "decimal", "bytes", "set"],
+)
+def test_python_values_json_cannot_hold_are_never_clean(value: Any) -> None:
+    # Decoded JSON never holds them, but the verdict's promise holds for any dicts: the models
+    # refuse them, so heal_messages raises.
+    history = copy.deepcopy(PLAIN)
+    history[2]["content"][1]["input"] = {"v": value}
+    assert not clean_verdict(history)
+    with pytest.raises(InputError):
+        heal_messages(history)
+    history = copy.deepcopy(PLAIN)
+    history[3]["content"][0]["output"]["value"] = [value]
+    assert not clean_verdict(history)
 
 
 class _Loud(Rule):

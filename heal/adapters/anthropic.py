@@ -85,6 +85,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal, cast, overload
 from urllib.parse import unquote_to_bytes
 
+from heal._verdict import AFTER, ENDS, bare, calls_accepted, judge, plain_input, plain_text
 from heal.adapters._common import (
     NO_FACTS,
     Loaded,
@@ -150,6 +151,7 @@ UNKNOWN_TOOL_NAME = "unknown_tool"
 
 _NS = "anthropic"
 _EMPTY: dict[str, Any] = {}
+_ABSENT: Any = object()
 _CALL_TYPES = ("tool_use", "server_tool_use", "mcp_tool_use")
 _SERVER_RESULTS = {
     "web_search": "web_search_tool_result",
@@ -241,7 +243,10 @@ def heal_anthropic(
     """Heal an Anthropic history; return it in the shape given, with repairs at native indices.
 
     ``history`` is ``{"system"?, "messages", ...}`` (other request keys pass through unchanged)
-    or a messages list. A history that needs nothing comes back as the very object passed in.
+    or a messages list. A history that needs nothing comes back as the very object passed in;
+    under the default policy and a target that names nothing but the provider, a plainly clean
+    one (:func:`_plainly_clean`: text, calls and their results) is answered so without building
+    a canonical model.
 
     The target is what :func:`heal.heal_messages` takes: ``model`` (``"claude-sonnet-4-6"``),
     ``thinking`` (whether the request enables thinking), ``tools`` (names or definitions), or
@@ -260,6 +265,14 @@ def heal_anthropic(
         target=target,
         request=read_request(history) if target is None else NO_FACTS,
     )
+    if (
+        policy is None
+        and rules is None
+        and scope == "request"
+        and bare(goal)
+        and _plainly_clean(history, goal.provider)
+    ):
+        return NativeHealResult(history, ())
     loaded, moved = _results_first(load(history))
     params = isinstance(history, Mapping)
     blocks = params and isinstance(history.get("system"), list)
@@ -301,6 +314,134 @@ def heal_anthropic(
     except HealingError as exc:
         raise HealingError([native(r) for r in exc.repairs]) from None
     return NativeHealResult(result.messages, tuple(native(r) for r in result.repairs))
+
+
+def _plainly_clean(history: Any, provider: ProviderId | None) -> bool:
+    """Whether a history, as the caller gave it, is plainly clean for ``provider``: True only
+    when healing it through canonical models (default policy, built-in rules, a target that
+    names nothing but the provider) would return no repair at all, so :func:`heal_anthropic`
+    can hand the caller's own object back without building a model. False says nothing but
+    "not plainly". Exact in that one direction (see :mod:`heal._verdict`).
+
+    Plainly clean means the shapes that load as :func:`heal._json.clean_verdict`'s plain AI SDK
+    history does, and nothing that would carry options into the models:
+
+    * ``{"system"?, "messages", ...}`` (a ``system`` that is a non-blank string or non-empty
+      text blocks ``{type, text}``) or the messages list, of dicts with exactly ``role`` and
+      ``content`` (``system`` messages, as :func:`dump_messages` writes a system prompt into a
+      list, only first and with string content);
+    * user content a non-blank string or text blocks; assistant content a non-blank string or
+      text blocks followed by ``tool_use`` blocks (``id``, ``name``, an object ``input``);
+    * each assistant message with calls followed by a user message of ``tool_result`` blocks
+      alone, one per call (``tool_use_id`` and non-blank string ``content``, ``is_error: true``
+      or nothing), which the loader reads as a tool message;
+    * no ``cache_control``, ``citations``, thinking, image, document or server block, no
+      unknown key; the order of roles, texts, values and ids as :mod:`heal._verdict` says.
+    """
+    if type(history) is dict:
+        messages = history.get("messages")
+        system = history.get("system", _ABSENT)
+    else:
+        messages, system = history, _ABSENT
+    if type(messages) is not list or not messages:
+        return False
+    profile = judge(provider)
+    if profile is None:
+        return False
+    ids: list[str] = []
+    names: list[str] = []
+    try:
+        last = _plain_messages(messages, system, ids, names)
+    except KeyError:  # a message or block without a key its kind needs
+        return False
+    return last is not None and calls_accepted(provider, profile, ids, names, last)
+
+
+def _plain_messages(
+    messages: list[Any], system: Any, ids: list[str], names: list[str]
+) -> str | None:
+    """The one pass of :func:`_plainly_clean`: the canonical role of the last message when every
+    message has a plain shape in a plain place (else None), with the call ids and tool names
+    added to ``ids`` and ``names``. Exact key counts and indexing (a missing key raises
+    KeyError) check each dict's keys."""
+    previous = ""
+    if system is not _ABSENT:
+        if type(system) is list and system:
+            for block in system:
+                if type(block) is not dict or len(block) != 2 or block["type"] != "text":
+                    return None
+                if not plain_text(block["text"]):
+                    return None
+        elif not plain_text(system):
+            return None
+        previous = "system"
+    waiting: dict[str, str] | None = None  # the previous message's calls: id -> name
+    for message in messages:
+        if type(message) is not dict or len(message) != 2:
+            return None
+        role = message["role"]
+        content = message["content"]
+        if waiting is not None:
+            # The user message of results that must answer the assistant message before it.
+            if role != "user" or type(content) is not list or len(content) != len(waiting):
+                return None
+            for block in content:
+                if type(block) is not dict or block["type"] != "tool_result":
+                    return None
+                size = len(block)
+                if size == 4:
+                    if block["is_error"] is not True:  # false is kept as an unmapped field
+                        return None
+                elif size != 3:
+                    return None
+                call_id = block["tool_use_id"]
+                if type(call_id) is not str or waiting.pop(call_id, None) is None:
+                    return None
+                if not plain_text(block["content"]):
+                    return None
+            waiting = None
+            previous = "tool"
+            continue
+        follows = AFTER.get(role)
+        if follows is None or previous not in follows:
+            return None
+        if type(content) is str:
+            if not plain_text(content):
+                return None
+        elif role == "system" or type(content) is not list or not content:
+            return None
+        elif role == "user":
+            for block in content:
+                if type(block) is not dict or len(block) != 2 or block["type"] != "text":
+                    return None
+                if not plain_text(block["text"]):
+                    return None
+        else:
+            for block in content:
+                if type(block) is not dict:
+                    return None
+                kind = block["type"]
+                if kind == "text":
+                    # Text after a call is moved before it for Anthropic.
+                    if waiting is not None or len(block) != 2 or not plain_text(block["text"]):
+                        return None
+                elif kind == "tool_use" and len(block) == 4:
+                    call_id = block["id"]
+                    name = block["name"]
+                    if type(call_id) is not str or type(name) is not str:
+                        return None
+                    if not plain_input(block["input"]):
+                        return None
+                    if waiting is None:
+                        waiting = {}
+                    waiting[call_id] = name
+                    ids.append(call_id)
+                    names.append(name)
+                else:
+                    return None
+        previous = role
+    # Calls left unanswered are the last message's, an assistant message: not an end.
+    return previous if previous in ENDS else None
 
 
 def read_request(native: Any) -> RequestFacts:

@@ -104,6 +104,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal, cast
 
+from heal._verdict import AFTER, ENDS, bare, calls_accepted, judge, plain_input, plain_text
 from heal.adapters._common import (
     Loaded,
     NativeHealResult,
@@ -228,13 +229,24 @@ def heal_openai_chat(
 ) -> NativeHealResult[list[NativeMessage]]:
     """Heal a Chat Completions history; repairs carry indices into ``messages``.
 
-    A history that needs nothing comes back as the very object passed in. The target
+    A history that needs nothing comes back as the very object passed in; under the default
+    policy and a target that names nothing but the provider, a plainly clean one
+    (:func:`_plainly_clean`: text, calls and their results) is answered so without building a
+    canonical model. The target
     (``model``, ``thinking``, ``tools`` as names or definitions, or all of them as one
     ``target``, used as given) and the options are those of :func:`heal.heal_messages`.
     """
     goal = native_target(
         provider, "openai-chat", model=model, thinking=thinking, tools=tools, target=target
     )
+    if (
+        policy is None
+        and rules is None
+        and scope == "request"
+        and bare(goal)
+        and _plainly_clean(messages, goal.provider)
+    ):
+        return NativeHealResult(cast(list[NativeMessage], messages), ())
     native = _as_list(messages)
     original = messages if isinstance(messages, list) else native
     return heal_native(
@@ -248,6 +260,141 @@ def heal_openai_chat(
         scope=scope,
         original=original,
     )
+
+
+def _plainly_clean(messages: Any, provider: ProviderId | None) -> bool:
+    """Whether a list of messages, as the caller gave it, is plainly clean for ``provider``:
+    True only when healing it through canonical models (default policy, built-in rules, a
+    target that names nothing but the provider) would return no repair at all, so
+    :func:`heal_openai_chat` can hand the caller's own list back without building a model.
+    False says nothing but "not plainly". Exact in that one direction (see
+    :mod:`heal._verdict`).
+
+    Plainly clean means the shapes that load as :func:`heal._json.clean_verdict`'s plain AI SDK
+    history does, and nothing that would carry options into the models beyond heal's own
+    shape markers:
+
+    * a non-empty list of dicts; ``system`` or ``developer`` and ``user`` messages with exactly
+      ``role`` and ``content``: a non-blank string (or, for ``user``, text parts ``{type,
+      text}``);
+    * assistant messages with ``role`` and a non-blank string ``content`` or text parts, and
+      maybe ``tool_calls`` (then ``content`` may also be null or absent): function calls with
+      exactly ``id``, ``type: "function"`` and ``function: {name, arguments}``, whose arguments
+      are JSON text of an object;
+    * each assistant message with calls followed by one tool message per call (exactly
+      ``role``, ``tool_call_id`` and a non-blank string ``content``), in any order;
+    * no reasoning field, refusal, legacy function call, media, name or unknown key; the order
+      of roles, texts, values and ids as :mod:`heal._verdict` says.
+    """
+    if type(messages) is not list or not messages:
+        return False
+    profile = judge(provider)
+    if profile is None:
+        return False
+    ids: list[str] = []
+    names: list[str] = []
+    try:
+        last = _plain_messages(messages, ids, names)
+    except KeyError:  # a message or part without a key its kind needs
+        return False
+    return last is not None and calls_accepted(provider, profile, ids, names, last)
+
+
+_ABSENT: Any = object()
+
+
+def _plain_messages(messages: list[Any], ids: list[str], names: list[str]) -> str | None:
+    """The one pass of :func:`_plainly_clean`: the canonical role of the last message when every
+    message has a plain shape in a plain place (else None), with the call ids and tool names
+    added to ``ids`` and ``names``. Exact key counts and indexing (a missing key raises
+    KeyError) check each dict's keys."""
+    waiting: dict[str, str] | None = None  # the calls not answered yet: id -> name
+    previous = ""
+    for message in messages:
+        if type(message) is not dict:
+            return None
+        role = message["role"]
+        if waiting is not None:
+            # A tool message answering one of the calls of the assistant message before.
+            if role != "tool" or len(message) != 3:
+                return None
+            call_id = message["tool_call_id"]
+            if type(call_id) is not str or waiting.pop(call_id, None) is None:
+                return None
+            if not plain_text(message["content"]):
+                return None
+            if not waiting:
+                waiting = None
+            previous = "tool"
+            continue
+        if role == "developer":
+            role = "system"
+        follows = AFTER.get(role)
+        if follows is None or previous not in follows:
+            return None
+        if role != "assistant":
+            if len(message) != 2:
+                return None
+            content = message["content"]
+            if type(content) is str:
+                if not plain_text(content):
+                    return None
+            elif role == "system" or not _plain_parts(content):
+                return None
+            previous = role
+            continue
+        content = message.get("content", _ABSENT)
+        calls = message.get("tool_calls", _ABSENT)
+        if len(message) != 1 + (content is not _ABSENT) + (calls is not _ABSENT):
+            return None
+        # Text, or calls beside text or nothing (null or absent content).
+        if not (plain_text(content) or _plain_parts(content)) and (
+            calls is _ABSENT or not (content is _ABSENT or content is None)
+        ):
+            return None
+        if calls is not _ABSENT:
+            if type(calls) is not list or not calls:
+                return None
+            waiting = {}
+            for call in calls:
+                if type(call) is not dict or len(call) != 3 or call["type"] != "function":
+                    return None
+                call_id = call["id"]
+                function = call["function"]
+                if type(call_id) is not str or type(function) is not dict or len(function) != 2:
+                    return None
+                name = function["name"]
+                if type(name) is not str or not _plain_arguments(function["arguments"]):
+                    return None
+                waiting[call_id] = name
+                ids.append(call_id)
+                names.append(name)
+        previous = role
+    return None if waiting is not None or previous not in ENDS else previous
+
+
+def _plain_parts(content: Any) -> bool:
+    """Whether a content is a non-empty list of plain text parts ``{type: "text", text}``."""
+    if type(content) is not list or not content:
+        return False
+    for part in content:
+        if type(part) is not dict or len(part) != 2 or part["type"] != "text":
+            return False
+        if not plain_text(part["text"]):
+            return False
+    return True
+
+
+def _plain_arguments(raw: Any) -> bool:
+    """Whether tool-call arguments are JSON text the loader reads as a plain object input (not
+    kept as the raw string, which ``invalid-tool-input`` mends)."""
+    if type(raw) is not str:
+        return False
+    try:
+        parsed = _decode_json(raw)
+    except (ValueError, RecursionError):
+        return False
+    return plain_input(parsed)
 
 
 # --- small helpers ---------------------------------------------------------------------------
@@ -312,13 +459,18 @@ def _put_extra(out: dict[str, Any], meta: Mapping[str, Any], key: str = "extra")
     return out
 
 
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+_decode_json = json.JSONDecoder(parse_constant=_reject_constant).decode
+"""Parse JSON text as the API would; NaN and Infinity are not JSON. One decoder, built once
+(``json.loads`` with an option builds one per call)."""
+
+
 def _loads_json(raw: str) -> Any:
-    """Parse JSON text as the API would; NaN and Infinity are not JSON."""
-
-    def reject(name: str) -> Any:
-        raise ValueError(name)
-
-    return json.loads(raw, parse_constant=reject)
+    """Parse JSON text as the API would (:data:`_decode_json`)."""
+    return _decode_json(raw)
 
 
 def _dumps_json(value: Any, fmt: str = "compact") -> str:

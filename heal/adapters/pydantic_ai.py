@@ -140,6 +140,16 @@ from pydantic_ai import PydanticAIDeprecationWarning
 from pydantic_ai import messages as pa
 
 from heal._engine import HealScope
+from heal._verdict import (
+    AFTER,
+    ENDS,
+    bare,
+    calls_accepted,
+    judge,
+    plain_input,
+    plain_text,
+    plain_value,
+)
 from heal.adapters._common import (
     Loaded,
     NativeHealResult,
@@ -341,7 +351,10 @@ def heal_pydantic_ai(
     """Heal a pydantic-ai history; repairs carry indices into ``messages`` and their ``.parts``.
 
     Objects in, objects out; JSON text or bytes in, the same out. A history that needs nothing
-    comes back as the very object passed in.
+    comes back as the very object passed in; a list of objects that is plainly clean
+    (:func:`_plainly_clean`: prompts, text, calls and their returns), under the default policy
+    and a target that names nothing but the provider, is answered so without serializing or
+    loading it.
 
     The target is what :func:`heal.heal_messages` takes: ``model`` (a model id in any style,
     ``"anthropic:claude-sonnet-4-5"`` as pydantic-ai spells it, or a ``Model``'s
@@ -361,6 +374,14 @@ def heal_pydantic_ai(
         target=target,
         infer=lambda: infer_provider(objects),
     )
+    if (
+        policy is None
+        and rules is None
+        and scope == "request"
+        and bare(goal)
+        and _plainly_clean(messages, goal.provider)
+    ):
+        return NativeHealResult(cast(list[pa.ModelMessage], messages), ())
     loaded = _Loader(objects, _message_json(objects)).run()
     options: dict[str, Any] = {
         "target": goal,
@@ -387,6 +408,151 @@ def heal_pydantic_ai(
         original=messages if isinstance(messages, list) else None,
         **options,
     )
+
+
+def _plainly_clean(messages: Any, provider: ProviderId | None) -> bool:
+    """Whether a list of pydantic-ai messages, as the caller gave it, is plainly clean for
+    ``provider``: True only when healing it through canonical models (default policy, built-in
+    rules, a target that names nothing but the provider) would return no repair at all, so
+    :func:`heal_pydantic_ai` can hand the caller's own list back without serializing or loading
+    it. False says nothing but "not plainly". Exact in that one direction (see
+    :mod:`heal._verdict`).
+
+    Plainly clean means the parts that load as :func:`heal._json.clean_verdict`'s plain AI SDK
+    history does, and nothing that would carry options into the models (the fields that go to
+    heal's own namespace, such as timestamps, usage or ``run_id``, are not read):
+
+    * a non-empty list of ``ModelRequest`` and ``ModelResponse`` objects (those classes exactly,
+      and the part classes below exactly: no subclass), none of them without parts;
+    * requests of ``SystemPromptPart`` and ``UserPromptPart`` parts (non-blank string content,
+      or for a user prompt a list of non-blank strings), or of ``ToolReturnPart`` parts alone
+      answering every call of the response before, one each (same id and tool name; content a
+      non-blank string or a JSON value; outcome ``success``, ``failed`` or ``retried``);
+    * responses that were not cut off, of ``TextPart`` parts (non-blank) followed by
+      ``ToolCallPart`` parts (``args`` a JSON object, the JSON text of one, or nothing), with
+      no item id, ``provider_details`` or citations: no thinking, file, builtin-tool or retry
+      part;
+    * the order of roles, texts, values and ids as :mod:`heal._verdict` says.
+    """
+    if type(messages) is not list or not messages:
+        return False
+    profile = judge(provider)
+    if profile is None:
+        return False
+    ids: list[str] = []
+    names: list[str] = []
+    last = _plain_messages(messages, ids, names)
+    return last is not None and calls_accepted(provider, profile, ids, names, last)
+
+
+_PLAIN_OUTCOMES = frozenset({"success", *_ERROR_OUTCOMES})
+"""Tool-return outcomes that load as a text or error-text output (``denied`` is an
+execution-denied output)."""
+
+
+def _plain_messages(messages: list[Any], ids: list[str], names: list[str]) -> str | None:
+    """The one pass of :func:`_plainly_clean`: the canonical role of the last message when every
+    message has a plain shape in a plain place (else None), with the call ids and tool names
+    added to ``ids`` and ``names``."""
+    waiting: dict[str, str] | None = None  # the previous response's calls: id -> name
+    previous = ""
+    for message in messages:
+        kind = type(message)
+        if kind is pa.ModelRequest:
+            parts = message.parts
+            if not parts:
+                return None
+            if waiting is not None:
+                # Tool returns alone, answering the response before (they load as one tool
+                # message; a prompt beside them would be a user message right after it).
+                if len(parts) != len(waiting):
+                    return None
+                for part in parts:
+                    if type(part) is not pa.ToolReturnPart or part.outcome not in _PLAIN_OUTCOMES:
+                        return None
+                    call_id = part.tool_call_id
+                    if type(call_id) is not str or waiting.pop(call_id, None) != part.tool_name:
+                        return None
+                    content = part.content
+                    if not (plain_text(content) if type(content) is str else plain_value(content)):
+                        return None
+                waiting = None
+                previous = "tool"
+                continue
+            for part in parts:
+                part_kind = type(part)
+                if part_kind is pa.SystemPromptPart:
+                    role = "system"
+                    if not plain_text(part.content):
+                        return None
+                elif part_kind is pa.UserPromptPart:
+                    role = "user"
+                    if not _plain_prompt(part.content):
+                        return None
+                else:
+                    return None
+                if previous not in AFTER[role]:
+                    return None
+                previous = role
+        elif kind is pa.ModelResponse:
+            parts = message.parts
+            if previous not in AFTER["assistant"] or not parts or _aborted(message):
+                return None
+            for part in parts:
+                part_kind = type(part)
+                if part_kind is pa.TextPart:
+                    # Text after a call is moved before it for Anthropic.
+                    if waiting is not None or not plain_text(part.content):
+                        return None
+                    if part.id is not None or part.citations is not None:
+                        return None
+                elif part_kind is pa.ToolCallPart:
+                    call_id = part.tool_call_id
+                    name = part.tool_name
+                    if type(call_id) is not str or type(name) is not str or part.id is not None:
+                        return None
+                    if not _plain_args(part.args):
+                        return None
+                    if waiting is None:
+                        waiting = {}
+                    waiting[call_id] = name
+                    ids.append(call_id)
+                    names.append(name)
+                else:
+                    return None
+                # A Gemini thought signature lives here (google.thoughtSignature).
+                if part.provider_details is not None:
+                    return None
+            previous = "assistant"
+        else:
+            return None
+    # Calls left unanswered are the last message's, a response: not an end.
+    return previous if previous in ENDS else None
+
+
+def _plain_prompt(content: Any) -> bool:
+    """Whether a user prompt's content loads as plain text: a non-blank string, or a non-empty
+    list of them (other items are media, cache points or structured content)."""
+    if type(content) is str:
+        return plain_text(content)
+    if type(content) is not list or not content:
+        return False
+    return all(plain_text(item) for item in content)
+
+
+def _plain_args(args: Any) -> bool:
+    """Whether tool-call arguments load as a plain input: a JSON object, the JSON text of one,
+    or nothing (``None`` or blank text, pydantic-ai's "no arguments", which load as ``{}``)."""
+    if args is None:
+        return True
+    if type(args) is str:
+        if not args.strip():
+            return True
+        try:
+            args = _loads_object(args)
+        except RecursionError:
+            return False
+    return plain_input(args)
 
 
 # --- reading native input --------------------------------------------------------------------

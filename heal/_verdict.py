@@ -1,0 +1,212 @@
+"""The plain verdict's shared core: what "plainly clean" means, whatever the format it is read in.
+
+Most histories need nothing, and building canonical models to learn that costs far more than
+the healing does (issue "Speed"). A *verdict* is a pure-Python pass over a history in its own
+format (AI SDK dicts for :func:`heal._json.clean_verdict`, the caller's own Anthropic or OpenAI
+Chat dicts for the adapters) that says "plainly clean" for the common shapes only: system, user
+and assistant text; tool calls each answered by one result right after; ids and names the
+provider accepts. Clean is exact in one direction: ``heal_messages`` on the same history (loaded
+by the format's adapter) would return no repair at all, for the provider at hand, under the
+default policy and the built-in rules. Anything a verdict does not fully understand is "not
+plainly", which costs nothing but the full path.
+
+Each format walks its own shapes and asks this module what is the same everywhere:
+
+* :func:`judge`: whether the verdict may be asked at all (the default registry holds exactly
+  the built-in rules, the provider is known), and the provider's profile;
+* :func:`bare`: whether a target says nothing but its provider (a model, ``thinking`` or tools
+  enable rules the verdict does not follow);
+* :func:`plain_text`, :func:`plain_value`, :func:`plain_input`: a text that no rule mends (not
+  blank, no lone surrogate), a JSON value the models take as it is (JSON types alone, nested
+  at most :data:`MAX_DEPTH` levels, finite floats): a caller's own dicts may hold any Python
+  object, which the full path refuses;
+* :data:`AFTER` and :data:`ENDS`: the order of roles no rule changes, in canonical roles (a
+  format whose tool results sit in user messages reads them as the ``tool`` role);
+* :func:`calls_accepted`: the last check, over every call id and tool name the walk collected.
+
+The formats' walks are held to the promise by property tests under every provider
+(``tests/test_json.py``, ``tests/adapters/test_native_fast_path.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from math import isfinite
+from typing import Any, cast
+
+from heal.errors import ConfigError
+from heal.providers import ProviderProfile, get_profile
+from heal.rules import BUILTIN_RULES, default_registry
+from heal.targets import Target
+
+__all__ = [
+    "AFTER",
+    "ENDS",
+    "MAX_DEPTH",
+    "bare",
+    "calls_accepted",
+    "judge",
+    "plain_input",
+    "plain_text",
+    "plain_value",
+    "surrogate",
+]
+
+MAX_DEPTH = 64
+"""How deeply a tool input or a JSON tool output may nest for a verdict (far fewer levels than
+the :data:`~heal.messages.JSON_NESTING_LIMIT` models take; deeper ones take the full path)."""
+
+surrogate = re.compile("[\ud800-\udfff]").search
+"""Finds a lone surrogate in a string (only a non-ASCII one can hold it): ``lone-surrogate``
+mends texts that hold one."""
+
+AFTER: dict[str, frozenset[str]] = {
+    "system": frozenset({"", "system"}),
+    "user": frozenset({"", "system", "assistant"}),
+    "assistant": frozenset({"user", "tool"}),
+}
+"""The canonical roles each role may follow in a plainly clean history (``""``: the start).
+System messages only at the start (Gemini and Bedrock move later ones); a user message first
+after them; no two user or two assistant messages in a row (Bedrock merges them); no user
+message right after tool results (Mistral wants an assistant message between). Tool results
+stand only right after the assistant message whose calls they answer, which each walk checks
+itself."""
+
+ENDS = frozenset({"user", "tool"})
+"""The roles a plainly clean history may end with: a request ends with the user's message or
+with the results the model is to read (a trailing assistant message is prefill, which some
+models refuse and ``anthropic-trailing-whitespace`` trims)."""
+
+
+def _providers_of(rule_id: str) -> frozenset[str]:
+    rule = next(rule for rule in BUILTIN_RULES if rule.id == rule_id)
+    return frozenset(rule.providers) if rule.providers is not None else frozenset()
+
+
+_CALLS_NEED_REASONING = _providers_of("missing-reasoning-content")
+"""Providers that add reasoning to every assistant message with tool calls: a history with
+calls is never plainly clean for them."""
+
+_CURRENT_CALLS_NEED_SIGNATURE = _providers_of("google-missing-thought-signature")
+"""Providers that want a signature on the calls after the last user message: a history that
+ends with tool results is never plainly clean for them."""
+
+_registry_checked: dict[int, bool] = {}
+"""The answer of :func:`_builtin_rules_only`, by registry version."""
+
+
+def _builtin_rules_only() -> bool:
+    """Whether the default registry holds exactly the built-in rules (none registered, none
+    removed): a verdict knows only those."""
+    version = default_registry.version
+    found = _registry_checked.get(version)
+    if found is None:
+        rules = tuple(default_registry)
+        found = len(rules) == len(BUILTIN_RULES) and all(
+            a is b for a, b in zip(rules, BUILTIN_RULES, strict=True)
+        )
+        _registry_checked.clear()  # registry versions come and go; one is enough
+        _registry_checked[version] = found
+    return found
+
+
+def judge(provider: str | None) -> ProviderProfile | None:
+    """The profile a verdict checks ids and names against, or None when no verdict may be
+    given: a rule registered or removed, or an unknown provider (the full path raises its
+    error)."""
+    if not _builtin_rules_only():
+        return None
+    try:
+        return get_profile(provider)
+    except ConfigError:
+        return None
+
+
+def bare(target: Target) -> bool:
+    """Whether a target names a provider and nothing else: a model, ``thinking``, tools or a
+    prefix-binding behaviour enable or steer rules a verdict does not follow."""
+    return (
+        target.model is None
+        and target.thinking is None
+        and target.tools is None
+        and target.prefix_mismatch_behavior is None
+    )
+
+
+def plain_text(value: Any) -> bool:
+    """Whether a text is one no rule mends: a string, not blank, without a lone surrogate."""
+    return (
+        type(value) is str
+        and bool(value)
+        and not value.isspace()
+        and (value.isascii() or surrogate(value) is None)
+    )
+
+
+def plain_value(value: Any, depth: int = MAX_DEPTH) -> bool:
+    """Whether a value is JSON the models take as it is: built of ``dict`` (with string keys),
+    ``list``, ``str``, ``int``, ``bool``, ``None`` and finite ``float`` alone (not a tuple, a
+    datetime or a ``Decimal``, which the models refuse), nested at most ``depth`` levels."""
+    kind = type(value)
+    if kind is dict or kind is list:
+        return not value or _plain(value, depth)
+    if kind is float:
+        return isfinite(value)
+    return kind in _SCALARS
+
+
+def plain_input(value: Any) -> bool:
+    """Whether a tool input is one no rule mends: a JSON object of plain values."""
+    return type(value) is dict and (not value or _plain(value, MAX_DEPTH))
+
+
+_SCALARS = frozenset({str, int, bool, type(None)})
+
+
+def _plain(container: dict[str, Any] | list[Any], depth: int) -> bool:
+    """Whether a non-empty JSON object or array nests at most ``depth`` levels (counted as
+    :data:`~heal.messages.JSON_NESTING_LIMIT` counts them) and holds only plain values (see
+    :func:`plain_value`)."""
+    if depth <= 0:
+        return False
+    items: Iterable[Any]
+    if type(container) is dict:
+        for key in container:
+            if type(key) is not str:
+                return False
+        items = container.values()
+    else:
+        items = cast("list[Any]", container)
+    for item in items:
+        kind = type(item)
+        if kind is dict or kind is list:
+            if item and not _plain(item, depth - 1):
+                return False
+        elif kind is float:
+            if not isfinite(item):
+                return False
+        elif kind not in _SCALARS:
+            return False
+    return True
+
+
+def calls_accepted(
+    provider: str | None, profile: ProviderProfile, ids: list[str], names: list[str], last: str
+) -> bool:
+    """The last check of a walk that found every message plain: the call ids (in history order)
+    unique and accepted by the provider, the tool names valid for it, and no rule of the
+    provider's own that fires on calls of that plain shape (DeepSeek wants reasoning beside
+    every call; Gemini a signature on the calls after the last user message, when ``last``, the
+    canonical role of the last message, is ``"tool"``)."""
+    if not ids:
+        return True
+    if provider in _CALLS_NEED_REASONING or (
+        last == "tool" and provider in _CURRENT_CALLS_NEED_SIGNATURE
+    ):
+        return False
+    return (
+        len(set(ids)) == len(ids)
+        and profile.all_accepted_tool_call_ids(ids)
+        and profile.all_valid_tool_names(names)
+    )

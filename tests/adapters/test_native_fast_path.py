@@ -1,0 +1,1201 @@
+"""The native verdicts: heal_anthropic and heal_openai_chat hand a plainly clean history back as
+it is, without building canonical models (issue "Speed", item 4).
+
+Each adapter asks its ``_plainly_clean`` first (a pure-Python pass over the caller's own dicts,
+sharing :mod:`heal._verdict` with heal_json's verdict). It is exact in one direction: when it says
+clean, the full path (load, heal_messages, write back) returns no repair and the caller's own
+object. The properties hold it to that under every provider id and None, and check that the
+adapter gives exactly what the full path gives (the full path is the adapter with its verdict
+switched off) on every input: the same repairs, the same object or an equal one, or the same
+error.
+
+The histories come from three places:
+
+* the plain AI SDK histories of ``tests/test_json.py`` (the shapes the verdicts are made for,
+  each maybe with one defect at their edges), written in the format by its own adapter, then
+  maybe given one native defect (a ``cache_control``, a thinking block, an ``is_error: false``,
+  arguments that are not an object, a ``developer`` role, a request that names its model...);
+* the formats' own strategies (``strategies_anthropic``, ``strategies_openai_chat``): anything
+  their SDKs accept, and more, which the verdicts mostly refuse;
+* their ``valid_histories``, with nothing to repair.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from functools import partial
+from types import ModuleType
+from typing import Any
+from unittest import mock
+
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+from pydantic_ai import PydanticAIDeprecationWarning
+from pydantic_ai import messages as pa
+
+from benchmarks.corpus import corpus
+from heal import ConfigError, InputError, load_messages
+from heal.adapters import anthropic, openai_chat, pydantic_ai
+from heal.adapters._common import NativeHealResult
+from heal.providers import PROVIDERS
+from heal.rules import Context, Finding, Rule, default_registry, register_rule
+from tests.test_json import PLAIN, plain_histories
+
+from . import strategies_anthropic as s_anthropic
+from . import strategies_openai_chat as s_chat
+from . import strategies_pydantic_ai as s_pydantic_ai
+
+ALL_PROVIDERS: list[Any] = [None, *PROVIDERS]
+PROPERTY = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+# --- the two paths ---------------------------------------------------------------------------
+
+
+@contextmanager
+def _full_path(module: ModuleType) -> Iterator[None]:
+    """The adapter with its verdict switched off: every history goes through the models."""
+    with mock.patch.object(module, "_plainly_clean", lambda *args: False):
+        yield
+
+
+def _outcome(call: Callable[[], Any]) -> Any:
+    try:
+        return call()
+    except Exception as exc:
+        return type(exc), str(exc)
+
+
+_LOADERS = {anthropic: "load", openai_chat: "load", pydantic_ai: "_message_json"}
+"""The first step of each adapter's full path (pydantic-ai's serializes the history)."""
+
+
+def _fast(module: ModuleType, call: Callable[[], Any]) -> tuple[Any, bool]:
+    """The outcome of ``call``, and whether the adapter answered without loading the history
+    into models (its verdict said plainly clean)."""
+    loads: list[Any] = []
+    name = _LOADERS[module]
+    load = getattr(module, name)
+
+    def counted(*args: Any) -> Any:
+        loads.append(args)
+        return load(*args)
+
+    with mock.patch.object(module, name, counted):
+        outcome = _outcome(call)
+    return outcome, isinstance(outcome, NativeHealResult) and not loads
+
+
+def _counted(module: ModuleType, history: Any) -> Any:
+    """The history, its verdict counted in the property test's statistics."""
+    clean = any(module._plainly_clean(history, provider) for provider in ALL_PROVIDERS)
+    event("plainly clean for some provider" if clean else "never plainly clean")
+    return history
+
+
+def _same_as_full_path(
+    module: ModuleType,
+    heal: Callable[..., NativeHealResult[Any]],
+    history: Any,
+    providers: list[Any] = ALL_PROVIDERS,
+) -> set[Any]:
+    """Under every provider: when the adapter answers without loading, the full path returns
+    no repair and the very object; the adapter gives what the full path gives; the input is
+    never changed. Returns the providers the adapter answered without loading for."""
+    before = copy.deepcopy(history)
+    plain: set[Any] = set()
+    for provider in providers:
+        fast, skipped = _fast(module, partial(heal, history, provider=provider))
+        with _full_path(module):
+            slow = _outcome(partial(heal, history, provider=provider))
+        if skipped:
+            plain.add(provider)
+            assert isinstance(slow, NativeHealResult), (provider, slow)
+            assert slow.repairs == (), (provider, [r.describe() for r in slow.repairs])
+            assert slow.messages is history, provider
+        if isinstance(slow, tuple):
+            assert fast == slow, provider
+            continue
+        assert isinstance(fast, NativeHealResult)
+        assert fast.repairs == slow.repairs, provider
+        assert (fast.messages is history) == (slow.messages is history), provider
+        assert fast.messages == slow.messages, provider
+    assert history == before
+    return plain
+
+
+# --- Anthropic -------------------------------------------------------------------------------
+
+
+def _anthropic_blocks(native: Any) -> list[dict[str, Any]]:
+    """Every content block of the messages (not of ``system``), in order."""
+    messages = native["messages"] if isinstance(native, dict) else native
+    return [
+        block
+        for message in messages
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if isinstance(block, dict)
+    ]
+
+
+def _messages(native: Any) -> list[dict[str, Any]]:
+    return native["messages"] if isinstance(native, dict) else native  # type: ignore[no-any-return]
+
+
+def _a_cache_control(draw: st.DrawFn, native: Any) -> None:
+    blocks = _anthropic_blocks(native)
+    if isinstance(native, dict) and isinstance(native.get("system"), list):
+        blocks += native["system"]
+    if blocks:
+        draw(st.sampled_from(blocks))["cache_control"] = {"type": "ephemeral"}
+
+
+def _a_tool_result(draw: st.DrawFn, native: Any) -> None:
+    results = [b for b in _anthropic_blocks(native) if b["type"] == "tool_result"]
+    if not results:
+        return
+    block = draw(st.sampled_from(results))
+    change = draw(st.sampled_from(("error", "not-error", "list", "absent", "empty", "extra")))
+    if change == "error":
+        block["is_error"] = True
+    elif change == "not-error":
+        block["is_error"] = False
+    elif change == "list":
+        block["content"] = [{"type": "text", "text": str(block.get("content"))}]
+    elif change == "absent":
+        block.pop("content", None)
+    elif change == "empty":
+        block["content"] = ""
+    else:
+        block["x_trace"] = "1"
+
+
+def _a_tool_input(draw: st.DrawFn, native: Any) -> None:
+    calls = [b for b in _anthropic_blocks(native) if b["type"] == "tool_use"]
+    if calls:
+        draw(st.sampled_from(calls))["input"] = draw(_odd_inputs)
+
+
+def _a_thinking_block(draw: st.DrawFn, native: Any) -> None:
+    spots = [
+        m for m in _messages(native) if m["role"] == "assistant" and isinstance(m["content"], list)
+    ]
+    if not spots:
+        return
+    block = draw(
+        st.sampled_from(
+            (
+                {"type": "thinking", "thinking": "Let me think.", "signature": "c2lnbmVk"},
+                {"type": "thinking", "thinking": "unsigned"},
+                {"type": "redacted_thinking", "data": "cmVkYWN0ZWQ="},
+            )
+        )
+    )
+    draw(st.sampled_from(spots))["content"].insert(0, block)
+
+
+def _a_user_block(draw: st.DrawFn, native: Any) -> None:
+    users = [m for m in _messages(native) if m["role"] == "user"]
+    if not users:
+        return
+    message = draw(st.sampled_from(users))
+    if isinstance(message["content"], str):
+        message["content"] = [{"type": "text", "text": message["content"]}]
+    block = draw(
+        st.sampled_from(
+            (
+                {"type": "text", "text": "more"},
+                {"type": "text", "text": " "},
+                {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}},
+                {"type": "tool_result", "tool_use_id": "toolu_gone", "content": "late"},
+            )
+        )
+    )
+    message["content"].insert(draw(st.integers(0, len(message["content"]))), block)
+
+
+def _a_system(draw: st.DrawFn, native: Any) -> Any:
+    messages = _messages(native)
+    system = draw(
+        st.sampled_from(
+            (
+                "Be brief.",
+                " ",
+                "",
+                None,
+                [],
+                [{"type": "text", "text": "Be brief."}, {"type": "text", "text": "Be kind."}],
+                [{"type": "text", "text": " "}],
+                [{"type": "text", "text": "x", "cache_control": {"type": "ephemeral"}}],
+            )
+        )
+    )
+    if draw(st.booleans()):
+        return {"system": system, "messages": messages}
+    return [{"role": "system", "content": system}, *messages]
+
+
+def _a_request(draw: st.DrawFn, native: Any) -> Any:
+    # Request parameters: the keys that name the target take the full path, the others do not.
+    extra = draw(
+        st.sampled_from(
+            (
+                {"model": "claude-sonnet-4-5", "max_tokens": 1024},
+                {"max_tokens": 1024, "temperature": 0.2, "metadata": {"user_id": "u1"}},
+                {"thinking": {"type": "enabled", "budget_tokens": 2048}},
+                {"thinking": {"type": "disabled"}},
+                {"tools": [{"name": "search", "input_schema": {"type": "object"}}]},
+                {"tools": []},
+            )
+        )
+    )
+    base = native if isinstance(native, dict) else {"messages": native}
+    return {**base, **extra}
+
+
+def _a_key(draw: st.DrawFn, native: Any) -> None:
+    message = draw(st.sampled_from(_messages(native)))
+    target = message
+    if isinstance(message["content"], list) and message["content"] and draw(st.booleans()):
+        target = message["content"][0]
+    target[draw(st.sampled_from(("citations", "x_gateway", "id")))] = None
+
+
+def _a_mixed_order(draw: st.DrawFn, native: Any) -> None:
+    # Text before the results of a user message (the loader keeps the order; heal moves them).
+    for message in _messages(native):
+        content = message["content"]
+        if (
+            message["role"] == "user"
+            and isinstance(content, list)
+            and content
+            and content[0]["type"] == "tool_result"
+        ):
+            content.insert(0, {"type": "text", "text": "here:"})
+            return
+
+
+_ANTHROPIC_EDGES = (
+    _a_cache_control,
+    _a_tool_result,
+    _a_tool_input,
+    _a_thinking_block,
+    _a_user_block,
+    _a_system,
+    _a_request,
+    _a_key,
+    _a_mixed_order,
+)
+
+
+def _deep(depth: int) -> dict[str, Any]:
+    value: Any = 1
+    for _ in range(depth):
+        value = {"k": value}
+    return value  # type: ignore[no-any-return]
+
+
+_odd_inputs = st.sampled_from(
+    ('{"q": 1}', [1], None, {"x": float("nan")}, {"x": float("inf")}, {"x": 2.5})
+) | st.sampled_from((63, 64, 65, 300)).map(_deep)
+
+
+@st.composite
+def plain_anthropic(draw: st.DrawFn) -> Any:
+    """A plain AI SDK history written as the Anthropic adapter writes it, maybe with one native
+    defect."""
+    history = draw(plain_histories())
+    shape = draw(st.sampled_from(("auto", "params", "messages")))
+    try:
+        native = anthropic.dump_messages(history, shape=shape)
+    except InputError:  # a value nested deeper than the models take
+        native = [{"role": "user", "content": "hi"}]
+    if draw(st.integers(0, 2)) == 0:
+        edge = draw(st.sampled_from(_ANTHROPIC_EDGES))
+        changed = edge(draw, native)
+        native = native if changed is None else changed
+    return native
+
+
+anthropic_strategies = st.one_of(
+    s_anthropic.histories(sdk=True),
+    s_anthropic.histories(sdk=False),
+    s_anthropic.valid_histories(),
+)
+
+
+@settings(PROPERTY, max_examples=300)
+@given(plain_anthropic())
+def test_anthropic_verdict_holds_on_plain_histories(native: Any) -> None:
+    _same_as_full_path(anthropic, anthropic.heal_anthropic, _counted(anthropic, native))
+
+
+@PROPERTY
+@given(anthropic_strategies)
+def test_anthropic_verdict_holds_on_the_formats_strategies(native: Any) -> None:
+    _same_as_full_path(anthropic, anthropic.heal_anthropic, _counted(anthropic, native))
+
+
+# --- OpenAI Chat -----------------------------------------------------------------------------
+
+
+def _calls(native: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        call
+        for message in native
+        if message["role"] == "assistant"
+        for call in message.get("tool_calls") or ()
+    ]
+
+
+def _c_developer(draw: st.DrawFn, native: list[dict[str, Any]]) -> None:
+    systems = [m for m in native if m["role"] == "system"]
+    if systems:
+        draw(st.sampled_from(systems))["role"] = "developer"
+    else:
+        native.insert(0, {"role": "developer", "content": "Be brief."})
+
+
+def _c_content_beside_calls(draw: st.DrawFn, native: list[dict[str, Any]]) -> None:
+    spots = [m for m in native if m["role"] == "assistant" and m.get("tool_calls")]
+    if not spots:
+        return
+    message = draw(st.sampled_from(spots))
+    change = draw(st.sampled_from(("absent", "null", "empty", "blank", "text", "parts")))
+    if change == "absent":
+        message.pop("content", None)
+    else:
+        message["content"] = {
+            "null": None,
+            "empty": "",
+            "blank": " ",
+            "text": "Let me check.",
+            "parts": [{"type": "text", "text": "Let me check."}],
+        }[change]
+
+
+def _c_arguments(draw: st.DrawFn, native: list[dict[str, Any]]) -> None:
+    calls = _calls(native)
+    if not calls:
+        return
+    function = draw(st.sampled_from(calls))["function"]
+    args = json.loads(function["arguments"]) if function["arguments"].startswith("{") else {}
+    function["arguments"] = draw(
+        st.sampled_from(
+            (
+                json.dumps(args),
+                json.dumps(args, indent=2),
+                json.dumps({**args, "city": "東京"}, ensure_ascii=False),
+                "",
+                "null",
+                "[1, 2]",
+                '"text"',
+                "{bad json",
+                '{"a": NaN}',
+                '{"a": 1e999}',
+                '{"a":1,"a":2}',
+                "[" * 100_000,
+                json.dumps(_deep(64)),
+                json.dumps(_deep(65)),
+            )
+        )
+        | st.just(None)
+    )
+
+
+def _c_call_shape(draw: st.DrawFn, native: list[dict[str, Any]]) -> None:
+    calls = _calls(native)
+    if not calls:
+        return
+    call = draw(st.sampled_from(calls))
+    change = draw(st.sampled_from(("no-type", "custom", "extra", "function-extra", "signature")))
+    if change == "no-type":
+        del call["type"]
+    elif change == "custom":
+        call["type"] = "custom"
+        call["custom"] = {"name": call.pop("function")["name"], "input": "text"}
+    elif change == "extra":
+        call["index"] = 0
+    elif change == "function-extra":
+        call["function"]["strict"] = True
+    else:
+        call["extra_content"] = {"google": {"thought_signature": "c2ln"}}
+
+
+def _c_tool_message(draw: st.DrawFn, native: list[dict[str, Any]]) -> None:
+    spots = [i for i, m in enumerate(native) if m["role"] == "tool"]
+    if not spots:
+        return
+    i = draw(st.sampled_from(spots))
+    message = native[i]
+    change = draw(st.sampled_from(("name", "other-name", "parts", "blank", "swap", "user")))
+    if change == "name":
+        message["name"] = next(
+            (c["function"]["name"] for c in _calls(native) if c["id"] == message["tool_call_id"]),
+            "x",
+        )
+    elif change == "other-name":
+        message["name"] = "other"
+    elif change == "parts":
+        message["content"] = [{"type": "text", "text": str(message["content"])}]
+    elif change == "blank":
+        message["content"] = "\n"
+    elif change == "swap" and i + 1 < len(native) and native[i + 1]["role"] == "tool":
+        native[i], native[i + 1] = native[i + 1], native[i]
+    elif change == "user":  # a user message between the results of one assistant message
+        native.insert(i, {"role": "user", "content": "wait"})
+
+
+def _c_assistant_fields(draw: st.DrawFn, native: list[dict[str, Any]]) -> None:
+    spots = [m for m in native if m["role"] == "assistant"]
+    if not spots:
+        return
+    message = draw(st.sampled_from(spots))
+    field, value = draw(
+        st.sampled_from(
+            (
+                ("refusal", None),
+                ("refusal", "I can't."),
+                ("tool_calls", []),
+                ("tool_calls", None),
+                ("reasoning_content", "Thinking."),
+                ("function_call", None),
+                ("name", "bot"),
+                ("audio", None),
+            )
+        )
+    )
+    if field == "tool_calls" and message.get("tool_calls"):
+        return
+    message[field] = value
+
+
+def _c_user_content(draw: st.DrawFn, native: list[dict[str, Any]]) -> None:
+    users = [m for m in native if m["role"] in ("user", "system", "assistant")]
+    message = draw(st.sampled_from(users))
+    content = message.get("content")
+    if isinstance(content, str):
+        message["content"] = draw(
+            st.sampled_from(
+                (
+                    [{"type": "text", "text": content}],
+                    [{"type": "text", "text": content}, {"type": "text", "text": "more"}],
+                    [{"type": "text", "text": content, "prompt_cache_breakpoint": True}],
+                    [{"type": "image_url", "image_url": {"url": "https://example.com/a.png"}}],
+                    [],
+                )
+            )
+        )
+    elif message["role"] == "user":
+        message["name"] = "alice"
+
+
+_CHAT_EDGES = (
+    _c_developer,
+    _c_content_beside_calls,
+    _c_arguments,
+    _c_call_shape,
+    _c_tool_message,
+    _c_assistant_fields,
+    _c_user_content,
+)
+
+
+@st.composite
+def plain_chat(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """A plain AI SDK history written as the OpenAI Chat adapter writes it, maybe with one
+    native defect."""
+    history = draw(plain_histories())
+    try:
+        native = openai_chat.dump_messages(history)
+    except InputError:  # a value nested deeper than the models take
+        native = [{"role": "user", "content": "hi"}]
+    if draw(st.integers(0, 2)) == 0:
+        draw(st.sampled_from(_CHAT_EDGES))(draw, native)
+    return native
+
+
+chat_strategies = st.one_of(
+    s_chat.histories(sdk=True),
+    s_chat.histories(sdk=False),
+    s_chat.valid_histories(),
+)
+
+
+@settings(PROPERTY, max_examples=300)
+@given(plain_chat())
+def test_openai_chat_verdict_holds_on_plain_histories(native: Any) -> None:
+    _same_as_full_path(openai_chat, openai_chat.heal_openai_chat, _counted(openai_chat, native))
+
+
+@PROPERTY
+@given(chat_strategies)
+def test_openai_chat_verdict_holds_on_the_formats_strategies(native: Any) -> None:
+    _same_as_full_path(openai_chat, openai_chat.heal_openai_chat, _counted(openai_chat, native))
+
+
+# --- examples --------------------------------------------------------------------------------
+
+ANTHROPIC_PLAIN = anthropic.dump_messages(PLAIN, shape="params")
+CHAT_PLAIN = openai_chat.dump_messages(PLAIN)
+PYDANTIC_PLAIN = pydantic_ai.dump_messages(PLAIN)
+FORMATS = [
+    pytest.param(anthropic, anthropic.heal_anthropic, ANTHROPIC_PLAIN, id="anthropic"),
+    pytest.param(openai_chat, openai_chat.heal_openai_chat, CHAT_PLAIN, id="openai-chat"),
+    pytest.param(pydantic_ai, pydantic_ai.heal_pydantic_ai, PYDANTIC_PLAIN, id="pydantic-ai"),
+]
+
+
+def _refuse_to_load(*args: Any, **kwargs: Any) -> Any:
+    raise AssertionError("a plainly clean history was loaded")
+
+
+@pytest.mark.parametrize(("module", "heal", "native"), FORMATS)
+def test_a_plain_history_comes_back_as_it_was_without_loading(
+    module: ModuleType, heal: Callable[..., NativeHealResult[Any]], native: Any
+) -> None:
+    # Mistral wants nine-character ids, DeepSeek reasoning beside every call.
+    clean = [p for p in ALL_PROVIDERS if module._plainly_clean(native, p)]
+    assert set(clean) == set(ALL_PROVIDERS) - {"mistral", "deepseek"}
+    seen: list[Any] = []
+    with mock.patch.object(module, _LOADERS[module], _refuse_to_load):
+        for provider in clean:
+            result = heal(native, provider=provider, strict=True, on_repair=seen.append)
+            assert result.messages is native
+            assert result.repairs == () and not result.changed
+    assert seen == []
+
+
+@pytest.mark.parametrize(("module", "heal", "native"), FORMATS)
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"policy": {}},
+        {"rules": []},
+        {"scope": "history"},
+        {"model": "claude-sonnet-4-5"},
+        {"tools": ["weather", "search"]},
+        {"thinking": False},
+    ],
+)
+def test_options_the_verdict_does_not_know_take_the_full_path(
+    module: ModuleType,
+    heal: Callable[..., NativeHealResult[Any]],
+    native: Any,
+    options: dict[str, Any],
+) -> None:
+    asked: list[Any] = []
+    verdict = module._plainly_clean
+
+    def spy(*args: Any) -> bool:
+        asked.append(args)
+        return verdict(*args)  # type: ignore[no-any-return]
+
+    with mock.patch.object(module, "_plainly_clean", spy):
+        result = heal(native, **options)
+    assert asked == []
+    with _full_path(module):
+        assert result == heal(native, **options)
+
+
+def test_request_parameters_that_name_the_target_take_the_full_path() -> None:
+    asked: list[Any] = []
+    verdict = anthropic._plainly_clean
+
+    def spy(*args: Any) -> bool:
+        asked.append(args)
+        return verdict(*args)  # type: ignore[no-any-return]
+
+    params = {"model": "claude-sonnet-4-5", "max_tokens": 1024, **ANTHROPIC_PLAIN}
+    with mock.patch.object(anthropic, "_plainly_clean", spy):
+        assert anthropic.heal_anthropic(params).messages is params
+        assert asked == []
+        plain = {"max_tokens": 1024, "temperature": 0.2, **ANTHROPIC_PLAIN}
+        assert anthropic.heal_anthropic(plain).messages is plain
+        assert len(asked) == 1
+
+
+class _Loud(Rule):
+    """Test rule: reports every history."""
+
+    id = "test-native-loud"
+    summary = "reports everything"
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        from heal import Action
+
+        yield Finding(Action.REPORT, None, None, "seen")
+
+
+@pytest.mark.parametrize(("module", "heal", "native"), FORMATS)
+def test_a_registered_rule_makes_nothing_plainly_clean(
+    module: ModuleType, heal: Callable[..., NativeHealResult[Any]], native: Any
+) -> None:
+    assert module._plainly_clean(native, None)
+    register_rule(_Loud())
+    try:
+        assert not module._plainly_clean(native, None)
+        assert [r.rule for r in heal(native, provider=None).repairs] == ["test-native-loud"]
+    finally:
+        default_registry.unregister(_Loud.id)
+    assert module._plainly_clean(native, None)
+
+
+@pytest.mark.parametrize(("module", "heal", "native"), FORMATS)
+def test_an_unknown_provider_is_the_full_paths_error(
+    module: ModuleType, heal: Callable[..., NativeHealResult[Any]], native: Any
+) -> None:
+    assert not module._plainly_clean(native, "nobody")
+    with pytest.raises(ConfigError, match="unknown provider"):
+        heal(native, provider="nobody")
+
+
+def _spelled(native: list[dict[str, Any]], **dumps: Any) -> list[dict[str, Any]]:
+    out = copy.deepcopy(native)
+    for call in _calls(out):
+        call["function"]["arguments"] = json.dumps(
+            json.loads(call["function"]["arguments"]), **dumps
+        )
+    return out
+
+
+@pytest.mark.parametrize(
+    "native",
+    [
+        pytest.param(_spelled(CHAT_PLAIN), id="python-json-dumps-arguments"),
+        pytest.param(_spelled(CHAT_PLAIN, indent=2), id="indented-arguments"),
+        pytest.param(
+            [{**m, "role": "developer"} if m["role"] == "system" else m for m in CHAT_PLAIN],
+            id="developer",
+        ),
+        pytest.param(
+            [
+                {k: v for k, v in m.items() if k != "content"} if m.get("tool_calls") else m
+                for m in CHAT_PLAIN
+            ],
+            id="calls-without-content",
+        ),
+    ],
+)
+def test_common_openai_chat_spellings_are_plainly_clean(native: list[dict[str, Any]]) -> None:
+    assert openai_chat._plainly_clean(native, "openai-chat")
+    _same_as_full_path(openai_chat, openai_chat.heal_openai_chat, native)
+
+
+def test_the_benchmark_conversations_are_plainly_clean_unless_broken() -> None:
+    # The benchmark's corpus (a short copy), written as benchmarks.peers writes it: every
+    # conversation the full path finds nothing in is plainly clean.
+    pairs = (
+        (anthropic, anthropic.heal_anthropic, "anthropic"),
+        (openai_chat, openai_chat.heal_openai_chat, "openai-chat"),
+    )
+    for history in (load_messages(h) for h in corpus(conversations=40, length=20)):
+        natives = (
+            anthropic.dump_messages(history, shape="params")["messages"],
+            openai_chat.dump_messages(history),
+        )
+        for (module, heal, provider), native in zip(pairs, natives, strict=True):
+            with _full_path(module):
+                result = heal(native, provider=provider)
+            assert module._plainly_clean(native, provider) == (result.repairs == ())
+
+
+# --- one native defect at a time -------------------------------------------------------------
+#
+# Each defect, applied to the plain history above, sits at one edge of a verdict: the full path
+# repairs it for some provider, raises, or takes it as it is. Whatever it does, the adapter must
+# do the same under every provider (the property tests draw these too, but rarely each one).
+
+
+def _put(obj: dict[str, Any], key: str, value: Any) -> None:
+    obj[key] = value
+
+
+def _nest(depth: int) -> dict[str, Any]:
+    return _deep(depth)
+
+
+Defect = Callable[[Any], object]
+
+ANTHROPIC_DEFECTS: dict[str, Defect] = {
+    "system-blank": lambda n: _put(n, "system", " "),
+    "system-surrogate": lambda n: _put(n, "system", "x\ud800"),
+    "system-null": lambda n: _put(n, "system", None),
+    "system-blocks": lambda n: _put(
+        n, "system", [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]
+    ),
+    "system-empty-list": lambda n: _put(n, "system", []),
+    "system-block-blank": lambda n: _put(n, "system", [{"type": "text", "text": "\n"}]),
+    "system-block-surrogate": lambda n: _put(n, "system", [{"type": "text", "text": "\udfff"}]),
+    "system-block-not-text": lambda n: _put(n, "system", [{"type": "document", "text": "a"}]),
+    "system-block-cache-control": lambda n: _put(
+        n, "system", [{"type": "text", "text": "a", "cache_control": {"type": "ephemeral"}}]
+    ),
+    "system-message-in-list": lambda n: n["messages"].insert(
+        0, {"role": "system", "content": n.pop("system")}
+    ),
+    "late-system-message": lambda n: n["messages"].insert(4, {"role": "system", "content": "x"}),
+    "system-message-blocks": lambda n: n["messages"].insert(
+        0, {"role": "system", "content": [{"type": "text", "text": "x"}]}
+    ),
+    "params-other-keys": lambda n: n.update(max_tokens=1024, temperature=0.2, stream=False),
+    "params-model": lambda n: _put(n, "model", "claude-sonnet-4-5"),
+    "params-thinking": lambda n: _put(n, "thinking", {"type": "enabled", "budget_tokens": 1024}),
+    "params-tools": lambda n: _put(n, "tools", [{"name": "weather", "input_schema": {}}]),
+    "messages-tuple": lambda n: _put(n, "messages", tuple(n["messages"])),
+    "message-not-a-dict": lambda n: n["messages"].append(("user", "hi")),
+    "message-extra-key": lambda n: _put(n["messages"][3], "id", "msg_1"),
+    "unknown-role": lambda n: _put(n["messages"][3], "role", "model"),
+    "result-missing": lambda n: n["messages"][2]["content"].pop(0),
+    "result-extra": lambda n: n["messages"][2]["content"].append(
+        {"type": "tool_result", "tool_use_id": "call_9", "content": "x"}
+    ),
+    "result-twice": lambda n: n["messages"][2]["content"].append(
+        dict(n["messages"][2]["content"][0])
+    ),
+    "result-other-id": lambda n: _put(n["messages"][2]["content"][0], "tool_use_id", "call_9"),
+    "result-id-not-a-string": lambda n: _put(n["messages"][2]["content"][0], "tool_use_id", 2),
+    "result-not-a-result": lambda n: _put(
+        n["messages"][2]["content"][0], "type", "web_search_tool_result"
+    ),
+    "result-is-error": lambda n: _put(n["messages"][2]["content"][0], "is_error", True),
+    "result-is-not-error": lambda n: _put(n["messages"][2]["content"][0], "is_error", False),
+    "result-error-cache-control": lambda n: n["messages"][2]["content"][0].update(
+        is_error=True, cache_control={"type": "ephemeral"}
+    ),
+    "result-cache-control": lambda n: _put(
+        n["messages"][2]["content"][0], "cache_control", {"type": "ephemeral"}
+    ),
+    "result-empty": lambda n: _put(n["messages"][2]["content"][0], "content", ""),
+    "result-blank": lambda n: _put(n["messages"][2]["content"][0], "content", " "),
+    "result-surrogate": lambda n: _put(n["messages"][2]["content"][0], "content", "\ud800"),
+    "result-blocks": lambda n: _put(
+        n["messages"][2]["content"][0], "content", [{"type": "text", "text": "sunny"}]
+    ),
+    "result-absent": lambda n: n["messages"][2]["content"][0].pop("content"),
+    "results-then-text": lambda n: n["messages"][2]["content"].append(
+        {"type": "text", "text": "and?"}
+    ),
+    "text-then-results": lambda n: n["messages"][2]["content"].insert(
+        0, {"type": "text", "text": "here:"}
+    ),
+    "results-then-user": lambda n: n["messages"].insert(3, {"role": "user", "content": "and?"}),
+    "results-late": lambda n: n["messages"].insert(2, {"role": "user", "content": "wait"}),
+    "user-block-extra-key": lambda n: _put(
+        n["messages"][0]["content"][0], "cache_control", {"type": "ephemeral"}
+    ),
+    "user-block-blank": lambda n: _put(n["messages"][0]["content"][0], "text", " "),
+    "user-block-surrogate": lambda n: _put(n["messages"][0]["content"][0], "text", "\ud83d"),
+    "user-block-image": lambda n: n["messages"][0]["content"].append(
+        {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}}
+    ),
+    "user-block-not-text": lambda n: _put(n["messages"][0]["content"][0], "type", "document"),
+    "user-blocks-empty": lambda n: _put(n["messages"][0], "content", []),
+    "user-blank": lambda n: _put(n["messages"][4], "content", "\t"),
+    "user-surrogate": lambda n: _put(n["messages"][4], "content", "x\udc00"),
+    "user-content-null": lambda n: _put(n["messages"][4], "content", None),
+    "two-users": lambda n: n["messages"].insert(0, {"role": "user", "content": "hi"}),
+    "assistant-first": lambda n: n["messages"].pop(0),
+    "two-assistants": lambda n: n["messages"].insert(3, {"role": "assistant", "content": "x"}),
+    "trailing-assistant": lambda n: n["messages"].append({"role": "assistant", "content": "ok"}),
+    "calls-unanswered-at-end": lambda n: n["messages"].__delitem__(slice(2, None)),
+    "assistant-blank": lambda n: _put(n["messages"][3], "content", " "),
+    "assistant-blocks-empty": lambda n: _put(n["messages"][3], "content", []),
+    "text-after-call": lambda n: n["messages"][1]["content"].append(
+        n["messages"][1]["content"].pop(0)
+    ),
+    "assistant-text-blank": lambda n: _put(n["messages"][1]["content"][0], "text", ""),
+    "assistant-text-extra-key": lambda n: _put(n["messages"][1]["content"][0], "citations", None),
+    "assistant-block-unknown": lambda n: n["messages"][1]["content"].insert(
+        0, {"type": "fancy", "text": "x"}
+    ),
+    "thinking-signed": lambda n: n["messages"][1]["content"].insert(
+        0, {"type": "thinking", "thinking": "hm", "signature": "c2ln"}
+    ),
+    "thinking-unsigned": lambda n: n["messages"][1]["content"].insert(
+        0, {"type": "thinking", "thinking": "hm"}
+    ),
+    "thinking-redacted": lambda n: n["messages"][1]["content"].insert(
+        0, {"type": "redacted_thinking", "data": "cmVk"}
+    ),
+    "server-tool": lambda n: n["messages"][1]["content"].insert(
+        1,
+        {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}},
+    ),
+    "call-extra-key": lambda n: _put(n["messages"][1]["content"][1], "caller", {"type": "direct"}),
+    "call-no-input": lambda n: n["messages"][1]["content"][1].pop("input"),
+    "call-id-not-a-string": lambda n: _put(n["messages"][1]["content"][1], "id", 1),
+    "call-name-not-a-string": lambda n: _put(n["messages"][1]["content"][1], "name", None),
+    "call-input-string": lambda n: _put(n["messages"][1]["content"][1], "input", '{"a": 1}'),
+    "call-input-list": lambda n: _put(n["messages"][1]["content"][1], "input", [1]),
+    "call-input-nested-64": lambda n: _put(n["messages"][1]["content"][1], "input", _nest(64)),
+    "call-input-nested-65": lambda n: _put(n["messages"][1]["content"][1], "input", _nest(65)),
+    "call-input-nested-300": lambda n: _put(n["messages"][1]["content"][1], "input", _nest(300)),
+    "call-input-nan": lambda n: _put(n["messages"][1]["content"][1], "input", {"a": float("nan")}),
+    "call-input-tuple": lambda n: _put(n["messages"][1]["content"][1], "input", {"a": (1, 2)}),
+    "call-input-int-key": lambda n: _put(n["messages"][1]["content"][1], "input", {1: "a"}),
+    "call-input-datetime": lambda n: _put(
+        n["messages"][1]["content"][1], "input", {"at": datetime(2026, 1, 1)}
+    ),
+    "call-input-decimal": lambda n: _put(
+        n["messages"][1]["content"][1], "input", {"a": [Decimal("1.5")]}
+    ),
+    "call-name-dotted": lambda n: _put(n["messages"][1]["content"][1], "name", "get.weather"),
+    "call-name-digit-first": lambda n: _put(n["messages"][1]["content"][1], "name", "1weather"),
+    "call-id-long": lambda n: _put(n["messages"][1]["content"][1], "id", "c" * 65),
+    "call-id-shared": lambda n: _put(n["messages"][1]["content"][2], "id", "call_1"),
+}
+"""Native Anthropic defects, applied to the params form of ``PLAIN``: messages[1] holds the
+text and two calls, messages[2] the two results."""
+
+ANTHROPIC_CLEAN = {
+    "system-blocks",
+    "params-other-keys",
+    "result-is-error",
+    "call-input-nested-64",
+    "call-name-digit-first",  # only Gemini refuses it
+    "system-message-in-list",
+}
+"""The defects that are no defect for Anthropic: still plainly clean."""
+
+
+@pytest.mark.parametrize("defect", sorted(ANTHROPIC_DEFECTS))
+def test_one_anthropic_defect(defect: str) -> None:
+    native = copy.deepcopy(ANTHROPIC_PLAIN)
+    ANTHROPIC_DEFECTS[defect](native)
+    plain = _same_as_full_path(anthropic, anthropic.heal_anthropic, native)
+    assert ("anthropic" in plain) == (defect in ANTHROPIC_CLEAN)
+
+
+def _call_at(n: list[dict[str, Any]], k: int = 0) -> dict[str, Any]:
+    return n[2]["tool_calls"][k]  # type: ignore[no-any-return]
+
+
+def _args(n: list[dict[str, Any]], text: Any) -> None:
+    _call_at(n)["function"]["arguments"] = text
+
+
+CHAT_DEFECTS: dict[str, Defect] = {
+    "developer": lambda n: _put(n[0], "role", "developer"),
+    "system-parts": lambda n: _put(n[0], "content", [{"type": "text", "text": "a"}]),
+    "system-blank": lambda n: _put(n[0], "content", ""),
+    "system-surrogate": lambda n: _put(n[0], "content", "\ud800"),
+    "system-extra-key": lambda n: _put(n[0], "name", "rules"),
+    "late-system": lambda n: n.insert(5, {"role": "system", "content": "x"}),
+    "user-parts-two": lambda n: n[1]["content"].append({"type": "text", "text": "more"}),
+    "user-part-extra-key": lambda n: _put(n[1]["content"][0], "prompt_cache_breakpoint", True),
+    "user-part-blank": lambda n: _put(n[1]["content"][0], "text", " "),
+    "user-part-image": lambda n: n[1]["content"].append(
+        {"type": "image_url", "image_url": {"url": "https://example.com/a.png"}}
+    ),
+    "user-part-not-text": lambda n: _put(n[1]["content"][0], "type", "refusal"),
+    "user-parts-empty": lambda n: _put(n[1], "content", []),
+    "user-name": lambda n: _put(n[6], "name", "alice"),
+    "user-blank": lambda n: _put(n[6], "content", " "),
+    "user-content-null": lambda n: _put(n[6], "content", None),
+    "message-not-a-dict": lambda n: n.append(("user", "hi")),
+    "unknown-role": lambda n: _put(n[5], "role", "model"),
+    "two-users": lambda n: n.insert(1, {"role": "user", "content": "hi"}),
+    "assistant-first": lambda n: n.pop(1),
+    "two-assistants": lambda n: n.insert(5, {"role": "assistant", "content": "x"}),
+    "trailing-assistant": lambda n: n.append({"role": "assistant", "content": "ok"}),
+    "calls-unanswered-at-end": lambda n: n.__delitem__(slice(3, None)),
+    "call-answered-at-end-only": lambda n: n.__delitem__(slice(4, None)),
+    "results-swapped": lambda n: n.insert(4, n.pop(3)),
+    "result-missing": lambda n: n.pop(3),
+    "result-twice": lambda n: n.insert(4, dict(n[3])),
+    "result-other-id": lambda n: _put(n[3], "tool_call_id", "call_9"),
+    "result-id-not-a-string": lambda n: _put(n[3], "tool_call_id", 2),
+    "result-without-calls": lambda n: n.insert(6, {**n[3]}),
+    "result-name": lambda n: _put(n[3], "name", "search"),
+    "result-other-name": lambda n: _put(n[3], "name", "other"),
+    "result-blank": lambda n: _put(n[3], "content", "\n"),
+    "result-empty": lambda n: _put(n[3], "content", ""),
+    "result-surrogate": lambda n: _put(n[3], "content", "\udfff"),
+    "result-parts": lambda n: _put(n[3], "content", [{"type": "text", "text": "x"}]),
+    "user-between-results": lambda n: n.insert(4, {"role": "user", "content": "and?"}),
+    "user-after-results": lambda n: n.insert(5, {"role": "user", "content": "and?"}),
+    "assistant-content-absent": lambda n: n[2].pop("content"),
+    "assistant-content-null": lambda n: _put(n[2], "content", None),
+    "assistant-content-empty": lambda n: _put(n[2], "content", ""),
+    "assistant-content-blank": lambda n: _put(n[2], "content", " "),
+    "assistant-content-parts": lambda n: _put(n[2], "content", [{"type": "text", "text": "a"}]),
+    "assistant-content-refusal-part": lambda n: _put(
+        n[2], "content", [{"type": "refusal", "refusal": "no"}]
+    ),
+    "answer-parts": lambda n: _put(n[5], "content", [{"type": "text", "text": "Sunny."}]),
+    "answer-null": lambda n: _put(n[5], "content", None),
+    "answer-absent": lambda n: n[5].pop("content"),
+    "answer-refusal-null": lambda n: _put(n[5], "refusal", None),
+    "answer-refusal": lambda n: _put(n[5], "refusal", "I can't."),
+    "answer-reasoning": lambda n: _put(n[5], "reasoning_content", "Thinking."),
+    "answer-name": lambda n: _put(n[5], "name", "bot"),
+    "answer-calls-empty": lambda n: _put(n[5], "tool_calls", []),
+    "answer-calls-null": lambda n: _put(n[5], "tool_calls", None),
+    "answer-function-call-null": lambda n: _put(n[5], "function_call", None),
+    "calls-not-a-list": lambda n: _put(n[2], "tool_calls", {"0": _call_at(n)}),
+    "call-no-type": lambda n: _call_at(n).pop("type"),
+    "call-custom": lambda n: n[2].update(
+        tool_calls=[
+            {"id": "call_1", "type": "custom", "custom": {"name": "weather", "input": "x"}},
+            _call_at(n, 1),
+        ]
+    ),
+    "call-other-type": lambda n: _put(_call_at(n), "type", "tool"),
+    "call-extra-key": lambda n: _put(_call_at(n), "index", 0),
+    "call-signature": lambda n: _put(
+        _call_at(n), "extra_content", {"google": {"thought_signature": "c2ln"}}
+    ),
+    "call-id-not-a-string": lambda n: _put(_call_at(n), "id", 1),
+    "call-function-extra-key": lambda n: _put(_call_at(n)["function"], "strict", True),
+    "call-function-not-a-dict": lambda n: _put(_call_at(n), "function", ["weather", "{}"]),
+    "call-name-not-a-string": lambda n: _put(_call_at(n)["function"], "name", None),
+    "call-name-dotted": lambda n: _put(_call_at(n)["function"], "name", "get.weather"),
+    "call-name-digit-first": lambda n: _put(_call_at(n)["function"], "name", "1weather"),
+    "call-id-long": lambda n: [
+        _put(_call_at(n), "id", "c" * 41),
+        _put(n[4], "tool_call_id", "c" * 41),
+    ],
+    "call-id-shared": lambda n: [
+        _put(_call_at(n, 1), "id", "call_1"),
+        _put(n[3], "tool_call_id", "call_1"),
+    ],
+    "arguments-spaced": lambda n: _args(n, '{"city": "Paris"}'),
+    "arguments-indented": lambda n: _args(n, '{\n  "city": "Paris"\n}'),
+    "arguments-ascii": lambda n: _args(n, '{"city": "\\u6771\\u4eac"}'),
+    "arguments-empty": lambda n: _args(n, ""),
+    "arguments-null": lambda n: _args(n, "null"),
+    "arguments-array": lambda n: _args(n, "[1, 2]"),
+    "arguments-string": lambda n: _args(n, '"Paris"'),
+    "arguments-invalid": lambda n: _args(n, '{"city": '),
+    "arguments-nan": lambda n: _args(n, '{"a": NaN}'),
+    "arguments-huge": lambda n: _args(n, '{"a": 1e999}'),
+    "arguments-too-deep-to-parse": lambda n: _args(n, "[" * 100_000),
+    "arguments-nested-64": lambda n: _args(n, json.dumps(_nest(64))),
+    "arguments-nested-65": lambda n: _args(n, json.dumps(_nest(65))),
+    "arguments-object": lambda n: _args(n, {"city": "Paris"}),
+    "arguments-absent": lambda n: _call_at(n)["function"].pop("arguments"),
+}
+"""Native OpenAI Chat defects, applied to ``PLAIN`` as the adapter writes it: messages[2] holds
+the text and two calls, messages[3] and [4] the results (of the second call, then the first),
+messages[5] the answer."""
+
+CHAT_CLEAN = {
+    "developer",
+    "user-parts-two",
+    "results-swapped",
+    "assistant-content-absent",
+    "assistant-content-null",
+    "assistant-content-parts",
+    "answer-parts",
+    "arguments-spaced",
+    "arguments-indented",
+    "arguments-ascii",
+    "arguments-nested-64",
+    "call-name-digit-first",  # only Gemini refuses it
+}
+"""The defects that are no defect for OpenAI Chat: still plainly clean."""
+
+
+@pytest.mark.parametrize("defect", sorted(CHAT_DEFECTS))
+def test_one_openai_chat_defect(defect: str) -> None:
+    native = copy.deepcopy(CHAT_PLAIN)
+    CHAT_DEFECTS[defect](native)
+    plain = _same_as_full_path(openai_chat, openai_chat.heal_openai_chat, native)
+    assert ("openai-chat" in plain) == (defect in CHAT_CLEAN)
+
+
+# --- pydantic-ai -----------------------------------------------------------------------------
+
+PYDANTIC_PROVIDERS: list[Any] = ["auto", *ALL_PROVIDERS]
+"""heal_pydantic_ai's own default, ``"auto"``, and every provider id and None."""
+
+
+@dataclass(repr=False)
+class _Note(pa.SystemPromptPart):
+    """Test part: a subclass of a part the verdict knows (pydantic-ai has its own)."""
+
+
+def _request(n: list[Any], i: int) -> list[Any]:
+    return n[i].parts  # type: ignore[no-any-return]
+
+
+PYDANTIC_DEFECTS: dict[str, Defect] = {
+    "system-blank": lambda n: _set(_request(n, 0)[0], content=" "),
+    "system-surrogate": lambda n: _set(_request(n, 0)[0], content="x\ud800"),
+    "system-after-user": lambda n: _request(n, 0).reverse(),
+    "system-subclass": lambda n: _request(n, 0).__setitem__(
+        0, _Note(content="You are a helpful assistant.")
+    ),
+    "user-string": lambda n: _set(_request(n, 0)[1], content="weather in Paris?"),
+    "user-two-items": lambda n: _set(_request(n, 0)[1], content=["a", "b"]),
+    "user-tuple": lambda n: _set(_request(n, 0)[1], content=("a",)),
+    "user-items-empty": lambda n: _set(_request(n, 0)[1], content=[]),
+    "user-item-blank": lambda n: _set(_request(n, 0)[1], content=["a", " "]),
+    "user-image": lambda n: _set(
+        _request(n, 0)[1], content=["a", pa.ImageUrl(url="https://example.com/a.png")]
+    ),
+    "two-user-prompts": lambda n: _request(n, 0).append(pa.UserPromptPart(content="and?")),
+    "request-empty": lambda n: n.insert(1, pa.ModelRequest(parts=[])),
+    "request-instructions": lambda n: _set(n[4], instructions="Be brief."),
+    "returns-with-prompt": lambda n: _request(n, 2).append(pa.UserPromptPart(content="and?")),
+    "return-missing": lambda n: _request(n, 2).pop(0),
+    "return-extra": lambda n: _request(n, 2).append(
+        pa.ToolReturnPart(tool_name="search", content="x", tool_call_id="call_9")
+    ),
+    "return-other-id": lambda n: _set(_request(n, 2)[1], tool_call_id="call_9"),
+    "return-other-name": lambda n: _set(_request(n, 2)[1], tool_name="other"),
+    "return-blank": lambda n: _set(_request(n, 2)[1], content=" "),
+    "return-surrogate": lambda n: _set(_request(n, 2)[1], content="\udfff"),
+    "return-json-nan": lambda n: _set(_request(n, 2)[1], content={"t": float("nan")}),
+    "return-json-datetime": lambda n: _set(_request(n, 2)[1], content={"at": datetime(2026, 1, 1)}),
+    "return-json-nested-65": lambda n: _set(_request(n, 2)[1], content=_nest(65)),
+    "return-file": lambda n: _set(
+        _request(n, 2)[1], content=pa.ImageUrl(url="https://example.com/a.png")
+    ),
+    "return-failed": lambda n: _set(_request(n, 2)[1], outcome="failed"),
+    "return-denied": lambda n: _set(_request(n, 2)[1], outcome="denied"),
+    "return-retry-prompt": lambda n: _request(n, 2).__setitem__(
+        1, pa.RetryPromptPart(content="bad", tool_name="weather", tool_call_id="call_1")
+    ),
+    "return-metadata": lambda n: _set(_request(n, 2)[1], metadata={"source": "cache"}),
+    "response-empty": lambda n: n.insert(1, pa.ModelResponse(parts=[])),
+    "response-empty-between-prompts": lambda n: n.extend(
+        [pa.ModelResponse(parts=[]), pa.ModelRequest(parts=[pa.UserPromptPart("more")])]
+    ),
+    "request-bookkeeping-only": lambda n: n.__setitem__(
+        slice(4, 4),
+        [
+            pa.ModelRequest(parts=[pa.ToolAvailabilityDeltaPart(tools_added=["search"])]),
+            pa.ModelResponse(parts=[pa.TextPart("More.")]),
+        ],
+    ),
+    "response-interrupted": lambda n: _set(n[1], state="interrupted"),
+    "response-length": lambda n: _set(n[1], finish_reason="length"),
+    "response-stop": lambda n: _set(n[3], finish_reason="stop", model_name="gpt-5"),
+    "response-provider": lambda n: _set(n[1], provider_name="openai", model_name="gpt-5.1"),
+    "two-responses": lambda n: n.insert(4, pa.ModelResponse(parts=[pa.TextPart("x")])),
+    "response-first": lambda n: n.pop(0),
+    "trailing-response": lambda n: n.append(pa.ModelResponse(parts=[pa.TextPart("ok")])),
+    "calls-unanswered-at-end": lambda n: n.__delitem__(slice(2, None)),
+    "text-after-call": lambda n: _request(n, 1).append(_request(n, 1).pop(0)),
+    "text-blank": lambda n: _set(_request(n, 1)[0], content=""),
+    "text-id": lambda n: _set(_request(n, 1)[0], id="msg_1", provider_name="openai"),
+    "text-details": lambda n: _set(
+        _request(n, 1)[0], provider_details={"thought_signature": "c2ln"}
+    ),
+    "thinking": lambda n: _request(n, 1).insert(0, pa.ThinkingPart(content="hm")),
+    "call-args-json": lambda n: _set(_request(n, 1)[1], args='{"city": "Paris"}'),
+    "call-args-none": lambda n: _set(_request(n, 1)[1], args=None),
+    "call-args-blank": lambda n: _set(_request(n, 1)[1], args=" "),
+    "call-args-invalid": lambda n: _set(_request(n, 1)[1], args='{"city": '),
+    "call-args-array": lambda n: _set(_request(n, 1)[1], args="[1]"),
+    "call-args-too-deep-to-parse": lambda n: _set(_request(n, 1)[1], args="[" * 100_000),
+    "call-args-nan": lambda n: _set(_request(n, 1)[1], args={"a": float("nan")}),
+    "call-args-tuple": lambda n: _set(_request(n, 1)[1], args={"a": (1, 2)}),
+    "call-id": lambda n: _set(_request(n, 1)[1], id="fc_1", provider_name="openai"),
+    "call-details": lambda n: _set(
+        _request(n, 1)[1], provider_details={"thought_signature": "c2ln"}
+    ),
+    "call-name-dotted": lambda n: [
+        _set(_request(n, 1)[1], tool_name="get.weather"),
+        _set(_request(n, 2)[1], tool_name="get.weather"),
+    ],
+    "call-id-shared": lambda n: [
+        _set(_request(n, 1)[2], tool_call_id="call_1"),
+        _set(_request(n, 2)[0], tool_call_id="call_1"),
+    ],
+    "message-not-a-model": lambda n: n.append({"role": "user", "content": "hi"}),
+}
+"""Native pydantic-ai defects, applied to ``PLAIN`` as the adapter writes it: messages[0] holds
+the system and user prompts, messages[1] the text and two calls, messages[2] their returns (a
+JSON one, then a string one)."""
+
+PYDANTIC_CLEAN = {
+    "user-string",
+    "user-two-items",
+    "request-instructions",
+    "return-failed",
+    "return-metadata",
+    "response-stop",
+    "response-provider",
+    "call-args-json",
+    "call-args-none",
+    "call-args-blank",
+}
+"""The defects that are no defect: still plainly clean under heal_pydantic_ai's default
+(``provider="auto"``)."""
+
+
+def _set(obj: Any, **values: Any) -> None:
+    for key, value in values.items():
+        setattr(obj, key, value)
+
+
+def test_a_plain_pydantic_ai_history_comes_back_as_it_was_without_loading() -> None:
+    native = copy.deepcopy(PYDANTIC_PLAIN)
+    plain = _same_as_full_path(
+        pydantic_ai, pydantic_ai.heal_pydantic_ai, native, PYDANTIC_PROVIDERS
+    )
+    assert plain == set(PYDANTIC_PROVIDERS) - {"mistral", "deepseek"}
+
+
+@pytest.mark.parametrize("defect", sorted(PYDANTIC_DEFECTS))
+def test_one_pydantic_ai_defect(defect: str) -> None:
+    native = copy.deepcopy(PYDANTIC_PLAIN)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PydanticAIDeprecationWarning)
+        PYDANTIC_DEFECTS[defect](native)
+        plain = _same_as_full_path(
+            pydantic_ai, pydantic_ai.heal_pydantic_ai, native, PYDANTIC_PROVIDERS
+        )
+    assert ("auto" in plain) == (defect in PYDANTIC_CLEAN)
+
+
+@st.composite
+def plain_pydantic_ai(draw: st.DrawFn) -> list[Any]:
+    """A plain AI SDK history written as the pydantic-ai adapter writes it, maybe with one
+    native defect."""
+    history = draw(plain_histories())
+    try:
+        native = pydantic_ai.dump_messages(history)
+    except InputError:  # a value nested deeper than the models take
+        native = copy.deepcopy(PYDANTIC_PLAIN)
+    if draw(st.integers(0, 2)) == 0:
+        with suppress(IndexError):  # the defect's place may not be in this history
+            PYDANTIC_DEFECTS[draw(st.sampled_from(sorted(PYDANTIC_DEFECTS)))](native)
+    return native
+
+
+@settings(PROPERTY, max_examples=200)
+@given(plain_pydantic_ai())
+def test_pydantic_ai_verdict_holds_on_plain_histories(native: Any) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PydanticAIDeprecationWarning)
+        _same_as_full_path(
+            pydantic_ai,
+            pydantic_ai.heal_pydantic_ai,
+            _counted(pydantic_ai, native),
+            PYDANTIC_PROVIDERS,
+        )
+
+
+@PROPERTY
+@given(s_pydantic_ai.histories())
+def test_pydantic_ai_verdict_holds_on_the_formats_strategies(native: Any) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PydanticAIDeprecationWarning)
+        _same_as_full_path(
+            pydantic_ai,
+            pydantic_ai.heal_pydantic_ai,
+            _counted(pydantic_ai, native),
+            PYDANTIC_PROVIDERS,
+        )
