@@ -31,15 +31,11 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from heal import targets
-from heal._construct import construct_trusted
+from heal._construct import construct_complete, replaced
 from heal.errors import ConfigError, ConvergenceError, HealingError, ProtectedEditError
 from heal.messages import (
-    AssistantMessage,
     ModelMessage,
     Part,
-    SystemMessage,
-    ToolMessage,
-    UserMessage,
     load_messages,
 )
 from heal.policy import KEEP, Policy
@@ -60,7 +56,6 @@ from heal.rules._base import (
     SetPart,
 )
 from heal.rules._index import FACTS, Fact, HistoryIndex
-from heal.rules._needs import BUILTIN_NEEDS
 from heal.targets import Target
 
 __all__ = ["MAX_PASSES", "HealResult", "ValidationResult", "heal_messages", "validate_messages"]
@@ -366,15 +361,8 @@ def _split_needs(rule: Rule) -> tuple[frozenset[str] | None, tuple[Fact, ...]]:
 
 
 def _needs(rule: Rule) -> frozenset[str] | None:
-    """What ``rule`` needs to find anything: its own declaration, the table's for a built-in
-    rule that has none yet (:mod:`heal.rules._needs`), else its triggers."""
-    if rule.needs is not None:
-        return rule.needs
-    if id(rule) in _BUILTIN_RULES:
-        found = BUILTIN_NEEDS.get(rule.id)
-        if found is not None:
-            return found
-    return rule.triggers
+    """What ``rule`` needs to find anything: its own declaration, else its triggers."""
+    return rule.triggers if rule.needs is None else rule.needs
 
 
 # --- running ---------------------------------------------------------------------------------
@@ -519,7 +507,8 @@ class _Origin:
 
     ``msgs[i]`` is the input index of current message ``i`` (None if heal inserted it);
     ``anchors[i]`` the input index it sits after (for inserted messages); ``parts[i]`` the input
-    location of each of its parts, or None when its parts are exactly the input message's.
+    location of each of its parts, or None when part ``p`` came from part ``p`` of the input
+    message (its parts, or replacements of them, each in its place).
     """
 
     __slots__ = ("anchors", "msgs", "parts")
@@ -561,6 +550,8 @@ class _Origin:
                     message_index, part_index = loc
         if f.anchor is not None:
             anchor = self.anchors[f.anchor]
+        # Every field, in declared order: construct_complete takes the dict as it is
+        # (tests/test_construct.py checks the order).
         values = {
             "rule": rule.id,
             "action": action,
@@ -579,7 +570,7 @@ class _Origin:
             # A built-in rule's findings hold valid values (str, int, JSON from _to_json), and a
             # history with thousands of problems makes thousands of records: skip validating
             # them again. A user rule's findings are validated like any input.
-            return construct_trusted(Repair, _REPAIR_FIELDS, values)
+            return construct_complete(Repair, _REPAIR_FIELDS, values)
         return Repair(**values)
 
 
@@ -590,6 +581,13 @@ _REPAIR_FIELDS = set(Repair.model_fields)  # shared by every record built here (
 def _to_json(value: Any) -> Any:
     if value is None:
         return None
+    if type(value) is dict:
+        # The commonest record of all, a renamed or mended field ({"toolCallId": "call_1"}):
+        # flat ASCII text needs no escaping, only a copy of its own.
+        for key, item in value.items():
+            if type(item) is not str or type(key) is not str or not (key + item).isascii():
+                return _escaped(value)
+        return value.copy()
     if isinstance(value, BaseModel):
         # A dump is made of new containers: it can be kept as it is when nothing needs escaping
         # (nearly always, and one C-speed encoding tells).
@@ -660,6 +658,8 @@ def _apply(
     returns the runs of messages carried over as they are, as ``(old start, new start,
     count)``, for :meth:`HistoryIndex.after_edit`."""
     edit = _EditGroups(edits)
+    if not (edit.set_msgs or edit.drop_msgs or edit.add_msgs):
+        return _apply_to_parts(messages, origin, edit)
     touched = edit.part_edited | set(edit.set_msgs)
     output = _Output(messages, origin, edit.add_msgs, _moved_parts(messages, origin, edit))
     output.add_after(-1)
@@ -677,6 +677,33 @@ def _apply(
         output.add_after(i)
     output.copy(done, len(messages))
     return output.messages, output.origin, output.kept
+
+
+def _apply_to_parts(
+    messages: list[ModelMessage], origin: _Origin, edit: _EditGroups
+) -> tuple[list[ModelMessage], _Origin, list[tuple[int, int, int]]]:
+    """:func:`_apply` for a batch of part edits alone (renamed ids, mended inputs, an added or
+    dropped part: the commonest repairs): every message stays in its place, so only the
+    messages named are rebuilt, and the origin keeps its message lists (never changed in
+    place, so shared) with new part locations for those messages."""
+    moved = _moved_parts(messages, origin, edit)
+    out = list(messages)
+    parts = list(origin.parts)
+    for i in edit.part_edited:
+        out[i], parts[i] = _edited_message(messages[i], i, origin, edit, moved)
+    new = _Origin.__new__(_Origin)
+    new.msgs, new.anchors, new.parts = origin.msgs, origin.anchors, parts
+    kept: list[tuple[int, int, int]] = []
+    start = 0
+    for i in sorted(edit.part_edited):
+        if out[i] is messages[i]:
+            continue
+        if i > start:
+            kept.append((start, start, i - start))
+        start = i + 1
+    if start < len(messages):
+        kept.append((start, start, len(messages) - start))
+    return out, new, kept
 
 
 class _EditGroups:
@@ -745,7 +772,7 @@ def _edited_message(
     moved: dict[int, _Loc | None],
 ) -> tuple[ModelMessage, tuple[_Loc | None, ...] | None]:
     """Message ``i`` with its edits (replaced first, then its parts edited), and the input
-    location of each of its parts (None: exactly the input message's)."""
+    location of each of its parts (None: each where it sat in the input message)."""
     new = edit.set_msgs.get(i, message)
     locs = origin.parts[i]
     if new.content is not message.content:
@@ -753,37 +780,24 @@ def _edited_message(
     content = new.content
     if isinstance(content, str) or i not in edit.part_edited:
         return new, locs
+    if locs is None and new is message and i not in edit.add_parts and i not in edit.drop_parts:
+        # Replacements alone keep every part in its place: the input's parts' locations hold.
+        fixed = list(content)
+        for p, part in edit.set_parts[i].items():
+            if p < len(fixed):
+                fixed[p] = part
+        return _with_content(new, tuple(fixed)), None
     if locs is None:
         locs = origin.parts_of(i, len(content))
     parts, locs = _edited_parts(i, content, locs, edit, moved)
     return _with_content(new, parts), locs
 
 
-_MESSAGE_CLASSES = frozenset({SystemMessage, UserMessage, AssistantMessage, ToolMessage})
-_set = object.__setattr__
-
-
 def _with_content(message: ModelMessage, parts: tuple[Part, ...]) -> ModelMessage:
-    """``message.model_copy(update={"content": parts})``, exactly, at a third of its cost: a
-    history with a repair in every turn edits one message per turn.
-
-    The copy shares the fields set (``content`` is always in it: a message's content is
-    required), as :func:`~heal._construct.construct_trusted` does, which the models' being
-    frozen makes safe; a subclass of a message class, which may copy otherwise, is copied by
-    pydantic."""
-    cls = type(message)
-    if cls not in _MESSAGE_CLASSES:
-        return message.model_copy(update={"content": parts})
-    data = message.__dict__.copy()
-    data["content"] = parts
-    new = cls.__new__(cls)
-    _set(new, "__dict__", data)
-    extra = message.__pydantic_extra__
-    _set(new, "__pydantic_extra__", None if extra is None else extra.copy())
-    fields = message.__pydantic_fields_set__
-    _set(new, "__pydantic_fields_set__", fields if "content" in fields else {*fields, "content"})
-    _set(new, "__pydantic_private__", None)
-    return new
+    """``message.model_copy(update={"content": parts})``, exactly (see
+    :func:`~heal._construct.replaced`): a history with a repair in every turn edits one message
+    per turn."""
+    return replaced(message, {"content": parts})
 
 
 def _replaced_locs(

@@ -6,12 +6,22 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 
 from heal import Action, Repair, heal_messages
-from heal._construct import construct_trusted
-from heal.messages import ErrorTextOutput, TextPart, ToolMessage, ToolResultPart
+from heal._construct import construct_trusted, replaced
+from heal.messages import (
+    ErrorTextOutput,
+    ModelMessage,
+    TextPart,
+    ToolCallPart,
+    ToolMessage,
+    ToolResultPart,
+)
 from heal.repairs import Scope
+from tests.strategies import histories
 
 _PART = ToolResultPart(
     tool_call_id="c1",
@@ -116,3 +126,81 @@ def test_built_in_repairs_are_valid_repairs() -> None:
     assert len(repairs) >= 4
     for repair in repairs:
         assert Repair.model_validate(repair.model_dump()) == repair
+
+
+def _same_copy(fast: BaseModel, slow: BaseModel) -> None:
+    assert type(fast) is type(slow)
+    assert fast.__dict__ == slow.__dict__
+    assert list(fast.__dict__) == list(slow.__dict__)  # dumps follow this order
+    assert fast.__pydantic_fields_set__ == slow.__pydantic_fields_set__
+    assert fast.__pydantic_extra__ == slow.__pydantic_extra__
+    assert fast.__pydantic_private__ == slow.__pydantic_private__
+    # A dump is made of these, so the dumps are equal too (the values drawn below need not be
+    # of the field's type: a rule's update is not validated either, so they are not dumped).
+
+
+@given(histories(), st.data())
+def test_replaced_copies_exactly_as_model_copy(history: list[Any], data: st.DataObject) -> None:
+    """Every message and part of any history, any of its declared fields replaced (the rules'
+    edits): the fast copy is pydantic's, field for field, and leaves the original as it was."""
+    from heal import load_messages
+
+    for model in (
+        item
+        for message in load_messages(history)
+        for item in (message, *(() if isinstance(message.content, str) else message.content))
+    ):
+        names = sorted(type(model).model_fields)
+        chosen = data.draw(st.lists(st.sampled_from(names), max_size=3, unique=True))
+        update = {name: data.draw(st.sampled_from((None, "x", 1, {"a": [1]}))) for name in chosen}
+        before = dict(model.__dict__)
+        fields_before = set(model.__pydantic_fields_set__)
+        _same_copy(replaced(model, update), model.model_copy(update=update))
+        assert model.__dict__ == before
+        assert model.__pydantic_fields_set__ == fields_before
+
+
+def test_replaced_leaves_other_models_to_pydantic() -> None:
+    """A subclass of a heal model may copy otherwise, an unknown name goes to pydantic's rules
+    for extras: both take pydantic's own copy."""
+
+    class Traced(ToolCallPart):
+        pass
+
+    call = Traced(tool_call_id="c1", tool_name="run", input={})
+    _same_copy(
+        replaced(call, {"tool_call_id": "c2"}), call.model_copy(update={"tool_call_id": "c2"})
+    )
+    message: ModelMessage = ToolMessage(content=(_PART,))
+    _same_copy(replaced(message, {"extra_field": 1}), message.model_copy(update={"extra_field": 1}))
+
+
+def test_a_cleared_field_leaves_the_original_as_it_was() -> None:
+    """Clearing a field takes it out of the copy's fields set only: the set :func:`replaced`
+    shares with the original (the caller's part) must not change."""
+    from heal._construct import cleared
+
+    part = TextPart(text="hi", provider_options={"x": {"y": 1}})
+    copy = cleared(part, "provider_options")
+    assert copy.provider_options is None
+    assert copy.model_dump(exclude_unset=True) == {"type": "text", "text": "hi"}
+    assert part.model_fields_set == {"type", "text", "provider_options"}
+    assert part.provider_options == {"x": {"y": 1}}
+
+
+def test_the_engine_builds_records_as_validation_would() -> None:
+    """The engine hands each record's values to ``construct_complete`` as they are: they must
+    name every field, in declared order (dumps follow it)."""
+    history = [
+        {"role": "user", "content": "go"},
+        {
+            "role": "assistant",
+            "content": [{"type": "tool-call", "toolCallId": "a.b", "toolName": "f", "input": {}}],
+        },
+    ]
+    for repair in heal_messages(history).repairs:
+        assert list(repair.__dict__) == list(Repair.model_fields)
+        validated = Repair(**repair.__dict__)
+        assert repair == validated
+        assert repair.model_dump(mode="json") == validated.model_dump(mode="json")
+        assert repair.__pydantic_extra__ == validated.__pydantic_extra__

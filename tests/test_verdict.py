@@ -28,7 +28,6 @@ from heal.repairs import Action
 from heal.rules import BUILTIN_RULES, Finding, Rule
 from heal.rules._base import NEEDS, TRIGGERS, Context
 from heal.rules._index import FACTS, HistoryIndex
-from heal.rules._needs import BUILTIN_NEEDS
 from heal.targets import Target
 from tests.case_runner import target_of
 from tests.strategies import histories, valid_histories
@@ -90,10 +89,6 @@ def test_needs_name_index_facts(rule: Rule) -> None:
     needs = _needs(rule)
     assert needs, "an empty declaration would call every history clean"
     assert needs <= NEEDS, needs - NEEDS
-
-
-def test_the_table_names_built_in_rules() -> None:
-    assert set(BUILTIN_NEEDS) <= {rule.id for rule in BUILTIN_RULES}
 
 
 @pytest.mark.parametrize("provider", ALL_PROVIDERS, ids=str)

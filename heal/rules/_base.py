@@ -48,9 +48,14 @@ __all__ = [
 
 
 # --- edits -----------------------------------------------------------------------------------
+#
+# Edits and findings are values: a rule makes them and never changes them, nor does the engine.
+# They are not frozen dataclasses all the same: a frozen one sets each field through
+# ``object.__setattr__``, which costs three times as much, and a history with a repair in every
+# turn makes a finding and an edit per repaired part.
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SetPart:
     """Replace part ``part`` of message ``message`` with ``new``."""
 
@@ -59,7 +64,7 @@ class SetPart:
     new: Part
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class DropPart:
     """Remove part ``part`` of message ``message``."""
 
@@ -67,7 +72,7 @@ class DropPart:
     part: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class AddPart:
     """Insert ``new`` into message ``message`` before its part ``before`` (its length: append).
 
@@ -80,7 +85,7 @@ class AddPart:
     new: Part
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SetMessage:
     """Replace message ``message`` with ``new`` (whose parts are taken as they are)."""
 
@@ -88,14 +93,14 @@ class SetMessage:
     new: ModelMessage
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class DropMessage:
     """Remove message ``message``."""
 
     message: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class AddMessage:
     """Insert ``new`` right after message ``after`` (``-1``: at the start)."""
 
@@ -117,7 +122,7 @@ of :data:`~heal.rules._index.FACTS`."""
 # --- findings --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Finding:
     """One problem a rule found, with the edits that fix it under the chosen policy.
 
@@ -216,6 +221,7 @@ class Context:
         "_original",
         "_protected",
         "index",
+        "memo",
         "messages",
         "profile",
         "provider",
@@ -239,6 +245,10 @@ class Context:
         self.profile = profile
         self._guards = guards
         self._protected: frozenset[int] | None = None
+        self.memo: dict[object, Any] = {}
+        """What rules computed about this history and may share (keyed by whoever computes it:
+        the latest signed message per :class:`~heal.rules.reasoning.Signing`, say); a new
+        context comes with each edit, so nothing in it outlives the history it describes."""
         if target is None:
             from heal.targets import Target
 
@@ -417,3 +427,11 @@ class FamilyRule(Rule, Generic[_F]):
             self.choices = choices
         if choice_docs is not None:
             self.choice_docs = choice_docs
+        needs = self.needs_for(facts)
+        if needs is not None:
+            self.needs = needs
+
+    def needs_for(self, facts: _F) -> frozenset[str] | None:
+        """What this provider's rule needs (``needs``), when it depends on its ``facts`` (an
+        index fact named after the provider's namespace, say); None: the family's ``needs``."""
+        return None

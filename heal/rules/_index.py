@@ -782,6 +782,47 @@ def _assistant_options(index: HistoryIndex, target: Target, profile: ProviderPro
     return False
 
 
+def _reasoning_only_message(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    messages, roles = index.messages, index.roles
+    seen = -1
+    for m, _, _ in index.reasoning:
+        if m == seen:
+            continue
+        seen = m
+        content = messages[m].content
+        if roles[m] == "assistant" and all(isinstance(part, ReasoningPart) for part in content):
+            return True
+    return False
+
+
+def _reasoning_not_first(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    messages = index.messages
+    return any(
+        p > 0 and not isinstance(messages[m].content[0], ReasoningPart)
+        for m, p, _ in index.reasoning
+    )
+
+
+def _trailing_reasoning(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    reasoning = index.reasoning
+    if not reasoning:
+        return False
+    last = len(index.messages) - 1
+    m, p, _ = reasoning[-1]
+    return m == last and p == len(index.messages[last].content) - 1
+
+
+def _unsigned_for(namespace: str) -> Fact:
+    def unsigned(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+        from heal.rules.reasoning import SIGNINGS  # the rules' module, which imports this one
+
+        signs = SIGNINGS[namespace].signs
+        return not all(signs(ref[2]) for ref in index.reasoning)
+
+    unsigned.__name__ = unsigned.__qualname__ = f"_{namespace}_unsigned_reasoning"
+    return unsigned
+
+
 FACTS: dict[str, Fact] = {
     "unusual_inputs": _unusual_inputs,
     "final_assistant": _final_assistant,
@@ -799,6 +840,11 @@ FACTS: dict[str, Fact] = {
     "invalid_tool_names": _invalid_tool_names,
     "invalid_tool_call_ids": _invalid_tool_call_ids,
     "assistant_options": _assistant_options,
+    "trailing_reasoning": _trailing_reasoning,
+    "reasoning_not_first": _reasoning_not_first,
+    "reasoning_only_message": _reasoning_only_message,
+    "anthropic_unsigned_reasoning": _unsigned_for("anthropic"),
+    "bedrock_unsigned_reasoning": _unsigned_for("bedrock"),
 }
 """The facts a rule may name in ``Rule.needs`` beside the trigger lists, each computed when a
 plan's verdict asks for it (:meth:`HistoryIndex.clean`), for the plan's target:
@@ -821,7 +867,12 @@ plan's verdict asks for it (:meth:`HistoryIndex.clean`), for the plan's target:
 * ``head_not_user``: the first message that is not a system message is not a user message, or
   is one of text parts that all carry provider options (heal's placeholder is one);
 * ``calls_after_last_user``: a tool call after the last user message (in the current turn);
-* ``assistant_options``: a part of an assistant message with provider options.
+* ``assistant_options``: a part of an assistant message with provider options;
+* ``trailing_reasoning``: the last part of the last message is reasoning;
+* ``reasoning_not_first``: a message holds reasoning after a first part that is not reasoning;
+* ``reasoning_only_message``: an assistant message holds reasoning and nothing else;
+* ``anthropic_unsigned_reasoning``, ``bedrock_unsigned_reasoning``: a reasoning part without
+  that platform's signature (:data:`heal.rules.reasoning.SIGNINGS`).
 
 Each is True whenever its problem may be there: a rule that needs one finds nothing when it is
 False. They are listed cheapest first, the order in which a verdict asks them."""

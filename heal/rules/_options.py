@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from heal._construct import cleared, replaced
 from heal.messages import ModelMessage, Part
 from heal.providers import HEAL_NAMESPACE, SYNTHESIZED
 
@@ -41,7 +42,5 @@ def with_options(part: _M, options: Mapping[str, Any] | None) -> _M:
     """A copy of ``part`` with these provider options; ``None`` or empty removes the field (it
     then dumps as absent, not as null: the AI SDK schema rejects ``providerOptions: null``)."""
     if options:
-        return part.model_copy(update={"provider_options": dict(options)})
-    new = part.model_copy(update={"provider_options": None})
-    new.__pydantic_fields_set__.discard("provider_options")
-    return new
+        return replaced(part, {"provider_options": dict(options)})
+    return cleared(part, "provider_options")

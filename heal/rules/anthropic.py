@@ -39,6 +39,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from heal._construct import replaced
 from heal.messages import (
     Part,
     ReasoningPart,
@@ -111,6 +112,7 @@ class AnthropicToolIdFormat(InvalidToolCallId):
 
     id = "anthropic-tool-id-format"
     triggers = frozenset({"calls", "requests", "results"})
+    needs = frozenset({"invalid_tool_call_ids"})
     summary = "tool-call id sent to Anthropic has characters outside [a-zA-Z0-9_-] (request-time)"
     providers = frozenset({ANTHROPIC})
     scope = Scope.REQUEST
@@ -157,6 +159,7 @@ class AnthropicOrphanCaller(_AnthropicRule):
 
     id = "anthropic-orphan-caller-reference"
     triggers = frozenset({"calls"})
+    needs = frozenset({"tool_options"})
     summary = "tool call's providerOptions.anthropic.caller names a server tool call not in history"
     providers = frozenset({ANTHROPIC})
     scope = Scope.REQUEST
@@ -382,6 +385,7 @@ class AnthropicTrailingWhitespace(_AnthropicRule):
     """
 
     id = "anthropic-trailing-whitespace"
+    needs = frozenset({"final_assistant"})
     summary = "final assistant message's last text ends with whitespace"
     providers = frozenset({ANTHROPIC})
     scope = Scope.REQUEST
@@ -415,7 +419,7 @@ class AnthropicTrailingWhitespace(_AnthropicRule):
             text = content
             if not text.strip() or text == text.rstrip() or last in ctx.protected:
                 return
-            new_message = message.model_copy(update={"content": text.rstrip()})
+            new_message = replaced(message, {"content": text.rstrip()})
             edit: Edit = SetMessage(last, new_message)
             part_index = None
         else:
@@ -426,7 +430,7 @@ class AnthropicTrailingWhitespace(_AnthropicRule):
             if not text.strip() or text == text.rstrip() or last in ctx.protected:
                 return
             part_index = len(content) - 1
-            edit = SetPart(last, part_index, part.model_copy(update={"text": text.rstrip()}))
+            edit = SetPart(last, part_index, replaced(part, {"text": text.rstrip()}))
         yield Finding(
             Action.REPLACE,
             last,
@@ -588,6 +592,7 @@ class AnthropicAssistantPrefill(_AnthropicRule):
     """
 
     id = "anthropic-assistant-prefill"
+    needs = frozenset({"final_assistant"})
     summary = "history ends with an assistant message of only text or reasoning (a prefill)"
     providers = frozenset({ANTHROPIC})
     scope = Scope.REQUEST

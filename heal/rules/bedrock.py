@@ -99,6 +99,7 @@ class BedrockFirstMessage(_BedrockRule):
     """
 
     id = "bedrock-first-message"
+    needs = frozenset({"empty", "head_not_user", "strings", "texts"})
     summary = "conversation does not start with a user message"
     scope = Scope.REQUEST
     choices = ("placeholder-user", "drop")

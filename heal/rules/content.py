@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from heal._construct import cleared, replaced
 from heal.messages import (
     ContentOutput,
     ErrorTextOutput,
@@ -118,7 +119,7 @@ class LoneSurrogate(Rule):
                     i,
                     None,
                     text,
-                    SetMessage(i, message.model_copy(update={"content": _mend(text)})),
+                    SetMessage(i, replaced(message, {"content": _mend(text)})),
                 )
         text_refs: list[tuple[int, int, TextPart | ReasoningPart]] = [
             *index.texts,
@@ -126,7 +127,7 @@ class LoneSurrogate(Rule):
         ]
         for m, p, part in text_refs:
             if _has_surrogate(part.text):
-                fixed = part.model_copy(update={"text": _mend(part.text)})
+                fixed = replaced(part, {"text": _mend(part.text)})
                 yield self._finding(m, p, part.text, SetPart(m, p, fixed))
         for m, p, result in index.outputs:
             output = result.output
@@ -137,8 +138,8 @@ class LoneSurrogate(Rule):
                 and isinstance(output, (TextOutput, ErrorTextOutput))
                 and _SURROGATE.search(output.value) is not None
             ):
-                fixed_output = output.model_copy(update={"value": _mend(output.value)})
-                fixed_result = result.model_copy(update={"output": fixed_output})
+                fixed_output = replaced(output, {"value": _mend(output.value)})
+                fixed_result = replaced(result, {"output": fixed_output})
                 yield self._finding(m, p, output.value, SetPart(m, p, fixed_result))
 
     def _finding(self, m: int, p: int | None, text: str, edit: SetMessage | SetPart) -> Finding:
@@ -356,6 +357,7 @@ class EmptyHistory(Rule):
     """
 
     id = "empty-history"
+    needs = frozenset({"only_system"})
     summary = (
         "history has no message to send (none at all, or only system messages for a provider "
         "that takes the system prompt apart)"
@@ -479,7 +481,7 @@ class EmptyToolResult(FamilyRule[Signing]):
                     else f"{result.output.type} tool result is empty; replaced with placeholder "
                     "text"
                 ),
-                edits=(SetPart(m, p, result.model_copy(update={"output": fixed})),),
+                edits=(SetPart(m, p, replaced(result, {"output": fixed})),),
                 tool_call_id=result.tool_call_id,
                 removed={"output": result.output.model_dump(mode="json", exclude_unset=True)},
                 added={"output": fixed.model_dump(mode="json", exclude_unset=True)},
@@ -498,17 +500,15 @@ def _filled(result: ToolResultPart) -> Any:
         if output.value.strip():
             return None
         text = EMPTY_ERROR_TEXT if isinstance(output, ErrorTextOutput) else EMPTY_OUTPUT_TEXT
-        return output.model_copy(update={"value": text})
+        return replaced(output, {"value": text})
     if isinstance(output, ContentOutput):
         if any(_has_content(item) for item in output.value):
             return None
-        return output.model_copy(update={"value": ({"type": "text", "text": EMPTY_OUTPUT_TEXT},)})
+        return replaced(output, {"value": ({"type": "text", "text": EMPTY_OUTPUT_TEXT},)})
     if isinstance(output, ExecutionDeniedOutput):
         if output.reason is None or output.reason.strip():
             return None
-        new = output.model_copy(update={"reason": None})
-        new.__pydantic_fields_set__.discard("reason")
-        return new
+        return cleared(output, "reason")
     return None
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 from urllib.parse import unquote_to_bytes
 
+from heal._construct import replaced
 from heal.messages import (
     ContentOutput,
     FilePart,
@@ -245,13 +246,13 @@ class OpenAIFileId(Rule):
                     Action.REPORT, m, p, what + _PROTECTED, tool_call_id=result.tool_call_id
                 )
                 continue
-            fixed = output.model_copy(update={"value": kept})
+            fixed = replaced(output, {"value": kept})
             yield Finding(
                 Action.REPLACE,
                 m,
                 p,
                 f"{what}; those items were left out of the request",
-                edits=(SetPart(m, p, result.model_copy(update={"output": fixed})),),
+                edits=(SetPart(m, p, replaced(result, {"output": fixed})),),
                 tool_call_id=result.tool_call_id,
                 removed={"output": _dumped(output)},
                 added={"output": _dumped(fixed)},
@@ -378,7 +379,7 @@ class AnthropicUnsupportedMediaType(Rule):
                     p,
                     f"{part.type} part labelled {_JPEG_ALIAS}, which Anthropic rejects; "
                     "relabelled image/jpeg",
-                    edits=(SetPart(m, p, part.model_copy(update={"media_type": "image/jpeg"})),),
+                    edits=(SetPart(m, p, replaced(part, {"media_type": "image/jpeg"})),),
                     removed={"mediaType": media},
                     added={"mediaType": "image/jpeg"},
                 )
@@ -404,7 +405,7 @@ class AnthropicUnsupportedMediaType(Rule):
                 for item, v in zip(output.value, verdicts, strict=True)
                 if v != "drop"
             )
-            fixed = output.model_copy(update={"value": kept})
+            fixed = replaced(output, {"value": kept})
             dropped = sorted(
                 {
                     str(item.get("mediaType"))
@@ -425,7 +426,7 @@ class AnthropicUnsupportedMediaType(Rule):
                 m,
                 p,
                 f"tool output: {'; '.join(what)}",
-                edits=(SetPart(m, p, result.model_copy(update={"output": fixed})),),
+                edits=(SetPart(m, p, replaced(result, {"output": fixed})),),
                 tool_call_id=result.tool_call_id,
                 removed={"output": _dumped(output)},
                 added={"output": _dumped(fixed)},
@@ -551,7 +552,7 @@ class UndecodableTextFile(Rule):
                 )
                 continue
             text = raw.decode("utf-8", "replace")
-            fixed = part.model_copy(update={"data": _like(part.data, text.encode("utf-8"))})
+            fixed = replaced(part, {"data": _like(part.data, text.encode("utf-8"))})
             yield Finding(
                 Action.REPLACE,
                 m,
@@ -968,11 +969,11 @@ class ToolResultMedia(FamilyRule[ToolMedia]):
                     what=what, call_id=result.tool_call_id, tool=result.tool_name
                 )
                 parts += (TextPart(text=source, provider_options=SYNTHESIZED), part)
-            fixed = output.model_copy(update={"value": tuple(kept)})
+            fixed = replaced(output, {"value": tuple(kept)})
             count = sum(part is not None for part in moved)
             found.append((m, p, result, output, fixed, end, count))
         for m, p, result, output, fixed, end, count in found:
-            edits: tuple[Edit, ...] = (SetPart(m, p, result.model_copy(update={"output": fixed})),)
+            edits: tuple[Edit, ...] = (SetPart(m, p, replaced(result, {"output": fixed})),)
             if not first.get(end):
                 first[end] = True
                 edits += (AddMessage(end, UserMessage(content=tuple(blocks[end]))),)

@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from heal._construct import replaced
 from heal.messages import (
     ContentOutput,
     FilePart,
@@ -133,6 +134,7 @@ class GoogleForeignThoughtSignature(_GoogleRule):
     """
 
     id = "google-foreign-thought-signature"
+    needs = frozenset({"assistant_options"})
     summary = "reasoning or thought signature that Gemini did not issue"
     choices = ("drop",)
     choice_docs = {
@@ -258,6 +260,7 @@ class GoogleEmptyPart(_GoogleRule):
     """
 
     id = "google-empty-part"
+    needs = frozenset({"files", "images", "reasoning", "responses"})
     summary = (
         "part that Gemini would get empty (empty reasoning, file without data, a tool message "
         "of only approval responses)"
@@ -455,14 +458,14 @@ class GoogleContentToolResult(_GoogleRule):
             joined = "\n\n".join(str(item.get("text", "")) for item in texts)
             first: dict[str, Any] = {"type": "text", "text": joined or MEDIA_RESULT_TEXT}
             value = (first, *(item for item in output.value if item.get("type") != "text"))
-            fixed = output.model_copy(update={"value": value})
+            fixed = replaced(output, {"value": value})
             yield Finding(
                 Action.REPLACE,
                 m,
                 p,
                 f"content tool result has {len(texts)} text items, and Gemini would get "
                 f"{len(texts)} function responses for one call; made it one text item",
-                edits=(SetPart(m, p, result.model_copy(update={"output": fixed})),),
+                edits=(SetPart(m, p, replaced(result, {"output": fixed})),),
                 tool_call_id=result.tool_call_id,
                 removed={"output": output.model_dump(mode="json", exclude_unset=True)},
                 added={"output": fixed.model_dump(mode="json", exclude_unset=True)},
@@ -484,6 +487,7 @@ class GoogleFunctionCallTurn(_GoogleRule):
 
     id = "google-function-call-turn"
     triggers = frozenset({"calls"})
+    needs = frozenset({"head_not_user", "same_role_runs"})
     summary = (
         "assistant message with tool calls follows an assistant message, or starts the history"
     )
@@ -592,6 +596,7 @@ class GoogleMissingThoughtSignature(_GoogleRule):
 
     id = "google-missing-thought-signature"
     triggers = frozenset({"calls"})
+    needs = frozenset({"calls_after_last_user"})
     summary = "first tool call of a step in the current turn has no thought signature"
     choices = ("skip-validator",)
     choice_docs = {

@@ -24,6 +24,7 @@ import re
 import string
 from collections.abc import Iterator
 
+from heal._construct import replaced
 from heal.messages import AssistantMessage, ToolApprovalRequest, ToolCallPart, ToolResultPart
 from heal.repairs import Action, Scope
 from heal.rules import _errors as err
@@ -160,7 +161,7 @@ class MistralToolCallId(Rule):
                 m,
                 p,
                 f"{part.type} id {old!r} is not 9 letters and digits; now {new_id!r}",
-                edits=(SetPart(m, p, part.model_copy(update={"tool_call_id": new_id})),),
+                edits=(SetPart(m, p, replaced(part, {"tool_call_id": new_id})),),
                 tool_call_id=old,
                 removed={"toolCallId": old},
                 added={"toolCallId": new_id},
@@ -180,6 +181,7 @@ class MistralUserAfterTool(Rule):
     """
 
     id = "mistral-user-after-tool"
+    needs = frozenset({"user_after_tool"})
     summary = "user message directly after a tool message"
     providers = MISTRAL
     scope = Scope.REQUEST

@@ -537,6 +537,7 @@ class DuplicateItemId(Rule):
     """
 
     id = "duplicate-item-id"
+    needs = frozenset({"assistant_options"})
     summary = "an OpenAI item id (reasoning, message or function call) would be sent twice"
     providers = RESPONSES
     choice_docs = {
@@ -793,6 +794,7 @@ class ProviderExecutedToolCall(Rule):
 
     id = "provider-executed-tool-call"
     triggers = frozenset({"calls"})
+    needs = frozenset({"provider_executed"})
     summary = "provider-executed tool call (and its result) sent to a Chat Completions style API"
     providers = CHAT_COMPLETIONS_PROVIDERS
     scope = Scope.REQUEST

@@ -104,6 +104,12 @@ BEDROCK_SIGNING = Signing("bedrock", ("signature", "redactedData", "redactedCont
 ``providerOptions.bedrock``."""
 
 
+SIGNINGS: dict[str, Signing] = {s.namespace: s for s in (ANTHROPIC_SIGNING, BEDROCK_SIGNING)}
+"""The platforms that verify signatures, by namespace: each has an index fact,
+``<namespace>_unsigned_reasoning`` (a reasoning part it would find unsigned), which its
+unsigned and foreign reasoning rules need."""
+
+
 def reasoning_only(message: ModelMessage) -> bool:
     """Whether an assistant message holds reasoning parts and nothing else."""
     content = message.content
@@ -118,7 +124,15 @@ def reasoning_only(message: ModelMessage) -> bool:
 def latest_signed(ctx: Context, signing: Signing) -> tuple[int, ...]:
     """The index of the latest assistant message holding signed thinking, as a 1-tuple (or
     empty). A message of nothing but reasoning is skipped: it is never sent as it is (the
-    reasoning-only rule removes it whole, which re-encodes none of its blocks)."""
+    reasoning-only rule removes it whole, which re-encodes none of its blocks).
+
+    Every rule of a plan for a provider that signs asks this (as what it protects), so it is
+    computed once per history (``ctx.memo``)."""
+    memo = ctx.memo
+    found: tuple[int, ...] | None = memo.get(signing)
+    if found is not None:
+        return found
+    found = ()
     messages = ctx.messages
     skipped = -1
     for m, _, part in reversed(ctx.index.reasoning):
@@ -127,8 +141,10 @@ def latest_signed(ctx: Context, signing: Signing) -> tuple[int, ...]:
         if reasoning_only(messages[m]):
             skipped = m
             continue
-        return (m,)
-    return ()
+        found = (m,)
+        break
+    memo[signing] = found
+    return found
 
 
 def signed_guard(ctx: Context, signing: Signing | None) -> tuple[int, ...]:
@@ -192,6 +208,10 @@ class UnsignedReasoning(FamilyRule[Unsigned]):
         "drop": "Remove the reasoning part from this request; never turn it into text. The "
         "part is kept in the repair record.",
     }
+
+    def needs_for(self, facts: Unsigned) -> frozenset[str]:
+        # Only a part without this platform's signature can be found (a foreign one has none).
+        return frozenset({f"{facts.signing.namespace}_unsigned_reasoning"})
 
     def protects(self, ctx: Context) -> tuple[int, ...]:
         return signed_guard(ctx, self.facts.signing)
@@ -425,6 +445,10 @@ class ForeignReasoning(FamilyRule[Foreign]):
         "drop": "Remove the reasoning part from this request (the stored history keeps it for "
         "its own provider). The part is kept in the repair record.",
     }
+
+    def needs_for(self, facts: Foreign) -> frozenset[str]:
+        # Only a part without this platform's signature can be found (a foreign one has none).
+        return frozenset({f"{facts.signing.namespace}_unsigned_reasoning"})
 
     def protects(self, ctx: Context) -> tuple[int, ...]:
         return signed_guard(ctx, self.facts.signing)

@@ -20,6 +20,7 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from heal._construct import replaced
 from heal.messages import ModelMessage, ReasoningPart, TextPart, UserMessage
 from heal.repairs import Action, Scope
 from heal.rules import _errors as err
@@ -173,7 +174,7 @@ def merge_run(ctx: Context, run: Sequence[int], why: str) -> Iterator[Finding]:
         message = messages[j]
         edits: list[Edit] = []
         if n == 0 and update:
-            edits.append(SetMessage(target_index, target.model_copy(update=update)))
+            edits.append(SetMessage(target_index, replaced(target, update)))
         content = message.content
         if isinstance(content, str):
             edits.extend(AddPart(target_index, end, part) for part in as_parts(message))
@@ -221,6 +222,7 @@ class Run:
 class SameRoleRun(FamilyRule[Run]):
     """Consecutive messages of one role that the provider wants as one: merged into the first."""
 
+    needs = frozenset({"same_role_runs"})
     scope = Scope.REQUEST
     choices = ("merge",)
     # Only an instance whose facts say ``protected_too`` merges a protected message; the others

@@ -51,6 +51,7 @@ class ForeignServerTool(FamilyRule[ServerTools]):
     results and its approval request."""
 
     triggers = frozenset({"calls"})
+    needs = frozenset({"provider_executed"})
     scope = Scope.REQUEST
     choices = ("drop",)
     choice_docs = {

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from heal._construct import replaced
 from heal.messages import SystemMessage, TextPart, UserMessage
 from heal.repairs import Action, Scope
 from heal.rules import _errors as err
@@ -63,6 +64,7 @@ class System:
 class MidConversationSystem(FamilyRule[System]):
     """A system message after the start of the conversation."""
 
+    needs = frozenset({"late_system"})
     scope = Scope.REQUEST
     choices = ("user-text", "hoist")
     choice_docs = {
@@ -132,7 +134,7 @@ class MidConversationSystem(FamilyRule[System]):
                     content=(TextPart(text=SYSTEM_REMINDER.format(message.content)),)
                 )
                 if message.provider_options is not None:
-                    user = user.model_copy(update={"provider_options": message.provider_options})
+                    user = replaced(user, {"provider_options": message.provider_options})
                 yield Finding(
                     Action.REPLACE,
                     i,

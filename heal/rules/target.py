@@ -102,6 +102,7 @@ class ToolNotOffered(Rule):
     summary = "a tool call whose tool is not in the request's tool list (runs when tools= is given)"
     scope = Scope.REQUEST
     triggers = frozenset({"calls"})
+    needs = frozenset({"unoffered_tools"})
     choices = ("keep-pair", "drop-pair")
     choice_docs = {
         "keep-pair": "Keep the call and its result; record it (a keep record: validation passes).",

@@ -90,6 +90,7 @@ class ReasoningOnlyMessage(FamilyRule[Placement]):
     when it is the last message with anything to send."""
 
     triggers = frozenset({"reasoning"})
+    needs = frozenset({"reasoning_only_message"})
     scope = Scope.REQUEST
     choices = ("drop",)
     choice_docs = {
@@ -143,6 +144,7 @@ class ReasoningNotFirst(FamilyRule[Placement]):
     parts move to the front."""
 
     triggers = frozenset({"reasoning"})
+    needs = frozenset({"reasoning_not_first"})
     edits_protected = True  # rejected in this layout either way (OVER_PROTECTION)
     choices = ("move",)
     choice_docs = {
@@ -187,6 +189,7 @@ class TrailingReasoning(FamilyRule[Placement]):
     reasoning: the trailing reasoning moves in front of its last other part."""
 
     triggers = frozenset({"reasoning"})
+    needs = frozenset({"trailing_reasoning"})
     scope = Scope.REQUEST
     edits_protected = True  # rejected in this layout either way (OVER_PROTECTION)
     choices = ("move",)

@@ -256,6 +256,7 @@ class OrphanToolResult(Rule):
     id = "orphan-tool-result"
     edits_protected = True  # a result the provider rejects, protected or not
     triggers = frozenset({"results"})
+    needs = frozenset({"unpaired"})
     summary = "tool result answers a call that is not in the history"
     choices = ("fix", "as-text")
     choice_docs = {
@@ -420,6 +421,7 @@ class DuplicateToolResult(Rule):
 
     id = "duplicate-tool-result"
     triggers = frozenset({"results"})
+    needs = frozenset({"unpaired"})
     summary = "a tool call has more than one result"
     choices = ("fix", "keep-success")
     choice_docs = {
@@ -502,6 +504,7 @@ class MisplacedToolResult(Rule):
 
     id = "misplaced-tool-result"
     triggers = frozenset({"results"})
+    needs = frozenset({"unpaired"})
     summary = "tool result is not in the tool messages directly after its call"
     choice_docs = {
         "fix": "Move the result into the tool message right after its call, in call order; "
@@ -780,6 +783,7 @@ class OrphanToolCall(Rule):
     id = "orphan-tool-call"
     edits_protected = True  # drop-call: a call without a result is rejected, protected or not
     triggers = frozenset({"calls"})
+    needs = frozenset({"unpaired"})
     summary = "tool call has no result"
     choices = ("placeholder-result", "drop-call", "placeholder-every-call")
     choice_docs = {

@@ -11,6 +11,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from heal._construct import replaced
 from heal.messages import (
     JSON_NESTING_LIMIT,
     ToolApprovalRequest,
@@ -39,7 +40,7 @@ def _id_parts(ctx: Context) -> Iterator[tuple[int, int, _IdPart]]:
 def _retarget(refs: Iterable[tuple[int, int, _IdPart]], new_id: str, why: str) -> Iterator[Finding]:
     for m, p, part in refs:
         old = part.tool_call_id
-        new = part.model_copy(update={"tool_call_id": new_id})
+        new = replaced(part, {"tool_call_id": new_id})
         kind = part.type
         yield Finding(
             Action.REPLACE,
@@ -59,6 +60,7 @@ class InvalidToolInput(Rule):
     id = "invalid-tool-input"
     edits_protected = True  # a call the provider rejects, protected or not
     triggers = frozenset({"calls"})
+    needs = frozenset({"unusual_inputs"})
     summary = "tool-call input is not a JSON object (a raw string, array, scalar, null or missing)"
     choices = ("coerce-object", "empty-object")
     choice_docs = {
@@ -136,7 +138,7 @@ class InvalidToolInput(Rule):
                 m,
                 p,
                 f"tool call {part.tool_name!r} {what}; replaced with a JSON object",
-                edits=(SetPart(m, p, part.model_copy(update={"input": new})),),
+                edits=(SetPart(m, p, replaced(part, {"input": new})),),
                 tool_call_id=part.tool_call_id,
                 removed=None if missing else {"input": value},
                 added={"input": new},
@@ -198,6 +200,7 @@ class InvalidToolCallId(Rule):
     id = "invalid-tool-call-id"
     edits_protected = True  # an id the provider rejects, protected or not
     triggers = frozenset({"calls", "requests", "results"})
+    needs = frozenset({"invalid_tool_call_ids"})
     summary = "tool-call id is empty or has characters outside [a-zA-Z0-9_-]"
     choice_docs = {
         "fix": "Replace each forbidden character with '_' in the call, its results and its "
@@ -315,6 +318,7 @@ class DuplicateToolCallId(Rule):
     id = "duplicate-tool-call-id"
     edits_protected = True  # an id the provider rejects, protected or not
     triggers = frozenset({"calls"})
+    needs = frozenset({"duplicate_call_ids"})
     summary = "two tool calls in the history share one id"
     choice_docs = {
         "fix": "Keep the first call's id; give each later call a new deterministic id "
@@ -445,7 +449,7 @@ class DuplicateToolCallId(Rule):
                     m,
                     p,
                     f"tool call id {tid!r} was already used by an earlier call; now {new_id!r}",
-                    edits=(SetPart(m, p, call.model_copy(update={"tool_call_id": new_id})),),
+                    edits=(SetPart(m, p, replaced(call, {"tool_call_id": new_id})),),
                     tool_call_id=tid,
                     removed={"toolCallId": tid},
                     added={"toolCallId": new_id},
@@ -545,6 +549,7 @@ class InvalidToolName(Rule):
     id = "invalid-tool-name"
     edits_protected = True  # a name the provider rejects, protected or not
     triggers = frozenset({"calls", "results"})
+    needs = frozenset({"invalid_tool_names"})
     summary = (
         "tool name is empty, longer than 64 characters, or has characters outside [a-zA-Z0-9_-]"
     )
@@ -715,7 +720,7 @@ class InvalidToolName(Rule):
                 m,
                 p,
                 f"{what} name {name!r} is not a valid tool name; now {new_name!r}",
-                edits=(SetPart(m, p, part.model_copy(update={"tool_name": new_name})),),
+                edits=(SetPart(m, p, replaced(part, {"tool_name": new_name})),),
                 tool_call_id=part.tool_call_id,
                 removed={"toolName": name},
                 added={"toolName": new_name},
