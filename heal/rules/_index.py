@@ -783,9 +783,12 @@ def _assistant_options(index: HistoryIndex, target: Target, profile: ProviderPro
 
 
 def _reasoning_only_message(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    reasoning = index.reasoning
+    if not reasoning:
+        return False
     messages, roles = index.messages, index.roles
     seen = -1
-    for m, _, _ in index.reasoning:
+    for m, _, _ in reasoning:
         if m == seen:
             continue
         seen = m
@@ -796,10 +799,12 @@ def _reasoning_only_message(index: HistoryIndex, target: Target, profile: Provid
 
 
 def _reasoning_not_first(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    reasoning = index.reasoning
+    if not reasoning:
+        return False
     messages = index.messages
     return any(
-        p > 0 and not isinstance(messages[m].content[0], ReasoningPart)
-        for m, p, _ in index.reasoning
+        p > 0 and not isinstance(messages[m].content[0], ReasoningPart) for m, p, _ in reasoning
     )
 
 
@@ -813,11 +818,19 @@ def _trailing_reasoning(index: HistoryIndex, target: Target, profile: ProviderPr
 
 
 def _unsigned_for(namespace: str) -> Fact:
-    def unsigned(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
-        from heal.rules.reasoning import SIGNINGS  # the rules' module, which imports this one
+    signs: Callable[[ReasoningPart], bool] | None = None
 
-        signs = SIGNINGS[namespace].signs
-        return not all(signs(ref[2]) for ref in index.reasoning)
+    def unsigned(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+        nonlocal signs
+        reasoning = index.reasoning
+        if not reasoning:
+            return False
+        if signs is None:
+            # The rules' module, which imports this one: looked up once, on first use.
+            from heal.rules.reasoning import SIGNINGS
+
+            signs = SIGNINGS[namespace].signs
+        return not all(signs(ref[2]) for ref in reasoning)
 
     unsigned.__name__ = unsigned.__qualname__ = f"_{namespace}_unsigned_reasoning"
     return unsigned
