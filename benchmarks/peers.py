@@ -17,7 +17,10 @@ conversations signed by Anthropic); each pair then heals the same native histori
   writes) against ``pydantic_ai.messages.repair_messages``, the cleaning pydantic-ai runs before
   every model request (``_clean_message_history``).
 
-heal's core on the loaded canonical models is timed too, as the floor the adapters sit on. The
+heal's core on the loaded canonical models is timed too, as the floor the adapters sit on: on the
+whole corpus per provider, and for each pair on exactly the histories the adapter heals, as its
+own loader reads them and for the provider it heals for (pydantic-ai's inferred per history), so
+that "adapter / heal_messages" is the adapter's own cost over healing the same histories. The
 two sides of a pair alternate within each run, so load on the shared machine falls on both;
 figures are medians, rates count the canonical messages of the conversations timed, and the
 ratios (heal's time over the peer's: below 1 means heal is faster) are what to compare across
@@ -44,6 +47,7 @@ from heal import InputError, ModelMessage, heal_messages, load_messages
 from heal.adapters import anthropic as anthropic_format
 from heal.adapters import openai_chat as openai_chat_format
 from heal.adapters import pydantic_ai as pydantic_ai_format
+from heal.providers import ProviderId
 
 
 def _load() -> str:
@@ -51,19 +55,16 @@ def _load() -> str:
     return f"{one:.2f} {five:.2f} {fifteen:.2f} (1, 5, 15 min; {os.cpu_count()} CPUs)"
 
 
-def _paired(
-    ours: Callable[[], object], theirs: Callable[[], object], runs: int
-) -> tuple[float, float]:
-    """Median seconds of ``ours`` and of ``theirs``, alternating within each run."""
-    a: list[float] = []
-    b: list[float] = []
+def _interleaved(works: list[Callable[[], object]], runs: int) -> list[float]:
+    """Median seconds of each of ``works``, taking turns within each run."""
+    times: list[list[float]] = [[] for _ in works]
     for _ in range(runs):
-        for work, times in ((ours, a), (theirs, b)):
+        for work, taken in zip(works, times, strict=True):
             gc.collect()
             start = time.perf_counter()
             work()
-            times.append(time.perf_counter() - start)
-    return statistics.median(a), statistics.median(b)
+            taken.append(time.perf_counter() - start)
+    return [statistics.median(taken) for taken in times]
 
 
 def _median(work: Callable[[], object], runs: int) -> float:
@@ -89,6 +90,14 @@ def _native(
             continue
         messages += len(history)
     return out, messages
+
+
+def _each_floor(floor: list[tuple[list[ModelMessage], ProviderId | None]]) -> Callable[[], None]:
+    def work() -> None:
+        for messages, provider in floor:
+            heal_messages(messages, provider=provider)
+
+    return work
 
 
 def _each(fn: Callable[..., object], items: list[Any], **options: Any) -> Callable[[], None]:
@@ -137,6 +146,15 @@ def _main(argv: list[str] | None) -> int:
     )
     openai_chat = _native(openai_chat_format.dump_messages, loaded)
     pydantic_ai = _native(pydantic_ai_format.dump_messages, loaded)
+    # heal_messages on the very histories of each pair: (canonical messages, provider) pairs.
+    floors: tuple[list[tuple[list[ModelMessage], ProviderId | None]], ...] = (
+        [(anthropic_format.load(h).messages, "anthropic") for h in anthropic[0]],
+        [(openai_chat_format.load(h).messages, "openai-chat") for h in openai_chat[0]],
+        [
+            (pydantic_ai_format.load(h).messages, pydantic_ai_format.infer_provider(h))
+            for h in pydantic_ai[0]
+        ],
+    )
     # Everything built so far lives to the end: keep the cyclic collector from rescanning it.
     gc.enable()
     gc.collect()
@@ -163,7 +181,8 @@ def _main(argv: list[str] | None) -> int:
         print(f"  {name:<58} {seconds * 1e3:>9.1f} ms {rate:>13,.0f} msg/s", flush=True)
 
     pairs: list[tuple[str, float, float]] = []
-    for (label, heal_one, peer_name, peer_one), (histories, messages) in zip(
+    own: list[tuple[str, float, float]] = []
+    for (label, heal_one, peer_name, peer_one), (histories, messages), floor in zip(
         (
             (
                 "heal_anthropic, Anthropic lists",
@@ -185,6 +204,7 @@ def _main(argv: list[str] | None) -> int:
             ),
         ),
         (anthropic, openai_chat, pydantic_ai),
+        floors,
         strict=True,
     ):
         print(
@@ -192,10 +212,19 @@ def _main(argv: list[str] | None) -> int:
         )
         heal_fn = cast("Callable[..., object]", heal_one)
         peer_fn = cast("Callable[..., object]", peer_one)
-        ours, theirs = _paired(_each(heal_fn, histories), _each(peer_fn, histories), args.runs)
+        ours, theirs, core = _interleaved(
+            [_each(heal_fn, histories), _each(peer_fn, histories), _each_floor(floor)],
+            args.runs,
+        )
         show(label, ours, messages)
         show(peer_name, theirs, messages)
+        show(
+            f"heal_messages on the same histories, {label.split(',')[0][5:]}'s provider",
+            core,
+            messages,
+        )
         pairs.append((f"{label} / {peer_name}", ours, theirs))
+        own.append((f"{label.split(',')[0]} / heal_messages on the same histories", ours, core))
     print(f"heal's core on the loaded canonical models, all {n:,} (the floor under the adapters):")
     for provider in (None, "anthropic", "openai-chat"):
         show(
@@ -206,6 +235,10 @@ def _main(argv: list[str] | None) -> int:
     for name, ours, theirs in pairs:
         results[f"ratio: {name}"] = round(ours / theirs, 2)
         print(f"  {name:<80} {ours / theirs:>6.2f}")
+    print("the adapters' own cost (the adapter's time / heal_messages' on the same histories):")
+    for name, ours, core in own:
+        results[f"own cost: {name}"] = round(ours / core, 2)
+        print(f"  {name:<80} {ours / core:>6.2f}")
     results["load_after"] = os.getloadavg()
     print(f"load average after: {_load()}")
     if args.json:

@@ -1,17 +1,36 @@
-"""What every adapter shares: a source map from canonical messages back to native items, the
-one-call heal that reports repairs at native locations, and the target a native call heals for."""
+"""What every adapter shares: a source map from canonical messages back to native items (and
+back to the caller's own objects, :class:`Sources`), the one-call heal that reports repairs at
+native locations, the target a native call heals for, and builders of canonical models from
+values an adapter checked itself (``built_*``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import gc
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, PrivateAttr
 
-from heal._engine import HealScope, heal_messages
+from heal._engine import PAUSE_GC_FROM, HealScope, heal_messages
 from heal.errors import ConfigError, InputError
-from heal.messages import ModelMessage, kind_of
+from heal.messages import (
+    AssistantMessage,
+    ErrorJsonOutput,
+    ErrorTextOutput,
+    JsonOutput,
+    ModelMessage,
+    ReasoningPart,
+    SystemMessage,
+    TextOutput,
+    TextPart,
+    ToolCallPart,
+    ToolMessage,
+    ToolResultPart,
+    UserMessage,
+    kind_of,
+)
 from heal.policy import KEEP, Policy
 from heal.providers import ProviderId, infer_provider
 from heal.repairs import Repair
@@ -24,6 +43,15 @@ __all__ = [
     "NativeHealResult",
     "NativeRepair",
     "RequestFacts",
+    "Sources",
+    "built_call",
+    "built_json_output",
+    "built_message",
+    "built_reasoning",
+    "built_result",
+    "built_text",
+    "built_text_output",
+    "collector_paused",
     "expect_object",
     "expect_string",
     "format_policy",
@@ -34,6 +62,116 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
+
+# --- canonical models built without validation -------------------------------------------------
+#
+# Loading a native history that needs a repair means building a canonical model of every
+# message (the rules look across messages). Validating the AI SDK dicts that stand for them
+# costs about three times building the models directly, and was most of an adapter's time. The
+# builders below are for values an adapter read from the caller's data and checked itself: the
+# exact types the models declare (``str``; plain JSON; ``provider_options`` dicts the adapter
+# made; parts and outputs built here), which validation would keep as they are. Each sets what
+# validation sets: the fields in declaration order, the fields counted as set (the keys the
+# AI SDK dict would have; one set per shape, shared as heal._construct allows, since the models
+# are frozen), empty extras. tests/adapters/test_partial_conversion.py holds every adapter's
+# fast shapes equal to its validated ones, field order and fields set included.
+
+_new = object.__new__
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+
+_MESSAGE = {"role", "content"}
+_MESSAGE_OPTIONS = {"role", "content", "provider_options"}
+_TEXT = {"type", "text"}
+_TEXT_OPTIONS = {"type", "text", "provider_options"}
+_CALL = {"type", "tool_call_id", "tool_name", "input"}
+_CALL_OPTIONS = {"type", "tool_call_id", "tool_name", "input", "provider_options"}
+_RESULT = {"type", "tool_call_id", "tool_name", "output"}
+_RESULT_OPTIONS = {"type", "tool_call_id", "tool_name", "output", "provider_options"}
+_OUTPUT = {"type", "value"}
+
+_ROLES: dict[type[BaseModel], str] = {
+    SystemMessage: "system",
+    UserMessage: "user",
+    AssistantMessage: "assistant",
+    ToolMessage: "tool",
+}
+
+
+def _model(cls: type[M], values: dict[str, Any], fields: set[str]) -> M:
+    obj = _new(cls)
+    _set_dict(obj, values)
+    _set_fields(obj, fields)
+    _set_extra(obj, {})
+    _set_private(obj, None)
+    return obj
+
+
+def built_message(cls: type[M], content: Any, options: dict[str, Any] | None = None) -> M:
+    """A system, user, assistant or tool message of ``content`` (a string, or a tuple of parts
+    built here) and maybe ``providerOptions``."""
+    values = {"role": _ROLES[cls], "content": content, "provider_options": options}
+    return _model(cls, values, _MESSAGE if options is None else _MESSAGE_OPTIONS)
+
+
+def built_text(text: str, options: dict[str, Any] | None = None) -> TextPart:
+    """A text part."""
+    values = {"type": "text", "text": text, "provider_options": options}
+    return _model(TextPart, values, _TEXT if options is None else _TEXT_OPTIONS)
+
+
+def built_reasoning(text: str, options: dict[str, Any] | None = None) -> ReasoningPart:
+    """A reasoning part."""
+    values = {"type": "reasoning", "text": text, "provider_options": options}
+    return _model(ReasoningPart, values, _TEXT if options is None else _TEXT_OPTIONS)
+
+
+def built_call(
+    call_id: str, name: str, value: Any, options: dict[str, Any] | None = None
+) -> ToolCallPart:
+    """A tool call whose ``input`` is given (a string, or a JSON object of plain values)."""
+    values = {
+        "type": "tool-call",
+        "tool_call_id": call_id,
+        "tool_name": name,
+        "input": value,
+        "provider_executed": None,
+        "provider_options": options,
+    }
+    return _model(ToolCallPart, values, _CALL if options is None else _CALL_OPTIONS)
+
+
+def built_result(
+    call_id: str, name: str, output: Any, options: dict[str, Any] | None = None
+) -> ToolResultPart:
+    """A tool result of an output built here."""
+    values = {
+        "type": "tool-result",
+        "tool_call_id": call_id,
+        "tool_name": name,
+        "output": output,
+        "provider_options": options,
+    }
+    return _model(ToolResultPart, values, _RESULT if options is None else _RESULT_OPTIONS)
+
+
+def built_json_output(value: Any, *, error: bool = False) -> JsonOutput | ErrorJsonOutput:
+    """A ``json`` output of plain JSON, or an ``error-json`` one."""
+    if error:
+        values = {"type": "error-json", "value": value, "provider_options": None}
+        return _model(ErrorJsonOutput, values, _OUTPUT)
+    return _model(JsonOutput, {"type": "json", "value": value, "provider_options": None}, _OUTPUT)
+
+
+def built_text_output(value: str, *, error: bool = False) -> TextOutput | ErrorTextOutput:
+    """A ``text`` output, or an ``error-text`` one."""
+    if error:
+        values = {"type": "error-text", "value": value, "provider_options": None}
+        return _model(ErrorTextOutput, values, _OUTPUT)
+    return _model(TextOutput, {"type": "text", "value": value, "provider_options": None}, _OUTPUT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +285,24 @@ AfterHeal = Callable[
 """An adapter's last step between healing and writing back (see :func:`heal_native`)."""
 
 
+@contextmanager
+def collector_paused(size: int) -> Iterator[None]:
+    """Python's cyclic garbage collector paused while a native history of ``size`` messages is
+    read, healed and written, from the size :func:`heal.heal_messages` pauses it at
+    (:data:`heal._engine.PAUSE_GC_FROM`, whose docstring says why): loading builds a few
+    acyclic objects per message, which reference counting frees, and the collector, triggered
+    by allocation counts, would rescan every live object of the process again and again. It is
+    enabled again on leaving only if it was on entering."""
+    if size < PAUSE_GC_FROM or not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
 def heal_native(
     loaded: Loaded,
     dump: Callable[[list[ModelMessage]], T],
@@ -175,24 +331,25 @@ def heal_native(
     step before writing back, gets the healed messages and the engine's repairs, and returns
     the messages to dump and any repairs of its own (already at native locations).
     """
-    result = heal_messages(
-        loaded.messages,
-        provider=provider,
-        model=model,
-        thinking=thinking,
-        tools=tools,
-        target=target,
-        policy=policy,
-        rules=rules,
-        on_repair=None,
-        strict=False,
-        scope=scope,
-    )
-    healed: list[ModelMessage] = result.messages
-    extra: tuple[Repair, ...] = ()
-    if after is not None:
-        healed, extra = after(healed, result.repairs)
-    repairs = (*(native_repair(r, loaded) for r in result.repairs), *extra)
+    with collector_paused(len(loaded.messages)):
+        result = heal_messages(
+            loaded.messages,
+            provider=provider,
+            model=model,
+            thinking=thinking,
+            tools=tools,
+            target=target,
+            policy=policy,
+            rules=rules,
+            on_repair=None,
+            strict=False,
+            scope=scope,
+        )
+        healed: list[ModelMessage] = result.messages
+        extra: tuple[Repair, ...] = ()
+        if after is not None:
+            healed, extra = after(healed, result.repairs)
+        repairs = (*(native_repair(r, loaded) for r in result.repairs), *extra)
     if on_repair is not None:
         from heal._engine import _notify
 
@@ -203,7 +360,143 @@ def heal_native(
         raise HealingError(repairs)
     if not result.changed and not extra and original is not None:
         return NativeHealResult(original, repairs)
-    return NativeHealResult(dump(healed), repairs)
+    with collector_paused(len(healed)):
+        written = dump(healed)
+    return NativeHealResult(written, repairs)
+
+
+class Sources:
+    """Which native message each loaded canonical message came from, found by identity.
+
+    The engine returns the very model objects of the messages it did not change, so after a
+    heal the canonical messages of a native message that came through untouched are still its
+    loaded objects, in order and all of them. Such a native message needs no writing back: the
+    caller's own object goes out as it came in (writing it would give an equal one, since the
+    formats round-trip losslessly). Only the messages around a repair are written, which is
+    what makes a repair cost the messages it touches rather than the whole history.
+    """
+
+    __slots__ = ("_first", "_messages", "_origins", "_size", "_where")
+
+    def __init__(self, messages: Sequence[ModelMessage], origins: Sequence[int]) -> None:
+        self._messages = messages
+        self._origins = origins
+        self._where = {id(message): j for j, message in enumerate(messages)}
+        first: dict[int, int] = {}
+        size: dict[int, int] = {}
+        for j, origin in enumerate(origins):
+            if origin in size:
+                size[origin] += 1
+            else:
+                first[origin] = j
+                size[origin] = 1
+        self._first = first
+        self._size = size
+
+    @classmethod
+    def of(cls, loaded: Loaded) -> Sources:
+        """The sources of a loaded history (before any adapter step changed its messages)."""
+        return cls(loaded.messages, loaded.origins)
+
+    def loaded_from(self, origin: int) -> range:
+        """Where the canonical messages of native message ``origin`` are among the loaded ones
+        (empty when it made none)."""
+        first = self._first.get(origin)
+        return range(0) if first is None else range(first, first + self._size[origin])
+
+    def renamed(
+        self, healed: Sequence[ModelMessage], start: int, end: int, origin: int
+    ) -> list[tuple[int, int, dict[str, str]]] | None:
+        """The tool calls and results of ``healed[start:end]`` that differ from those loaded
+        from native message ``origin`` in their id and tool name alone, when everything else
+        is the same (the same messages, or copies with the same options and parts, each part
+        the loaded one or such a call or result); else None.
+
+        The change heal makes in every turn of a history whose ids a provider refuses. Those
+        fields are written as they are (an id is an id in every format), so the caller's
+        message with them replaced is what writing the span would give: each format's writer
+        patches a copy instead. Returns (position in the span, part index, new fields).
+        """
+        at = self.loaded_from(origin)
+        if len(at) != end - start:
+            return None
+        messages = self._messages
+        changes: list[tuple[int, int, dict[str, str]]] = []
+        for t, j in enumerate(at):
+            new, old = healed[start + t], messages[j]
+            if new is old:
+                continue
+            if type(new) is not type(old) or not _same_value(
+                new.provider_options, old.provider_options
+            ):
+                return None
+            if not _same_value(new.__pydantic_extra__, old.__pydantic_extra__):
+                return None
+            if not _same_value(new.__pydantic_fields_set__, old.__pydantic_fields_set__):
+                return None  # a field now unset (or set) is written otherwise
+            new_parts, old_parts = new.content, old.content
+            if isinstance(new_parts, str) or isinstance(old_parts, str):
+                return None
+            if len(new_parts) != len(old_parts):
+                return None
+            for p, (part, before) in enumerate(zip(new_parts, old_parts, strict=True)):
+                if part is before:
+                    continue
+                fields = _renamed_fields(part, before)
+                if fields is None:
+                    return None
+                changes.append((t, p, fields))
+        return changes or None
+
+    def untouched(self, healed: Sequence[ModelMessage], start: int, end: int) -> int | None:
+        """The native index whose canonical messages are exactly ``healed[start:end]`` (the
+        same objects, every one of them, in their loaded order), else None."""
+        j = self._where.get(id(healed[start]))
+        if j is None:
+            return None
+        messages = self._messages
+        if messages[j] is not healed[start]:  # pragma: no cover - ids of live objects are unique
+            return None
+        origin = self._origins[j]
+        if self._first[origin] != j or self._size[origin] != end - start:
+            return None
+        for k in range(1, end - start):
+            if healed[start + k] is not messages[j + k]:
+                return None
+        return origin
+
+
+_RENAMED = frozenset({"tool_call_id", "tool_name"})
+
+
+def _renamed_fields(new: Any, old: Any) -> dict[str, str] | None:
+    """The new ``tool_call_id`` and ``tool_name`` of a canonical call or result that differs
+    from the loaded one in those alone; None for any other change."""
+    if type(new) is not type(old) or not isinstance(new, (ToolCallPart, ToolResultPart)):
+        return None
+    if not _same_value(new.__pydantic_extra__, old.__pydantic_extra__):
+        return None
+    set_now, set_before = new.__pydantic_fields_set__, old.__pydantic_fields_set__
+    if set_now is not set_before and set_now - _RENAMED != set_before - _RENAMED:
+        return None  # a field now unset (or set) is written otherwise
+    fields: dict[str, str] = {}
+    old_values = old.__dict__
+    for name, value in new.__dict__.items():
+        before = old_values.get(name, _NO_VALUE)
+        if value is before:
+            continue
+        if name in _RENAMED:
+            fields[name] = value
+        elif not _same_value(value, before):
+            return None
+    return fields
+
+
+_NO_VALUE: Any = object()
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    return a is b or (type(a) is type(b) and a == b)
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,11 +598,29 @@ def native_repair(repair: Repair, loaded: Loaded) -> Repair:
     :class:`NativeRepair` when ``loaded`` names native places its own way)."""
     message, part = loaded.native_location(repair.message_index, repair.part_index)
     anchor = None if repair.anchor_index is None else loaded.origins[repair.anchor_index]
-    moved = repair.model_copy(
-        update={"message_index": message, "part_index": part, "anchor_index": anchor}
-    )
+    update = {"message_index": message, "part_index": part, "anchor_index": anchor}
     location = loaded.describe_location(repair)
-    return moved if location is None else NativeRepair.at(moved, location)
+    if type(repair) is not Repair:  # pragma: no cover - the engine makes plain repairs
+        moved = repair.model_copy(update=update)
+        return moved if location is None else NativeRepair.at(moved, location)
+    # What ``model_copy(update=...)`` and then :meth:`NativeRepair.at` make, built directly:
+    # a history with a repair in every turn moves thousands (tests/adapters/
+    # test_partial_conversion.py holds the two equal).
+    values = repair.__dict__.copy()
+    values.update(update)
+    fields = repair.__pydantic_fields_set__
+    if not fields.issuperset(update):
+        fields = fields | update.keys()
+    if location is None:
+        obj = _new(Repair)
+        _set_private(obj, None)
+    else:
+        obj = _new(NativeRepair)
+        _set_private(obj, {"_location": location})
+    _set_dict(obj, values)
+    _set_fields(obj, fields)
+    _set_extra(obj, None)
+    return obj
 
 
 def expect_object(value: Any, path: str, what: str) -> dict[str, Any]:

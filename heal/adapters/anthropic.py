@@ -5,7 +5,8 @@
     from heal.adapters.anthropic import heal_anthropic
 
     result = heal_anthropic({"system": system, "messages": messages})   # or just messages
-    result.messages     # the same shape back (your own object when nothing changed)
+    result.messages     # the same shape back (your own object when nothing changed, and your
+                        # own message objects wherever heal changed nothing)
     result.repairs      # message_index = index in YOUR messages list
 
 The input is either the request parameters ``{"system": ..., "messages": [...]}`` (``system``
@@ -91,6 +92,14 @@ from heal.adapters._common import (
     Loaded,
     NativeHealResult,
     RequestFacts,
+    Sources,
+    built_call,
+    built_message,
+    built_reasoning,
+    built_result,
+    built_text,
+    built_text_output,
+    collector_paused,
     expect_object,
     expect_string,
     format_policy,
@@ -171,6 +180,10 @@ _UNWRITABLE: dict[ProviderId | None, tuple[str, ...]] = {
     "google": ("google-missing-thought-signature",),
 }
 """Rules whose fix this format cannot write, by provider."""
+_PARTIAL = True
+"""Convert only what a heal needs: build the models of common messages directly (the
+loader's ``fast`` path) and write back only the messages a heal changed (:class:`_Writer`).
+The tests switch it off to compare with converting everything through dicts."""
 _HTTP = re.compile(r"https?://", re.IGNORECASE)
 _DATA_URL = re.compile(r"data:([^,]*?)(;base64)?,(.*)", re.DOTALL)
 
@@ -189,7 +202,7 @@ def load(native: Any) -> Loaded:
     read as ``model_dump(exclude_none=True)``, the dicts the SDK would send; they dump as dicts.
     """
     messages, system, has_system = _split(native)
-    return _Loader(messages, system, has_system).run()
+    return _Loader(messages, system, has_system, fast=_PARTIAL).run()
 
 
 def load_messages(native: Any) -> list[ModelMessage]:
@@ -246,7 +259,9 @@ def heal_anthropic(
     or a messages list. A history that needs nothing comes back as the very object passed in;
     under the default policy and a target that names nothing but the provider, a plainly clean
     one (:func:`_plainly_clean`: text, calls and their results) is answered so without building
-    a canonical model.
+    a canonical model. When something needs a repair, the messages it leaves alone (and the
+    ``system`` parameter) come back as the caller's own objects and only the others are written
+    (:class:`_Writer`); the repairs name places in the history passed in.
 
     The target is what :func:`heal.heal_messages` takes: ``model`` (``"claude-sonnet-4-6"``),
     ``thinking`` (whether the request enables thinking), ``tools`` (names or definitions), or
@@ -273,23 +288,27 @@ def heal_anthropic(
         and _plainly_clean(history, goal.provider)
     ):
         return NativeHealResult(history, ())
-    loaded, moved = _results_first(load(history))
+    native_messages, original_system, has_system = _split(history)
     params = isinstance(history, Mapping)
-    blocks = params and isinstance(history.get("system"), list)
+    blocks = params and isinstance(original_system, list)
+    with collector_paused(len(native_messages)):
+        first = _Loader(native_messages, original_system, has_system, fast=_PARTIAL).run()
+        loaded, moved = _results_first(first)
+        write = _Writer(native_messages, first, param=params, system=original_system)
 
     def dump(messages: list[ModelMessage]) -> Any:
+        system, out = write(messages)
         if not params:
-            return dump_messages(messages, shape="messages")
-        out = dump_messages(messages, shape="params")
+            return out
         merged: dict[str, Any] = {}
         for key, value in history.items():
             if key == "system":
-                if "system" in out:
-                    merged["system"] = out["system"]
+                if system is not None:
+                    merged["system"] = system
             else:
-                merged[key] = out["messages"] if key == "messages" else value
-        if "system" in out and "system" not in merged:
-            merged = {"system": out["system"], **merged}
+                merged[key] = out if key == "messages" else value
+        if system is not None and "system" not in merged:
+            merged = {"system": system, **merged}
         return merged
 
     def native(repair: Repair) -> Repair:
@@ -402,7 +421,7 @@ def _plain_messages(
             waiting = None
             previous = "tool"
             continue
-        follows = AFTER.get(role)
+        follows = AFTER.get(role) if type(role) is str else None  # a list is unhashable
         if follows is None or previous not in follows:
             return None
         if type(content) is str:
@@ -506,8 +525,10 @@ def _results_first(loaded: Loaded) -> tuple[Loaded, tuple[Repair, ...]]:
     messages = list(loaded.messages)
     repairs: list[Repair] = []
     for i, message in enumerate(messages):
+        if message.provider_options is None:  # no marker: most messages
+            continue
         meta = _meta(message)
-        if not isinstance(meta.get("order"), str) or message.provider_options is None:
+        if not isinstance(meta.get("order"), str):
             continue
         marks = {k: v for k, v in meta.items() if k != "order"}
         options = {k: v for k, v in message.provider_options.items() if k != "heal"}
@@ -543,6 +564,103 @@ def _system_location(repair: Repair, *, blocks: bool) -> Repair:
     if repair.anchor_index is not None and repair.anchor_index < 0:
         update["anchor_index"] = None
     return repair.model_copy(update=update) if update else repair
+
+
+class _Writer:
+    """Writes a healed history back for :func:`heal_anthropic`: ``(system, messages)``.
+
+    Each native message whose canonical messages came through the heal untouched
+    (:class:`~heal.adapters._common.Sources`) is the caller's own object; one whose calls or
+    results changed only their ids or names is a copy of the caller's with those fields
+    replaced (:meth:`_renamed`); the others are written from their canonical messages, in the
+    runs :func:`dump_messages` would write (:func:`_spans`). The result equals the whole
+    history written out. So does the ``system`` parameter: the caller's own value while its
+    messages are untouched.
+    """
+
+    def __init__(self, native: list[Any], loaded: Loaded, *, param: bool, system: Any) -> None:
+        self.native = native
+        self.loaded = loaded.messages
+        self.part_origins = loaded.part_origins or [None] * len(loaded.messages)
+        self.sources = Sources.of(loaded)
+        self.system_size = sum(1 for origin in loaded.origins if origin < 0)
+        self.param = param
+        self.system = system
+
+    def __call__(
+        self, healed: list[ModelMessage]
+    ) -> tuple[str | list[dict[str, Any]] | None, list[Any]]:
+        dumper = _Dumper(healed, param=self.param)
+        if not _PARTIAL:
+            return dumper.run()
+        lead = _lead(healed) if self.param else 0
+        system: str | list[dict[str, Any]] | None = None
+        if lead:
+            loaded = self.loaded
+            if lead == self.system_size and all(healed[k] is loaded[k] for k in range(lead)):
+                system = self.system
+            else:
+                system = dumper._system_param(cast(list[SystemMessage], healed[:lead]))
+        out: list[Any] = []
+        untouched = self.sources.untouched
+        last = -1  # the native message of the last run handed back
+        for start, end in _spans(healed, lead):
+            origin = untouched(healed, start, end)
+            if origin is not None and origin >= 0:
+                out.append(self.native[origin])
+                last = origin
+                continue
+            # The native message a changed run most likely stands for: the next one (a
+            # message heal changed), or the one after (a message it put before it).
+            for candidate in (last + 1, last + 2):
+                renamed = self._renamed(healed, start, end, candidate)
+                if renamed is not None:
+                    out.append(renamed)
+                    last = candidate
+                    break
+            else:
+                out.append(dumper.span(start, end))
+        return system, out
+
+    def _renamed(
+        self, healed: list[ModelMessage], start: int, end: int, origin: int
+    ) -> dict[str, Any] | None:
+        """A copy of native message ``origin`` with the new ids and names of its ``tool_use``
+        and ``tool_result`` blocks, when the run is its canonical messages with no other
+        change (:meth:`~heal.adapters._common.Sources.renamed`); else None. The dumper writes
+        those fields as they are (``id`` and ``name`` of a call, ``tool_use_id`` of a result,
+        which has no name), so the copy is what writing the run gives."""
+        if not 0 <= origin < len(self.native):
+            return None
+        changes = self.sources.renamed(healed, start, end, origin)
+        native = self.native[origin]
+        if changes is None or type(native) is not dict or type(native.get("content")) is not list:
+            return None
+        at = self.sources.loaded_from(origin)
+        content = list(native["content"])
+        for t, p, update in changes:
+            old = self.loaded[at[t]]
+            blocks = self.part_origins[at[t]]
+            j = blocks[p] if blocks is not None else None
+            if j is None or j >= len(content) or type(content[j]) is not dict:
+                return None
+            block = content[j]
+            part = cast(tuple[Any, ...], old.content)[p]
+            kind = block.get("type")
+            if type(part) is ToolCallPart and kind == "tool_use":
+                names = {"tool_call_id": "id", "tool_name": "name"}
+            elif type(part) is ToolResultPart and isinstance(old, ToolMessage):
+                if kind != "tool_result":
+                    return None
+                names = {"tool_call_id": "tool_use_id"}  # the block holds no name
+            else:
+                return None
+            block = dict(block)
+            for field, value in update.items():
+                if field in names:
+                    block[names[field]] = value
+            content[j] = block
+        return {**native, "content": content}
 
 
 # --- small helpers ---------------------------------------------------------------------------
@@ -750,11 +868,12 @@ def _dump_source(
 
 
 class _Loader:
-    def __init__(self, native: list[Any], system: Any, has_system: bool) -> None:
+    def __init__(self, native: list[Any], system: Any, has_system: bool, *, fast: bool) -> None:
         self.native = native
         self.system = system
         self.has_system = has_system
-        self.out: list[dict[str, Any]] = []
+        self.fast = fast
+        self.out: list[dict[str, Any] | ModelMessage] = []
         self.origins: list[int] = []
         self.part_origins: list[tuple[int | None, ...] | None] = []
         self.messages: list[dict[str, Any]] = []
@@ -764,21 +883,147 @@ class _Loader:
         if self.has_system:
             self._system_param(self.system)
         for i, raw in enumerate(self.native):
-            self.messages.append(expect_object(raw, f"messages[{i}]", "a message"))
+            # The caller's own dicts are only read, never changed: no copy needed.
+            msg = raw if type(raw) is dict else expect_object(raw, f"messages[{i}]", "a message")
+            self.messages.append(msg)
         self._index_calls()
         results_only = False
+        fast = self._fast if self.fast else None
         for i, msg in enumerate(self.messages):
-            results_only = self._message(i, msg, after_results=results_only)
+            found = fast(i, msg, results_only) if fast is not None else None
+            if found is None:
+                found = self._message(i, msg, after_results=results_only)
+            results_only = found
         try:
             canonical = _load_canonical(self.out)
         except InputError as exc:
-            found = re.match(r"messages\[(\d+)\]", exc.path)
-            origin = self.origins[int(found.group(1))] if found else None
+            if self.fast:  # locate the error as the plain path does, on dicts alone
+                return _Loader(self.native, self.system, self.has_system, fast=False).run()
+            found_at = re.match(r"messages\[(\d+)\]", exc.path)
+            origin = self.origins[int(found_at.group(1))] if found_at else None
             where = "system" if origin is not None and origin < 0 else f"messages[{origin}]"
             raise InputError(
-                f"cannot be represented: {exc.reason}", path=where if found else "messages"
+                f"cannot be represented: {exc.reason}", path=where if found_at else "messages"
             ) from None
         return Loaded(canonical, self.origins, self.part_origins)
+
+    def _fast(self, i: int, msg: dict[str, Any], after_results: bool) -> bool | None:
+        """Build the canonical models of a message of the common shapes directly, as loading
+        its dicts and validating them would (``tests/adapters/test_partial_conversion.py``
+        holds the two equal); None, having built nothing, for any other message, which the
+        general path reads. Returns whether the message held tool results alone.
+
+        The shapes: a user or assistant message of exactly ``role`` and ``content``; string
+        content, or blocks of exactly the keys of ``text``, ``tool_result`` (string content,
+        ``is_error: true`` or none), ``thinking`` (signed), ``redacted_thinking`` and
+        ``tool_use`` (an input of plain JSON). No ``cache_control``, citations, media, server
+        block or unknown key: those carry options the general path words.
+        """
+        if len(msg) != 2:
+            return None
+        role = msg.get("role")
+        content = msg.get("content")
+        if role == "assistant":
+            if type(content) is str:
+                self._put(built_message(AssistantMessage, content), i, ())
+                return False
+            if type(content) is not list:
+                return None
+            parts: list[Any] = []
+            for block in content:
+                if type(block) is not dict:
+                    return None
+                kind = block.get("type")
+                size = len(block)
+                if kind == "text":
+                    text = block.get("text")
+                    if size != 2 or type(text) is not str:
+                        return None
+                    parts.append(built_text(text))
+                elif kind == "tool_use":
+                    call_id = block.get("id")
+                    name = block.get("name")
+                    value = block.get("input", _ABSENT)
+                    if size != 4 or type(call_id) is not str or type(name) is not str:
+                        return None
+                    if not plain_input(value):
+                        return None
+                    parts.append(built_call(call_id, name, value))
+                elif kind == "thinking":
+                    text = block.get("thinking")
+                    signature = block.get("signature")
+                    if size != 3 or type(text) is not str or type(signature) is not str:
+                        return None
+                    options = {_NS: {"signature": signature}}
+                    parts.append(built_reasoning(text, options))
+                elif kind == "redacted_thinking":
+                    data = block.get("data")
+                    if size != 2 or type(data) is not str:
+                        return None
+                    options = {_NS: {"redactedData": data}}
+                    parts.append(built_reasoning("", options))
+                else:
+                    return None
+            message = built_message(AssistantMessage, tuple(parts))
+            self._put(message, i, range(len(parts)))
+            return False
+        if role != "user":
+            return None
+        merge = {"heal": {_NS: {"merge": False}}} if after_results else None
+        if type(content) is str:
+            self._put(built_message(UserMessage, content, merge), i, ())
+            return False
+        if type(content) is not list:
+            return None
+        results: list[Any] = []
+        result_at: list[int] = []
+        texts: list[Any] = []
+        text_at: list[int] = []
+        for j, block in enumerate(content):
+            if type(block) is not dict:
+                return None
+            kind = block.get("type")
+            size = len(block)
+            if kind == "text":
+                text = block.get("text")
+                if size != 2 or type(text) is not str:
+                    return None
+                texts.append(built_text(text))
+                text_at.append(j)
+            elif kind == "tool_result":
+                call_id = block.get("tool_use_id")
+                value = block.get("content")
+                if type(call_id) is not str or type(value) is not str:
+                    return None
+                if size == 4:
+                    if block.get("is_error") is not True:  # false is kept as an unmapped field
+                        return None
+                    output: Any = built_text_output(value, error=True)
+                elif size == 3:
+                    output = built_text_output(value)
+                else:
+                    return None
+                name = self._tool_name(call_id, i)
+                results.append(built_result(call_id, name, output))
+                result_at.append(j)
+            else:
+                return None
+        if not results:
+            self._put(built_message(UserMessage, tuple(texts), merge), i, text_at)
+            return False
+        self._put(built_message(ToolMessage, tuple(results)), i, result_at)
+        if not texts:
+            return True
+        marks: dict[str, Any] = {"merge": True}
+        if result_at[-1] > text_at[0]:  # a text block before a result: the order is kept
+            marks["order"] = "".join("r" if j in result_at else "u" for j in range(len(content)))
+        self._put(built_message(UserMessage, tuple(texts), {"heal": {_NS: marks}}), i, text_at)
+        return False
+
+    def _put(self, message: ModelMessage, origin: int, parts: Iterable[int | None]) -> None:
+        self.out.append(message)
+        self.origins.append(origin)
+        self.part_origins.append(tuple(parts))
 
     def _emit(self, message: dict[str, Any], origin: int, parts: Sequence[int | None]) -> None:
         self.out.append(_drop_none(message))
@@ -1199,46 +1444,40 @@ def _opaque_item(block: dict[str, Any]) -> dict[str, Any]:
 
 
 class _Dumper:
+    """Writes canonical messages as native ones, one span of canonical messages at a time
+    (:func:`_spans`): what :func:`dump_messages` writes whole, and :func:`_write_back` only
+    where a heal changed something."""
+
     def __init__(self, messages: list[ModelMessage], *, param: bool) -> None:
         self.messages = messages
         self.param = param
-        self.out: list[NativeMessage] = []
 
     def run(self) -> tuple[str | list[dict[str, Any]] | None, list[NativeMessage]]:
         messages = self.messages
-        lead = 0
-        if self.param:
-            while (
-                lead < len(messages)
-                and isinstance(messages[lead], SystemMessage)
-                and not _meta(messages[lead]).get("message")
-            ):
-                lead += 1
+        lead = _lead(messages) if self.param else 0
         system = self._system_param(cast(list[SystemMessage], messages[:lead])) if lead else None
-        c = lead
-        while c < len(messages):
-            message = messages[c]
-            path = f"messages[{c}]"
-            if isinstance(message, SystemMessage):
-                self._system_message(message)
-            elif isinstance(message, AssistantMessage):
-                self._assistant(message, path)
-            elif isinstance(message, UserMessage):
-                self.out.append(self._user(message, [], path, {}))
-            else:
-                follow = messages[c + 1] if c + 1 < len(messages) else None
-                merge = isinstance(follow, UserMessage) and _meta(follow).get("merge") is not False
-                blocks = self._results(message, path)
-                if merge:
-                    assert isinstance(follow, UserMessage)
-                    self.out.append(
-                        self._user(follow, blocks, f"messages[{c + 1}]", _meta(message))
-                    )
-                    c += 1
-                else:
-                    self.out.append(_put_extra({"role": "user", "content": blocks}, _meta(message)))
-            c += 1
-        return system, self.out
+        return system, [self.span(start, end) for start, end in _spans(messages, lead)]
+
+    def span(self, start: int, end: int) -> NativeMessage:
+        """The native message canonical messages ``start`` to ``end`` make (see :func:`_spans`)."""
+        message = self.messages[start]
+        path = f"messages[{start}]"
+        if isinstance(message, SystemMessage):
+            native = self._system_message(message)
+            for c in range(start + 1, end):
+                part = self._system_block(cast(SystemMessage, self.messages[c]), "blockExtra")
+                native["content"].append(part)
+            return native
+        if isinstance(message, AssistantMessage):
+            return self._assistant(message, path)
+        if isinstance(message, UserMessage):
+            return self._user(message, [], path, {})
+        assert isinstance(message, ToolMessage)
+        blocks = self._results(message, path)
+        if end - start == 2:
+            follow = cast(UserMessage, self.messages[start + 1])
+            return self._user(follow, blocks, f"messages[{start + 1}]", _meta(message))
+        return _put_extra({"role": "user", "content": blocks}, _meta(message))
 
     # system ----------------------------------------------------------------------------------
 
@@ -1254,30 +1493,18 @@ class _Dumper:
                 return messages[0].content
         return [self._system_block(m, "extra") for m in messages if not _meta(m).get("emptyList")]
 
-    def _system_message(self, message: SystemMessage) -> None:
+    def _system_message(self, message: SystemMessage) -> NativeMessage:
         meta = _meta(message)
-        block = meta.get("block")
         if meta.get("emptyList"):
-            self.out.append(_put_extra({"role": "system", "content": []}, meta))
-            return
-        if not isinstance(block, int):
+            return _put_extra({"role": "system", "content": []}, meta)
+        if not isinstance(meta.get("block"), int):
             if _anthropic(message):  # cache control needs a block
                 content: Any = [self._system_block(message, "blockExtra")]
             else:
                 content = message.content
-            self.out.append(_put_extra({"role": "system", "content": content}, meta))
-            return
+            return _put_extra({"role": "system", "content": content}, meta)
         part = self._system_block(message, "blockExtra")
-        last = self.out[-1] if self.out else None
-        if (
-            block > 0
-            and last is not None
-            and last["role"] == "system"
-            and isinstance(last["content"], list)
-        ):
-            last["content"].append(part)
-            return
-        self.out.append(_put_extra({"role": "system", "content": [part]}, meta))
+        return _put_extra({"role": "system", "content": [part]}, meta)
 
     # user and tool ---------------------------------------------------------------------------
 
@@ -1322,14 +1549,12 @@ class _Dumper:
 
     # assistant -------------------------------------------------------------------------------
 
-    def _assistant(self, message: AssistantMessage, path: str) -> None:
+    def _assistant(self, message: AssistantMessage, path: str) -> NativeMessage:
         meta = _meta(message)
         if isinstance(message.content, str):
-            self.out.append(_put_extra({"role": "assistant", "content": message.content}, meta))
-            return
+            return _put_extra({"role": "assistant", "content": message.content}, meta)
         blocks: list[dict[str, Any]] = []
         mcp: set[str] = set()
-        names: dict[str, str] = {}
         for p, part in enumerate(message.content):
             ppath = f"{path}.content[{p}]"
             if isinstance(part, TextPart):
@@ -1340,7 +1565,6 @@ class _Dumper:
                 block = _dump_call(part)
                 if block["type"] == "mcp_tool_use":
                     mcp.add(part.tool_call_id)
-                names[part.tool_call_id] = part.tool_name
                 blocks.append(block)
             elif isinstance(part, ToolResultPart):
                 blocks.append(_dump_server_result(part, ppath, mcp))
@@ -1349,7 +1573,56 @@ class _Dumper:
             else:
                 assert isinstance(part, ToolApprovalRequest)
                 continue  # not sent to providers, as in the AI SDK
-        self.out.append(_put_extra({"role": "assistant", "content": blocks}, meta))
+        return _put_extra({"role": "assistant", "content": blocks}, meta)
+
+
+def _lead(messages: Sequence[ModelMessage]) -> int:
+    """How many messages at the start form the ``system`` parameter: the system messages not
+    marked as coming from ``messages``."""
+    lead = 0
+    while (
+        lead < len(messages)
+        and isinstance(messages[lead], SystemMessage)
+        and not _meta(messages[lead]).get("message")
+    ):
+        lead += 1
+    return lead
+
+
+def _spans(messages: Sequence[ModelMessage], start: int) -> list[tuple[int, int]]:
+    """The canonical messages from ``start`` on, cut into the runs that each make one native
+    message, as ``(start, end)`` pairs.
+
+    A run is one message, except: tool results with the user message after them (unless it is
+    marked ``merge = false``), which share one native user message; and a system message read
+    from a later text block of a system message's list (``block`` above 0), which joins the
+    native message before it when that one is a system message whose content is a list.
+    """
+    spans: list[tuple[int, int]] = []
+    opens_list = False  # whether the last run makes a system message with list content
+    c, n = start, len(messages)
+    while c < n:
+        message = messages[c]
+        if isinstance(message, SystemMessage):
+            meta = _meta(message)
+            block = meta.get("block")
+            empty = bool(meta.get("emptyList"))
+            if not empty and isinstance(block, int) and block > 0 and opens_list:
+                spans[-1] = (spans[-1][0], c + 1)
+            else:
+                spans.append((c, c + 1))
+                opens_list = empty or isinstance(block, int) or bool(_anthropic(message))
+            c += 1
+            continue
+        opens_list = False
+        end = c + 1
+        if isinstance(message, ToolMessage) and end < n:
+            follow = messages[end]
+            if isinstance(follow, UserMessage) and _meta(follow).get("merge") is not False:
+                end += 1
+        spans.append((c, end))
+        c = end
+    return spans
 
 
 def _dump_text(part: TextPart) -> dict[str, Any]:

@@ -5,7 +5,8 @@
     from heal.adapters.openai_chat import heal_openai_chat
 
     result = heal_openai_chat(messages)   # a list of Chat Completions message dicts
-    result.messages                       # healed dicts (your own list when nothing changed)
+    result.messages                       # healed dicts (your own list when nothing changed,
+                                          # your own dicts wherever heal changed nothing)
     result.repairs                        # message_index = index in YOUR list
 
 ``load_messages(native)`` reads a history into heal's canonical messages (AI SDK ``ModelMessage``)
@@ -102,12 +103,21 @@ import base64
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from json.scanner import make_scanner
 from typing import Any, Literal, cast
 
 from heal._verdict import AFTER, ENDS, bare, calls_accepted, judge, plain_input, plain_text
 from heal.adapters._common import (
     Loaded,
     NativeHealResult,
+    Sources,
+    built_call,
+    built_message,
+    built_reasoning,
+    built_result,
+    built_text,
+    built_text_output,
+    collector_paused,
     expect_object,
     expect_string,
     format_policy,
@@ -174,6 +184,10 @@ _AUDIO_MEDIA = {"audio/wav": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3"}
 _URL = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*:")
 _DATA_URL = re.compile(r"data:([^;,]+)[;,]")
 _LEGACY_ID = "call{:05d}"
+_PARTIAL = True
+"""Convert only what a heal needs: build the models of common messages directly (the
+loader's ``fast`` path) and write back only the messages a heal changed (:class:`_Writer`).
+The tests switch it off to compare with converting everything through dicts."""
 _SETTLED: dict[ProviderId | None, tuple[str, ...]] = {
     # One tool message per result is this format's shape, and Gemini's OpenAI-compatible
     # endpoint groups consecutive ones into one function-response turn itself: merged, they
@@ -196,7 +210,7 @@ def load(native: Iterable[Any]) -> Loaded:
     SDK response objects (pydantic models, such as a returned message or its content blocks) are
     read as ``model_dump(exclude_none=True)``, the dicts the SDK would send; they dump as dicts.
     """
-    return _Loader(_as_list(native)).run()
+    return _Loader(_as_list(native), fast=_PARTIAL).run()
 
 
 def load_messages(native: Iterable[Any]) -> list[ModelMessage]:
@@ -232,7 +246,8 @@ def heal_openai_chat(
     A history that needs nothing comes back as the very object passed in; under the default
     policy and a target that names nothing but the provider, a plainly clean one
     (:func:`_plainly_clean`: text, calls and their results) is answered so without building a
-    canonical model. The target
+    canonical model. When something needs a repair, the messages it leaves alone come back as
+    the caller's own objects and only the others are written (:class:`_Writer`). The target
     (``model``, ``thinking``, ``tools`` as names or definitions, or all of them as one
     ``target``, used as given) and the options are those of :func:`heal.heal_messages`.
     """
@@ -249,9 +264,13 @@ def heal_openai_chat(
         return NativeHealResult(cast(list[NativeMessage], messages), ())
     native = _as_list(messages)
     original = messages if isinstance(messages, list) else native
+    loader = _Loader(native, fast=_PARTIAL)
+    with collector_paused(len(native)):
+        loaded = loader.run()
+        write = _Writer(native, loaded, legacy=loader.legacy_seen)
     return heal_native(
-        load(native),
-        dump_messages,
+        loaded,
+        write,
         target=goal,
         policy=format_policy(policy, skip=_SETTLED.get(goal.provider, ())),
         rules=rules,
@@ -329,7 +348,7 @@ def _plain_messages(messages: list[Any], ids: list[str], names: list[str]) -> st
             continue
         if role == "developer":
             role = "system"
-        follows = AFTER.get(role)
+        follows = AFTER.get(role) if type(role) is str else None  # a list is unhashable
         if follows is None or previous not in follows:
             return None
         if role != "assistant":
@@ -395,6 +414,103 @@ def _plain_arguments(raw: Any) -> bool:
     except (ValueError, RecursionError):
         return False
     return plain_input(parsed)
+
+
+class _Writer:
+    """Writes a healed history back for :func:`heal_openai_chat`.
+
+    Each native message whose canonical message came through the heal untouched
+    (:class:`~heal.adapters._common.Sources`) is the caller's own object; one whose calls or
+    result changed only their ids or tool names is a copy of the caller's with those fields
+    replaced (:meth:`_renamed`); the others are written from their canonical messages, in the
+    runs :func:`dump_messages` would write (:func:`_spans`). The result equals the whole
+    history written out. A history with legacy function calls is written whole: whether a
+    result is written as a ``function`` message depends on the calls written before it.
+    """
+
+    def __init__(self, native: list[Any], loaded: Loaded, *, legacy: bool) -> None:
+        self.native = native
+        self.loaded = loaded.messages
+        self.sources = Sources.of(loaded)
+        self.legacy = legacy
+
+    def __call__(self, healed: list[ModelMessage]) -> list[Any]:
+        dumper = _Dumper()
+        if not _PARTIAL or self.legacy:
+            return dumper.run(healed)
+        out: list[Any] = []
+        untouched = self.sources.untouched
+        last = -1  # the native message of the last run handed back
+        for start, end in _spans(healed):
+            origin = untouched(healed, start, end)
+            if origin is not None:
+                out.append(self.native[origin])
+                last = origin
+                continue
+            # The native message a changed run most likely stands for: the next one (a
+            # message heal changed), or the one after (a message it put before it).
+            for candidate in (last + 1, last + 2):
+                renamed = self._renamed(healed, start, end, candidate)
+                if renamed is not None:
+                    out.append(renamed)
+                    last = candidate
+                    break
+            else:
+                out.extend(dumper.span(healed, start, end))
+        return out
+
+    def _renamed(
+        self, healed: list[ModelMessage], start: int, end: int, origin: int
+    ) -> dict[str, Any] | None:
+        """A copy of native message ``origin`` with the new ids and tool names of its calls or
+        result, when the run is its canonical message with no other change
+        (:meth:`~heal.adapters._common.Sources.renamed`); else None. The dumper writes those
+        fields as they are (``id`` and ``function.name`` of a call; ``tool_call_id`` of a
+        result, and its ``name`` when that followed the call's), so the copy is what writing
+        the run gives."""
+        if not 0 <= origin < len(self.native) or end - start != 1:
+            return None
+        changes = self.sources.renamed(healed, start, end, origin)
+        native = self.native[origin]
+        if changes is None or type(native) is not dict:
+            return None
+        old = self.loaded[self.sources.loaded_from(origin)[0]]
+        message = dict(native)
+        if isinstance(old, ToolMessage):
+            for _, p, update in changes:
+                meta = _meta(old.content[p])
+                if meta.get("legacy"):  # pragma: no cover - legacy histories are written whole
+                    return None
+                if "tool_call_id" in update:
+                    message["tool_call_id"] = update["tool_call_id"]
+                if "tool_name" in update and meta.get("name") is True:
+                    message["name"] = update["tool_name"]
+            return message
+        calls = native.get("tool_calls")
+        if not isinstance(old, AssistantMessage) or type(calls) is not list:
+            return None
+        calls = list(calls)
+        positions = [p for p, part in enumerate(old.content) if type(part) is ToolCallPart]
+        for _, p, update in changes:
+            part = old.content[p]
+            if type(part) is not ToolCallPart or p not in positions:
+                return None
+            k = positions.index(p)
+            call = calls[k] if k < len(calls) else None
+            if type(call) is not dict:
+                return None
+            call = dict(call)
+            if "tool_call_id" in update:
+                call["id"] = update["tool_call_id"]
+            if "tool_name" in update:
+                kind = "custom" if _custom(part, _meta(part)) else "function"
+                body = call.get(kind)
+                if type(body) is not dict:
+                    return None
+                call[kind] = {**body, "name": update["tool_name"]}
+            calls[k] = call
+        message["tool_calls"] = calls
+        return message
 
 
 # --- small helpers ---------------------------------------------------------------------------
@@ -463,9 +579,24 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-_decode_json = json.JSONDecoder(parse_constant=_reject_constant).decode
-"""Parse JSON text as the API would; NaN and Infinity are not JSON. One decoder, built once
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+"""Parses JSON text as the API would; NaN and Infinity are not JSON. One decoder, built once
 (``json.loads`` with an option builds one per call)."""
+_scan_once: Callable[[str, int], tuple[Any, int]] = cast(Any, make_scanner)(_DECODER)
+"""The scanner ``_DECODER.decode`` reads with (its ``scan_once``), for :func:`_decode_json`."""
+
+
+def _decode_json(raw: str) -> Any:
+    """``_DECODER.decode(raw)``. Arguments are nearly always one value with no space around
+    it, which the decoder's own scanner reads at once (``decode`` wraps it in two Python
+    calls and two whitespace matches: half the time of parsing a small object, and every
+    call's arguments are parsed on every heal). Anything else, and every error, takes
+    ``decode`` itself."""
+    try:
+        value, end = _scan_once(raw, 0)
+    except (StopIteration, ValueError):
+        return _DECODER.decode(raw)
+    return value if end == len(raw) else _DECODER.decode(raw)
 
 
 def _loads_json(raw: str) -> Any:
@@ -473,37 +604,160 @@ def _loads_json(raw: str) -> Any:
     return _decode_json(raw)
 
 
+_ENCODERS = {fmt: json.JSONEncoder(**options).encode for fmt, options in _ARG_FORMATS.items()}
+"""``json.dumps(value, **options)`` for each format, with the encoder built once (``json.dumps``
+with options builds one per call)."""
+
+
 def _dumps_json(value: Any, fmt: str = "compact") -> str:
-    return json.dumps(value, **_ARG_FORMATS.get(fmt, _ARG_FORMATS["compact"]))
+    return _ENCODERS.get(fmt, _ENCODERS["compact"])(value)
 
 
 # --- load ------------------------------------------------------------------------------------
 
 
 class _Loader:
-    def __init__(self, native: list[Any]) -> None:
+    def __init__(self, native: list[Any], *, fast: bool) -> None:
         self.native = native
-        self.out: list[dict[str, Any]] = []
+        self.fast = fast
+        self.out: list[dict[str, Any] | ModelMessage] = []
         self.origins: list[int] = []
         self.part_origins: list[tuple[int | None, ...] | None] = []
         self.messages: list[dict[str, Any]] = []
         # id -> [(native index, tool name)] of every tool call, for naming results.
         self.calls: dict[str, list[tuple[int, str]]] = {}
         self.legacy: list[int] = []
+        self.legacy_seen = False  # a function_call or function message: see _Writer
 
     def run(self) -> Loaded:
         for i, raw in enumerate(self.native):
-            self.messages.append(expect_object(raw, f"messages[{i}]", "a message"))
+            # The caller's own dicts are only read, never changed: no copy needed.
+            msg = raw if type(raw) is dict else expect_object(raw, f"messages[{i}]", "a message")
+            self.messages.append(msg)
         self._index_calls()
+        fast = self._fast if self.fast else None
         for i, msg in enumerate(self.messages):
-            self._message(i, msg)
+            if fast is None or not fast(i, msg):
+                self._message(i, msg)
         try:
             canonical = _load_canonical(self.out)
         except InputError as exc:
+            if self.fast:  # locate the error as the plain path does, on dicts alone
+                return _Loader(self.native, fast=False).run()
             found = re.match(r"messages\[(\d+)\]", exc.path)
             where = f"messages[{self.origins[int(found.group(1))]}]" if found else "messages"
             raise InputError(f"cannot be represented: {exc.reason}", path=where) from None
         return Loaded(canonical, self.origins, self.part_origins)
+
+    def _fast(self, i: int, msg: dict[str, Any]) -> bool:
+        """Build the canonical models of a message of the common shapes directly, as loading
+        its dicts and validating them would (``tests/adapters/test_partial_conversion.py``
+        holds the two equal); False, having built nothing, for any other message, which the
+        general path reads.
+
+        The shapes: ``system`` / ``developer`` and ``user`` messages of exactly ``role`` and
+        ``content`` (a string, or for ``user`` text parts ``{type, text}``); assistant messages
+        of ``role``, ``content`` (a string, text parts, null or absent), maybe ``tool_calls``
+        (function calls of exactly ``id``, ``type``, ``function: {name, arguments}`` and maybe
+        a Gemini ``extra_content`` signature alone) and maybe one of ``reasoning_content`` or
+        ``reasoning`` (a string); tool messages of ``role``, ``tool_call_id``, a string
+        ``content`` and maybe the call's ``name``. No refusal, media, legacy function call,
+        cache breakpoint or unknown key: those carry options the general path words.
+        """
+        role = msg.get("role")
+        size = len(msg)
+        if role == "assistant":
+            return self._fast_assistant(i, msg, size)
+        if role == "tool":
+            call_id = msg.get("tool_call_id")
+            content = msg.get("content")
+            if type(call_id) is not str or type(content) is not str:
+                return False
+            name = self._tool_name(call_id, i)
+            if size == 3:
+                options: dict[str, Any] | None = None
+            elif size == 4 and msg.get("name") == name:
+                options = {"heal": {_NS: {"name": True}}}
+            else:
+                return False
+            part = built_result(call_id, name, built_text_output(content), options)
+            self._put(built_message(ToolMessage, (part,)), i, (None,))
+            return True
+        if size != 2:
+            return False
+        content = msg.get("content")
+        if role == "user":
+            if type(content) is str:
+                self._put(built_message(UserMessage, content), i, ())
+                return True
+            parts = _fast_texts(content)
+            if parts is None:
+                return False
+            self._put(built_message(UserMessage, parts), i, range(len(parts)))
+            return True
+        if type(content) is not str or role not in ("system", "developer"):
+            return False
+        options = None if role == "system" else {"heal": {_NS: {"role": "developer"}}}
+        self._put(built_message(SystemMessage, content, options), i, ())
+        return True
+
+    def _fast_assistant(self, i: int, msg: dict[str, Any], size: int) -> bool:
+        """:meth:`_fast` for an assistant message."""
+        content = msg.get("content", _ABSENT)
+        calls = msg.get("tool_calls", _ABSENT)
+        field = "reasoning_content" if "reasoning_content" in msg else "reasoning"
+        reasoning = msg.get(field, _ABSENT)
+        if size != 1 + (content is not _ABSENT) + (calls is not _ABSENT) + (
+            reasoning is not _ABSENT
+        ):
+            return False
+        parts: list[Any] = []
+        origins: list[int | None] = []
+        if reasoning is not _ABSENT:
+            if type(reasoning) is not str:
+                return False
+            options: Any = {"heal": {_NS: {"field": field}}}
+            parts.append(built_reasoning(reasoning, options))
+            origins.append(None)
+        mark: str | None = None
+        if content is _ABSENT:
+            mark = "absent"
+        elif type(content) is str:
+            if content:
+                parts.append(built_text(content))
+                origins.append(None)
+            else:
+                mark = ""
+        elif type(content) is list:
+            texts = _fast_texts(content)
+            if texts is None:
+                return False
+            mark = "array"
+            parts.extend(texts)
+            origins.extend(range(len(texts)))
+        elif content is not None:
+            return False
+        if calls is not _ABSENT:
+            if type(calls) is not list or not calls:
+                return False
+            for call in calls:
+                part = _fast_call(call)
+                if part is None:
+                    return False
+                parts.append(part)
+                origins.append(None)
+        if mark is None and len(parts) == 1 and type(content) is str:
+            # Text alone stays a string, as it came.
+            self._put(built_message(AssistantMessage, content), i, ())
+            return True
+        options = None if mark is None else {"heal": {_NS: {"content": mark}}}
+        self._put(built_message(AssistantMessage, tuple(parts), options), i, origins)
+        return True
+
+    def _put(self, message: ModelMessage, origin: int, parts: Iterable[int | None]) -> None:
+        self.out.append(message)
+        self.origins.append(origin)
+        self.part_origins.append(tuple(parts))
 
     def _index_calls(self) -> None:
         for i, msg in enumerate(self.messages):
@@ -520,6 +774,7 @@ class _Loader:
                         self.calls.setdefault(call["id"], []).append((i, name))
             if isinstance(msg.get("function_call"), Mapping):
                 self.legacy.append(i)
+                self.legacy_seen = True
 
     def _emit(self, message: dict[str, Any], origin: int, parts: Sequence[int | None]) -> None:
         self.out.append(message)
@@ -770,6 +1025,7 @@ class _Loader:
         self._emit({"role": "tool", "content": [_drop_none(part)]}, i, (None,))
 
     def _function(self, i: int, msg: dict[str, Any], path: str) -> None:
+        self.legacy_seen = True
         name = expect_string(msg, "name", path, "function message")
         if "content" not in msg:
             raise InputError("function message has no content", path=path)
@@ -795,6 +1051,56 @@ class _Loader:
             "providerOptions": _options(marks),
         }
         self._emit({"role": "tool", "content": [part]}, i, (None,))
+
+
+def _fast_texts(content: Any) -> tuple[TextPart, ...] | None:
+    """The text parts of a list of plain ``{type: "text", text}`` parts, as the general path
+    loads them; None for any other content."""
+    if type(content) is not list:
+        return None
+    parts = []
+    for part in content:
+        if type(part) is not dict or len(part) != 2 or part.get("type") != "text":
+            return None
+        text = part.get("text")
+        if type(text) is not str:
+            return None
+        parts.append(built_text(text))
+    return tuple(parts)
+
+
+def _fast_call(call: Any) -> ToolCallPart | None:
+    """A function call of the common shape (see :meth:`_Loader._fast`) as the general path
+    loads it; None for any other call."""
+    if type(call) is not dict:
+        return None
+    size = len(call)
+    signature: str | None = None
+    if size == 4:
+        extra = call.get("extra_content")
+        google = extra.get("google") if type(extra) is dict and len(extra) == 1 else None
+        if type(google) is not dict or len(google) != 1:
+            return None
+        signature = google.get("thought_signature")
+        if type(signature) is not str:
+            return None
+    elif size != 3:
+        return None
+    call_id = call.get("id")
+    function = call.get("function")
+    if call.get("type") != "function" or type(call_id) is not str or type(function) is not dict:
+        return None
+    name = function.get("name")
+    raw = function.get("arguments")
+    if len(function) != 2 or type(name) is not str or type(raw) is not str:
+        return None
+    value, marks = _arguments(raw, "")
+    if type(value) is not str and not plain_input(value):
+        return None
+    options: dict[str, Any] | None = {"heal": {_NS: marks}} if marks else None
+    if signature is not None:
+        options = {**(options or {}), "google": {"thoughtSignature": signature}}
+    return built_call(call_id, name, value, options)
 
 
 def _drop_none(obj: dict[str, Any]) -> dict[str, Any]:
@@ -1106,67 +1412,67 @@ def _audio_format(media_type: str) -> str:
 
 
 class _Dumper:
+    """Writes canonical messages as native ones, one span of canonical messages at a time
+    (:func:`_spans`): what :func:`dump_messages` writes whole, and :class:`_Writer` only where
+    a heal changed something."""
+
     def __init__(self) -> None:
-        self.out: list[NativeMessage] = []
         self.legacy_ids: set[str] = set()
-        # The system/developer message whose array content later parts may continue.
-        self.open_system: NativeMessage | None = None
 
     def run(self, messages: list[ModelMessage]) -> list[NativeMessage]:
-        for c, message in enumerate(messages):
-            path = f"messages[{c}]"
-            if isinstance(message, SystemMessage):
-                self._system(message)
-                continue
-            self.open_system = None
-            if isinstance(message, UserMessage):
-                self._user(message, path)
-            elif isinstance(message, AssistantMessage):
-                self._assistant(message, path)
-            else:
-                self._tool(message)
-        return self.out
+        out: list[NativeMessage] = []
+        for start, end in _spans(messages):
+            out.extend(self.span(messages, start, end))
+        return out
 
-    def _system(self, message: SystemMessage) -> None:
+    def span(self, messages: list[ModelMessage], start: int, end: int) -> list[NativeMessage]:
+        """The native messages canonical messages ``start`` to ``end`` make: one, except for a
+        tool message, which makes one per result."""
+        message = messages[start]
+        if isinstance(message, SystemMessage):
+            native = self._system(message)
+            for c in range(start + 1, end):
+                native["content"].append(self._system_part(cast(SystemMessage, messages[c])))
+            return [native]
+        path = f"messages[{start}]"
+        if isinstance(message, UserMessage):
+            return [self._user(message, path)]
+        if isinstance(message, AssistantMessage):
+            return [self._assistant(message, path)]
+        return self._tool(message)
+
+    def _system_part(self, message: SystemMessage) -> dict[str, Any]:
         meta = _meta(message)
-        role = "developer" if meta.get("role") == "developer" else "system"
-        index = meta.get("part")
-        if isinstance(index, int):
-            part: dict[str, Any] = {"type": "text", "text": message.content}
-            self._breakpoint(part, _openai(message))
-            _put_extra(part, meta, "partExtra")
-            target = self.open_system
-            if index > 0 and target is not None and target["role"] == role:
-                target["content"].append(part)
-                return
-            native = _put_extra({"role": role, "content": [part]}, meta)
-            self.out.append(native)
-            self.open_system = native
-            return
-        self.open_system = None
+        part: dict[str, Any] = {"type": "text", "text": message.content}
+        self._breakpoint(part, _openai(message))
+        return _put_extra(part, meta, "partExtra")
+
+    def _system(self, message: SystemMessage) -> NativeMessage:
+        meta = _meta(message)
+        role = _system_role(meta)
+        if isinstance(meta.get("part"), int):
+            return _put_extra({"role": role, "content": [self._system_part(message)]}, meta)
         if meta.get("content") == [] and not message.content:
-            self.out.append(_put_extra({"role": role, "content": []}, meta))
-            return
+            return _put_extra({"role": role, "content": []}, meta)
         content: Any = message.content
         point = _openai(message).get("promptCacheBreakpoint")
         if point is not None:  # the AI SDK's form: one text part carrying the breakpoint
             content = [{"type": "text", "text": content, "prompt_cache_breakpoint": point}]
-        self.out.append(_put_extra({"role": role, "content": content}, meta))
+        return _put_extra({"role": role, "content": content}, meta)
 
     @staticmethod
     def _breakpoint(native: dict[str, Any], openai: Mapping[str, Any]) -> None:
         if "promptCacheBreakpoint" in openai:
             native["prompt_cache_breakpoint"] = openai["promptCacheBreakpoint"]
 
-    def _user(self, message: UserMessage, path: str) -> None:
+    def _user(self, message: UserMessage, path: str) -> NativeMessage:
         meta = _meta(message)
         if isinstance(message.content, str):
-            self.out.append(_put_extra({"role": "user", "content": message.content}, meta))
-            return
+            return _put_extra({"role": "user", "content": message.content}, meta)
         parts = [
             self._user_part(part, f"{path}.content[{p}]") for p, part in enumerate(message.content)
         ]
-        self.out.append(_put_extra({"role": "user", "content": parts}, meta))
+        return _put_extra({"role": "user", "content": parts}, meta)
 
     def _user_part(self, part: TextPart | ImagePart | FilePart, path: str) -> dict[str, Any]:
         meta = _meta(part)
@@ -1205,11 +1511,10 @@ class _Dumper:
         self._breakpoint(native, openai)
         return _put_extra(native, meta)
 
-    def _assistant(self, message: AssistantMessage, path: str) -> None:
+    def _assistant(self, message: AssistantMessage, path: str) -> NativeMessage:
         meta = _meta(message)
         if isinstance(message.content, str):
-            self.out.append(_put_extra({"role": "assistant", "content": message.content}, meta))
-            return
+            return _put_extra({"role": "assistant", "content": message.content}, meta)
         texts: list[dict[str, Any]] = []
         text = ""
         refusal: str | None = None
@@ -1286,7 +1591,7 @@ class _Dumper:
             for field in mirrors:
                 if isinstance(field, str):
                     native[field] = primary
-        self.out.append(_put_extra(native, meta))
+        return _put_extra(native, meta)
 
     @staticmethod
     def _reasoning(part: ReasoningPart, meta: Mapping[str, Any], into: dict[str, Any]) -> None:
@@ -1303,7 +1608,8 @@ class _Dumper:
             field = "reasoning_content"  # the OpenAI-compatible servers' field
         into[field] = into.get(field, "") + part.text
 
-    def _tool(self, message: ToolMessage) -> None:
+    def _tool(self, message: ToolMessage) -> list[NativeMessage]:
+        out: list[NativeMessage] = []
         for part in message.content:
             if isinstance(part, ToolApprovalResponse):
                 continue  # not sent to providers, as in the AI SDK
@@ -1323,7 +1629,37 @@ class _Dumper:
                 name = meta.get("name")
                 if name is True:
                     native["name"] = part.tool_name
-            self.out.append(_put_extra(native, meta))
+            out.append(_put_extra(native, meta))
+        return out
+
+
+def _system_role(meta: Mapping[str, Any]) -> str:
+    return "developer" if meta.get("role") == "developer" else "system"
+
+
+def _spans(messages: Sequence[ModelMessage]) -> list[tuple[int, int]]:
+    """The canonical messages cut into the runs that each make native messages, as
+    ``(start, end)`` pairs: one message each, except a system message read from a later text
+    part of a system message's array (``part`` above 0), which joins the run before it when
+    that one made a system message of the same role from a text part."""
+    spans: list[tuple[int, int]] = []
+    open_role: str | None = None  # the role of the run before, when its array may continue
+    for c, message in enumerate(messages):
+        if isinstance(message, SystemMessage):
+            meta = _meta(message)
+            index = meta.get("part")
+            if isinstance(index, int):
+                role = _system_role(meta)
+                if index > 0 and open_role == role:
+                    spans[-1] = (spans[-1][0], c + 1)
+                    continue
+                open_role = role
+            else:
+                open_role = None
+        else:
+            open_role = None
+        spans.append((c, c + 1))
+    return spans
 
 
 def _url(data: str | bytes, media_type: str, meta: Mapping[str, Any]) -> str:
@@ -1353,15 +1689,20 @@ def _dump_arguments(part: ToolCallPart, meta: Mapping[str, Any]) -> str:
     return _dumps_json(value, fmt if isinstance(fmt, str) else "compact")
 
 
-def _dump_call(part: ToolCallPart, meta: Mapping[str, Any]) -> dict[str, Any]:
-    native: dict[str, Any] = {"id": part.tool_call_id}
-    if (
+def _custom(part: ToolCallPart, meta: Mapping[str, Any]) -> bool:
+    """Whether a call is written as a custom tool call (free-form text input)."""
+    return (
         meta.get("type") == "custom"
         and isinstance(part.input, dict)
         and isinstance(part.input.get("input"), str)
-    ):
+    )
+
+
+def _dump_call(part: ToolCallPart, meta: Mapping[str, Any]) -> dict[str, Any]:
+    native: dict[str, Any] = {"id": part.tool_call_id}
+    if _custom(part, meta):
         native["type"] = "custom"
-        body = {"name": part.tool_name, "input": part.input["input"]}
+        body = {"name": part.tool_name, "input": cast(dict[str, Any], part.input)["input"]}
         native["custom"] = _put_extra(body, meta, "inner")
     else:
         if not meta.get("noType"):

@@ -5,7 +5,8 @@
     from heal.adapters.pydantic_ai import heal_pydantic_ai
 
     result = heal_pydantic_ai(agent_result.all_messages())
-    result.messages   # healed ModelRequest / ModelResponse objects (your own list when unchanged)
+    result.messages   # healed ModelRequest / ModelResponse objects (your own list when unchanged,
+                      # your own messages wherever heal changed nothing)
     result.repairs    # message_index / part_index = indices into YOUR list and ``.parts``
 
 ``load_messages(native)`` reads a history into heal's canonical messages (AI SDK
@@ -125,6 +126,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import copy
 import json
 import re
 import warnings
@@ -138,6 +140,7 @@ import pydantic
 import pydantic_core
 from pydantic_ai import PydanticAIDeprecationWarning
 from pydantic_ai import messages as pa
+from pydantic_ai.usage import RequestUsage
 
 from heal._engine import HealScope
 from heal._verdict import (
@@ -153,12 +156,29 @@ from heal._verdict import (
 from heal.adapters._common import (
     Loaded,
     NativeHealResult,
+    Sources,
+    built_call,
+    built_json_output,
+    built_message,
+    built_reasoning,
+    built_result,
+    built_text,
+    built_text_output,
+    collector_paused,
     heal_native,
     native_path,
     native_target,
 )
 from heal.errors import InputError
-from heal.messages import ModelMessage, shown
+from heal.messages import (
+    AssistantMessage,
+    ModelMessage,
+    SystemMessage,
+    ToolMessage,
+    ToolResultPart,
+    UserMessage,
+    shown,
+)
 from heal.messages import dump_messages as _dump_canonical
 from heal.messages import load_messages as _load_canonical
 from heal.policy import Policy
@@ -180,6 +200,11 @@ _NS = "pydantic_ai"
 _EPOCH = "1970-01-01T00:00:00Z"
 _EPOCH_TIME = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _BIG = 1 << 62
+_PARTIAL = True
+"""Convert only what a heal needs: build the models of common messages directly from the
+caller's objects (the loader's fast path) and write back only the messages a heal changed
+(:class:`_Writer`). The tests switch it off to compare with converting everything through
+pydantic-ai's JSON."""
 _URL = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*:")
 
 _MESSAGES = pa.ModelMessagesTypeAdapter
@@ -238,7 +263,7 @@ def load(native: Sequence[pa.ModelMessage] | str | bytes | bytearray) -> Loaded:
     message made from one request part (a system or user prompt) point at that part.
     """
     objects = _native_list(native)
-    return _Loader(objects, _message_json(objects)).run()
+    return _Loader(objects).run()
 
 
 def load_messages(
@@ -265,10 +290,13 @@ def dump_messages(
     canonical histories from elsewhere.
     """
     out = _Dumper(_dump_canonical(_load_canonical(messages))).run()
-    if not as_json:
-        return out
+    return _json_bytes(out) if as_json else out
+
+
+def _json_bytes(messages: list[pa.ModelMessage]) -> bytes:
+    """``ModelMessagesTypeAdapter.dump_json`` of pydantic-ai messages."""
     try:
-        return _MESSAGES.dump_json(out, warnings=False)
+        return _MESSAGES.dump_json(messages, warnings=False)
     except ValueError as exc:  # pydantic's serialization error: a lone surrogate in some text
         reason = str(exc).splitlines()[0]
         raise InputError(
@@ -282,11 +310,18 @@ def infer_provider(
 ) -> ProviderId | None:
     """The heal provider id every response of a history agrees on, else None (see the module
     docstring). A history with no response gives None."""
+    return _agreed_provider(_native_list(native))
+
+
+def _agreed_provider(objects: list[pa.ModelMessage]) -> ProviderId | None:
+    """:func:`infer_provider` of a list :func:`_native_list` checked."""
     found: set[ProviderId | None] = set()
-    for msg in _native_list(native):
+    for msg in objects:
         if isinstance(msg, pa.ModelResponse):
             found.add(_response_provider(msg))
-    return found.pop() if len(found) == 1 else None
+            if len(found) > 1:
+                return None
+    return found.pop() if found else None
 
 
 @overload
@@ -354,7 +389,9 @@ def heal_pydantic_ai(
     comes back as the very object passed in; a list of objects that is plainly clean
     (:func:`_plainly_clean`: prompts, text, calls and their returns), under the default policy
     and a target that names nothing but the provider, is answered so without serializing or
-    loading it.
+    loading it. When something needs a repair, the messages it leaves alone come back as the
+    caller's own objects (those whose calls and returns it only renamed, as copies with the new
+    ids and names), and only the others are written (:class:`_Writer`).
 
     The target is what :func:`heal.heal_messages` takes: ``model`` (a model id in any style,
     ``"anthropic:claude-sonnet-4-5"`` as pydantic-ai spells it, or a ``Model``'s
@@ -372,7 +409,7 @@ def heal_pydantic_ai(
         thinking=thinking,
         tools=tools,
         target=target,
-        infer=lambda: infer_provider(objects),
+        infer=lambda: _agreed_provider(objects),
     )
     if (
         policy is None
@@ -382,7 +419,10 @@ def heal_pydantic_ai(
         and _plainly_clean(messages, goal.provider)
     ):
         return NativeHealResult(cast(list[pa.ModelMessage], messages), ())
-    loaded = _Loader(objects, _message_json(objects)).run()
+    loader = _Loader(objects)
+    with collector_paused(len(objects)):
+        loaded = loader.run()
+        write = _Writer(objects, loaded, loader.carried)
     options: dict[str, Any] = {
         "target": goal,
         "policy": policy,
@@ -394,17 +434,17 @@ def heal_pydantic_ai(
     if isinstance(messages, str):
         return heal_native(
             loaded,
-            lambda m: dump_messages(m, as_json=True).decode(),
+            lambda m: _json_bytes(write(m)).decode(),
             original=messages,
             **options,
         )
     if isinstance(messages, (bytes, bytearray)):
         return heal_native(
-            loaded, lambda m: dump_messages(m, as_json=True), original=bytes(messages), **options
+            loaded, lambda m: _json_bytes(write(m)), original=bytes(messages), **options
         )
     return heal_native(
         loaded,
-        dump_messages,
+        write,
         original=messages if isinstance(messages, list) else None,
         **options,
     )
@@ -555,6 +595,147 @@ def _plain_args(args: Any) -> bool:
     return plain_input(args)
 
 
+class _Reuse:
+    """The parts of the caller's messages whose canonical form a heal may hand back untouched
+    inside a message it changed: each response part and tool return (one canonical part each)
+    and each system or user prompt part (one canonical message each)."""
+
+    __slots__ = ("loaded", "native", "records", "sources")
+
+    def __init__(self, native: list[pa.ModelMessage], loaded: _Loaded, sources: Sources) -> None:
+        self.native = native
+        self.loaded = loaded
+        self.sources = sources
+        self.records: dict[int, Json] = {}
+
+    def part(self, model: Any, index: Any, record: Json | None) -> Any:
+        """The caller's part canonical ``model`` (a part, or a prompt's message) was loaded
+        from, when it came from native message ``index`` and sits in a message of the same
+        record (whose fields a part's provider is read from); else None."""
+        if type(index) is not int:
+            return None
+        loaded = self.loaded
+        for j in self.sources.loaded_from(index):
+            message: Any = loaded.messages[j]
+            unit = loaded.unit_parts[j]
+            if unit is not None:
+                if message is model:
+                    return self._same_record(index, record, unit)
+                continue
+            if isinstance(message.content, str) or loaded.part_origins is None:
+                continue
+            for part, at in zip(message.content, loaded.part_origins[j] or (), strict=True):
+                if part is model:
+                    return None if at is None else self._same_record(index, record, at)
+        return None
+
+    def _same_record(self, index: int, record: Json | None, at: int) -> Any:
+        own = self.records.get(index)
+        if own is None:
+            j = self.sources.loaded_from(index)[0]
+            own = self.records[index] = _model_meta(self.loaded.messages[j]).get("message") or {}
+        if own is not record and own != (record or {}):
+            return None
+        return self.native[index].parts[at]
+
+
+class _Writer:
+    """Writes a healed history back for :func:`heal_pydantic_ai`.
+
+    Each native message whose canonical messages came through the heal untouched
+    (:class:`~heal.adapters._common.Sources`) is the caller's own object, with the bookkeeping
+    messages it carried; the others are written from their canonical messages, in the runs
+    :func:`dump_messages` would write (:func:`_spans`), so the result equals the whole history
+    written out (as pydantic-ai's JSON: a message handed back keeps what the caller gave, such
+    as a tool's return value as the object it was, where writing it out gives its JSON form).
+    The timestamps a written message takes from the messages before it (see
+    :class:`_Dumper`) see the caller's messages as if they had been written too.
+    """
+
+    def __init__(
+        self,
+        native: list[pa.ModelMessage],
+        loaded: Loaded,
+        carried: dict[int, tuple[list[int], list[int]]],
+    ) -> None:
+        self.native = native
+        self.loaded = loaded
+        self.sources = Sources.of(loaded)
+        self.carried = carried
+
+    def __call__(self, healed: list[ModelMessage]) -> list[pa.ModelMessage]:
+        if not _PARTIAL:
+            return dump_messages(healed)
+        metas = [_model_meta(m) for m in healed]
+        nodes: list[Json | None] = [None] * len(healed)
+        loaded = self.loaded
+        reuse = _Reuse(self.native, loaded, self.sources) if isinstance(loaded, _Loaded) else None
+        dumper = _Dumper(nodes, metas, healed, reuse)
+        out: list[pa.ModelMessage] = []
+        untouched = self.sources.untouched
+        skipped: list[tuple[int, int, Json]] = []  # since the last span written
+        for start, end in _spans(metas, [m.role for m in healed]):
+            origin = untouched(healed, start, end)
+            renamed: pa.ModelMessage | None = None
+            if origin is None and reuse is not None:
+                renamed = self._renamed(healed, start, end, metas[start].get("index"))
+                if renamed is not None:
+                    origin = metas[start]["index"]
+            carried = _EMPTY_JSON
+            if origin is not None and _CARRIES.intersection(metas[start]):
+                carried = dumper._once(metas[start])
+                if not carried:  # written already, beside a piece of the same message
+                    origin = renamed = None
+            if origin is None:
+                try:
+                    nodes[start:end] = _dump_canonical(healed[start:end])
+                except InputError:  # located in the whole history, as writing it all does
+                    return dump_messages(healed)
+                if skipped:
+                    dumper.skipped(skipped, healed)
+                    skipped = []
+                out.extend(dumper.span(start, end))
+                continue
+            skipped.append((start, end, carried))
+            before, after = self.carried.get(origin, ((), ()))
+            if "before" in carried:
+                out.extend(self.native[j] for j in before)
+            out.append(self.native[origin] if renamed is None else renamed)
+            if "after" in carried:
+                out.extend(self.native[j] for j in after)
+        return out
+
+    def _renamed(
+        self, healed: list[ModelMessage], start: int, end: int, index: Any
+    ) -> pa.ModelMessage | None:
+        """The caller's message ``index`` with its tool calls' and returns' new ids and names,
+        when the span ``start`` to ``end`` is its canonical messages with no other change
+        (:meth:`~heal.adapters._common.Sources.renamed`); else None. The fields are the same
+        in pydantic-ai's parts, written as they are: the copy is what writing the span gives,
+        at a fraction of its cost (no dict, no validation)."""
+        if type(index) is not int:
+            return None
+        changes = self.sources.renamed(healed, start, end, index)
+        if changes is None:
+            return None
+        loaded = cast(_Loaded, self.loaded)
+        at_loaded = self.sources.loaded_from(index)
+        native = self.native[index]
+        message: Any = copy.copy(native)
+        parts: list[Any] = list(native.parts)
+        for t, p, update in changes:
+            part_origins = loaded.part_origins[at_loaded[t]] if loaded.part_origins else None
+            at = part_origins[p] if part_origins is not None else None
+            if at is None or loaded.unit_parts[at_loaded[t]] is not None:
+                return None
+            part = copy.copy(parts[at])
+            for name, value in update.items():
+                setattr(part, name, value)
+            parts[at] = part
+        message.parts = tuple(parts) if isinstance(native.parts, tuple) else parts
+        return cast(pa.ModelMessage, message)
+
+
 # --- reading native input --------------------------------------------------------------------
 
 
@@ -575,6 +756,8 @@ def _native_list(native: Any) -> list[pa.ModelMessage]:
             f"got {_kind(native)}"
         )
     out = list(native)
+    if _MESSAGE_CLASSES.issuperset(map(type, out)):
+        return out
     for i, msg in enumerate(out):
         if not isinstance(msg, (pa.ModelRequest, pa.ModelResponse)):
             hint = (
@@ -587,6 +770,10 @@ def _native_list(native: Any) -> list[pa.ModelMessage]:
                 path=f"messages[{i}]",
             )
     return out
+
+
+_MESSAGE_CLASSES = frozenset({pa.ModelRequest, pa.ModelResponse})
+"""The message classes exactly (a subclass is checked one message at a time)."""
 
 
 def _restamp(objects: list[pa.ModelMessage], data: Any) -> None:
@@ -627,8 +814,9 @@ def _clock_stamped(cls: type) -> bool:
     )
 
 
-def _message_json(objects: list[pa.ModelMessage]) -> list[Json]:
-    """pydantic-ai's own JSON of each message (one call; per message only to locate a failure)."""
+def _message_json(objects: list[pa.ModelMessage], first: int = 0) -> list[Json]:
+    """pydantic-ai's own JSON of each message (one call; per message only to locate a failure,
+    named by its index, ``first`` for the first one)."""
     try:
         return cast(list[Json], _MESSAGES.dump_python(objects, mode="json", warnings=False))
     except (pydantic_core.PydanticSerializationError, TypeError, ValueError):
@@ -637,7 +825,8 @@ def _message_json(objects: list[pa.ModelMessage]) -> list[Json]:
                 _MESSAGES.dump_python([msg], mode="json", warnings=False)
             except (pydantic_core.PydanticSerializationError, TypeError, ValueError) as exc:
                 raise InputError(
-                    f"pydantic-ai cannot serialize this message ({exc})", path=f"messages[{i}]"
+                    f"pydantic-ai cannot serialize this message ({exc})",
+                    path=f"messages[{first + i}]",
                 ) from None
         raise  # pragma: no cover - the whole list failed but no single message did
 
@@ -771,27 +960,40 @@ class _Loaded(Loaded):
 
 
 class _Loader:
-    def __init__(self, native: list[pa.ModelMessage], raw: list[Json]) -> None:
+    def __init__(self, native: list[pa.ModelMessage]) -> None:
         self.native = native
-        self.raw = raw
-        self.out: list[Json] = []
+        self.fast = _PARTIAL
+        # pydantic-ai's own JSON of each message, made only for the messages the fast path
+        # does not read (all of them when it is off: one call then).
+        self.raw: list[Json] | None = None if self.fast else _message_json(native)
+        # Dicts of the general path, and _Built messages of the fast one (models once built).
+        self.out: list[Any] = []
         self.metas: list[Json] = []
         self.records: list[Json] = []
         self.origins: list[int] = []
         self.part_origins: list[tuple[int | None, ...] | None] = []
         self.unit_parts: list[int | None] = []
         self.pending: list[Json] = []
+        self.pending_at: list[int] = []
         self.last_record: Json | None = None
+        self.last_index: int | None = None
+        # native index of a message that carries bookkeeping messages -> (their native
+        # indices before it, after it): what _Writer hands back beside the caller's message.
+        self.carried: dict[int, tuple[list[int], list[int]]] = {}
 
     def run(self) -> _Loaded:
-        for i, (msg, raw) in enumerate(zip(self.native, self.raw, strict=True)):
+        for i, msg in enumerate(self.native):
             record: Json = {"index": i}
+            before = len(self.out)
+            if self.fast and self._fast(i, msg, record):
+                self._emitted(i, record)
+                continue
+            raw = self.raw[i] if self.raw is not None else _message_json([msg], i)[0]
             rest = _prune(raw, type(msg), "parts")
             if rest:
                 record["message"] = rest
             if isinstance(msg.parts, tuple):
                 record["parts_tuple"] = True
-            before = len(self.out)
             if isinstance(msg, pa.ModelRequest):
                 self._request(i, msg, raw, record)
             else:
@@ -801,19 +1003,27 @@ class _Loader:
                 if isinstance(msg.parts, tuple):
                     carried["parts_tuple"] = True
                 self.pending.append(carried)
+                self.pending_at.append(i)
                 continue
-            if self.pending:
-                record["before"], self.pending = self.pending, []
-            self.last_record = record
+            self._emitted(i, record)
         if self.pending:
-            if self.last_record is None:
+            if self.last_record is None or self.last_index is None:
                 raise InputError(
                     "the history holds no message a model reads (only bookkeeping parts such as "
                     "ToolAvailabilityDeltaPart): there is nothing to heal"
                 )
             self.last_record["after"] = self.pending
-        for node, record, meta in zip(self.out, self.records, self.metas, strict=True):
+            before_at, _ = self.carried.get(self.last_index, ([], []))
+            self.carried[self.last_index] = (before_at, self.pending_at)
+        for k, (node, record, meta) in enumerate(
+            zip(self.out, self.records, self.metas, strict=True)
+        ):
             merged = {**record, **meta}
+            if isinstance(node, _Built):
+                options = node.options or {}
+                options["heal"] = {**options.get("heal", {}), _NS: merged}
+                self.out[k] = built_message(node.cls, node.content, options)
+                continue
             options = node.get("providerOptions") or {}
             options["heal"] = {**options.get("heal", {}), _NS: merged}
             node["providerOptions"] = options
@@ -825,9 +1035,154 @@ class _Loader:
             raise InputError(f"cannot be represented: {exc.reason}", path=where) from None
         return _Loaded(canonical, self.origins, self.part_origins, self.unit_parts)
 
+    def _emitted(self, i: int, record: Json) -> None:
+        """Native message ``i`` made canonical messages: it takes the bookkeeping messages
+        before it."""
+        if self.pending:
+            record["before"], self.pending = self.pending, []
+            self.carried[i] = (self.pending_at, [])
+            self.pending_at = []
+        self.last_record = record
+        self.last_index = i
+
+    # -- the fast path --
+
+    def _fast(self, i: int, msg: Any, record: Json) -> bool:
+        """Build the canonical models of a message of the common shapes directly from the
+        caller's objects, as serializing it, reading its JSON and validating the dicts would
+        (``tests/adapters/test_partial_conversion.py`` holds the two equal); False, having
+        built nothing, for any other message, which the general path reads.
+
+        The shapes: a ``ModelRequest`` of system prompts, user prompts (a string or strings)
+        and tool returns (a string or plain JSON content; ``success``, ``failed`` or
+        ``retried``); a ``ModelResponse`` of text, thinking and tool calls (``args`` plain
+        JSON, text or nothing). Those classes exactly; every other field a JSON scalar, plain
+        JSON, a datetime, or a default usage (:func:`_fast_record`). No file, retry prompt,
+        builtin tool, bookkeeping part or citation: those take the general path.
+        """
+        kind = type(msg)
+        if kind is pa.ModelRequest:
+            made = self._fast_request(i, msg)
+        elif kind is pa.ModelResponse:
+            made = self._fast_response(msg)
+        else:
+            return False
+        if made is None:
+            return False
+        rest, entries = made
+        if rest:
+            record["message"] = rest
+        if isinstance(msg.parts, tuple):
+            record["parts_tuple"] = True
+        for node, meta, parts, unit in entries:
+            self._emit(node, i, record=record, meta=meta, parts=parts, unit=unit)
+        return True
+
+    def _fast_request(self, i: int, msg: pa.ModelRequest) -> _Made | None:
+        rest = _fast_record(msg, pa.ModelRequest, _PARTS)
+        if rest is None:
+            return None
+        results: list[tuple[str, str, Any, Json]] = []
+        result_at: list[int | None] = []
+        units: list[tuple[_Built, Json, tuple[int | None, ...], int | None]] = []
+        part: Any
+        for j, part in enumerate(msg.parts):
+            kind = type(part)
+            if kind is pa.SystemPromptPart:
+                content = part.content
+                found = _fast_record(part, kind, _CONTENT)
+                if type(content) is not str or found is None:
+                    return None
+                units.append((_Built(SystemMessage, content), {"at": j, "part": found}, (), j))
+            elif kind is pa.UserPromptPart:
+                unit = _fast_user(part, j)
+                if unit is None:
+                    return None
+                units.append(unit)
+            elif kind is pa.ToolReturnPart:
+                result = _fast_return(part, i, j)
+                if result is None:
+                    return None
+                results.append(result)
+                result_at.append(j)
+            else:
+                return None
+        entries: list[tuple[_Built, Json, tuple[int | None, ...], int | None]] = []
+        if results:
+            drop_at = not units
+            parts = tuple(
+                built_result(call_id, name, output, _part_options(meta, None, drop_at=drop_at))
+                for call_id, name, output, meta in results
+            )
+            entries.append((_Built(ToolMessage, parts), {}, tuple(result_at), None))
+        entries.extend(units)
+        if not entries:
+            return None  # bookkeeping only: carried as its JSON, by the general path
+        return rest, entries
+
+    def _fast_response(self, msg: pa.ModelResponse) -> _Made | None:
+        rest = _fast_record(msg, pa.ModelResponse, _PARTS)
+        if rest is None:
+            return None
+        canonical = msg.canonical_system
+        content: list[Any] = []
+        part: Any
+        for part in msg.parts:
+            kind = type(part)
+            name = part.provider_name
+            system = (
+                canonical if canonical and name is not None and name == msg.provider_name else name
+            )
+            # A response read here has no hidden part, so its parts' native positions are
+            # dropped (_drop_at): the record starts without them.
+            meta: Json = {}
+            if kind is pa.TextPart or kind is pa.ThinkingPart:
+                text = part.content
+                found = _fast_record(part, kind, _CONTENT)
+                if type(text) is not str or found is None:
+                    return None
+                others = _provenance_out(found, system, part.part_kind, meta)
+                if found:
+                    meta["part"] = found
+                options = _part_options(meta, others)
+                if kind is pa.TextPart:
+                    content.append(built_text(text, options))
+                else:
+                    content.append(built_reasoning(text, options))
+            elif kind is pa.ToolCallPart:
+                call_id = part.tool_call_id
+                tool = part.tool_name
+                args = part.args
+                found = _fast_record(part, kind, _CALL_KEYS)
+                if type(call_id) is not str or type(tool) is not str or found is None:
+                    return None
+                if not (args is None or type(args) is str or plain_input(args)):
+                    return None
+                others = _provenance_out(found, system, "tool-call", meta)
+                value = _load_args(args, meta)
+                if type(value) is dict and value is not args and not plain_input(value):
+                    return None  # parsed from text: validation words what it refuses
+                if found:
+                    meta["part"] = found
+                options = _part_options(meta, others)
+                content.append(built_call(call_id, tool, value, options))
+            else:
+                return None
+        if not content:
+            return None
+        options = {"heal": {ABORTED: True}} if _aborted(msg) else None
+        return rest, [
+            (
+                _Built(AssistantMessage, tuple(content), options),
+                {},
+                tuple(range(len(content))),
+                None,
+            )
+        ]
+
     def _emit(
         self,
-        node: Json,
+        node: Json | _Built,
         origin: int,
         *,
         record: Json,
@@ -1058,6 +1413,140 @@ class _Loader:
             self._emit(node, i, record=record, meta={}, parts=tuple(origins))
 
 
+class _Built:
+    """A canonical message the fast path built but for its ``providerOptions``, which take its
+    native message's record once the whole history is read (see :meth:`_Loader.run`)."""
+
+    __slots__ = ("cls", "content", "options")
+
+    def __init__(self, cls: type[Any], content: Any, options: Json | None = None) -> None:
+        self.cls = cls
+        self.content = content
+        self.options = options
+
+
+_Made = tuple[Json, list[tuple[_Built, Json, tuple[int | None, ...], int | None]]]
+"""What the fast path makes of a message: its record's fields, and per canonical message the
+message, its own record keys, its parts' native positions and the part it stands for."""
+
+_PARTS = frozenset({"parts"})
+_CONTENT = frozenset({"content"})
+_CALL_KEYS = frozenset({"tool_name", "tool_call_id", "args"})
+_RETURN_KEYS = frozenset({"tool_name", "tool_call_id", "content"})
+_FAST_OUTCOMES = {"success": False, "failed": True, "retried": True}
+"""The tool-return outcomes the fast path reads, and whether each is an error."""
+_DEFAULT_USAGE = vars(RequestUsage())
+"""A default usage's fields (those set apart from the class's own defaults)."""
+
+
+_NO_DEFAULT: Any = object()
+_NO_FIELD: Any = object()  # a field the object does not hold: the general path reads it
+
+
+@cache
+def _record_plan(cls: type, drop: frozenset[str]) -> dict[str, Any]:
+    """The fields of ``cls`` but ``drop``, in order, each with the JSON of its constant
+    default (:func:`_defaults`), or ``_NO_DEFAULT``."""
+    defaults = _defaults(cls)
+    return {f.name: defaults.get(f.name, _NO_DEFAULT) for f in fields(cls) if f.name not in drop}
+
+
+def _fast_record(obj: Any, cls: type, drop: frozenset[str]) -> Json | None:
+    """``_prune`` of pydantic-ai's JSON of ``obj`` without the ``drop`` fields, made from the
+    object's fields directly; None when a field holds anything but a JSON scalar, plain JSON
+    (:func:`heal._verdict.plain_value`), a datetime or a default usage, whose JSON this does
+    not make."""
+    values = getattr(obj, "__dict__", None)
+    if values is None:  # pragma: no cover - pydantic-ai's message classes keep a __dict__
+        return None
+    out: Json = {}
+    for name, default in _record_plan(cls, drop).items():
+        value = values.get(name, _NO_FIELD)
+        if value is default:  # None, or the class's own constant: _prune leaves it out
+            continue
+        kind = type(value)
+        if value is None or kind is str or kind is int or kind is bool:
+            pass
+        elif kind is datetime:
+            out[name] = pydantic_core.to_jsonable_python(value)  # no default is a datetime
+            continue
+        elif kind is dict or kind is list or kind is float:
+            if not plain_value(value):
+                return None
+        elif kind is RequestUsage and vars(value) == _DEFAULT_USAGE:
+            continue  # the default's JSON, which _prune leaves out
+        else:
+            return None
+        if kind is not type(default) or value != default:  # _prune's _same_json
+            out[name] = value
+    return out
+
+
+def _fast_user(
+    part: pa.UserPromptPart, j: int
+) -> tuple[_Built, Json, tuple[int | None, ...], int | None] | None:
+    """A user prompt of a string or strings, as :meth:`_Loader._user` reads it."""
+    found = _fast_record(part, pa.UserPromptPart, _CONTENT)
+    if found is None:
+        return None
+    meta: Json = {"at": j}
+    if found:
+        meta["part"] = found
+    content = part.content
+    if type(content) is str:
+        return _Built(UserMessage, content), meta, (), j
+    if type(content) is not list and type(content) is not tuple:
+        return None
+    items = []
+    for item in content:
+        if type(item) is not str:
+            return None
+        items.append(built_text(item))
+    if type(content) is tuple:
+        meta["content_tuple"] = True
+    return _Built(UserMessage, tuple(items)), meta, (j,) * len(items), j
+
+
+def _fast_return(part: pa.ToolReturnPart, i: int, j: int) -> tuple[str, str, Any, Json] | None:
+    """A tool return of string or plain JSON content, as :meth:`_Loader._result` reads it:
+    (call id, tool name, output, record)."""
+    call_id = part.tool_call_id
+    name = part.tool_name
+    content = part.content
+    error = _FAST_OUTCOMES.get(part.outcome)
+    if type(call_id) is not str or type(name) is not str or error is None:
+        return None
+    found = _fast_record(part, pa.ToolReturnPart, _RETURN_KEYS)
+    if found is None:
+        return None
+    meta: Json = {"at": [i, j]}
+    if type(content) is str:
+        output: Any = built_text_output(content, error=error)
+    elif plain_value(content):
+        output = built_json_output(content, error=error)
+        if not isinstance(content, (int, float, bool, type(None))):
+            # pydantic-ai records the files of non-scalar content (none here) beside it.
+            found["content_file_digests"] = []
+    else:
+        return None
+    if found:
+        meta["part"] = found
+    return call_id, name, output, meta
+
+
+def _part_options(meta: Json, others: Json | None, *, drop_at: bool = False) -> Json | None:
+    """A part's ``providerOptions`` as ``_with_options`` and then, with ``drop_at``,
+    ``_drop_at`` make them."""
+    if drop_at:
+        meta = {k: v for k, v in meta.items() if k != "at"}
+    if not others:
+        return {"heal": {_NS: meta}} if meta else None
+    options: Json = dict(others)
+    if meta:
+        options["heal"] = {_NS: meta}
+    return options
+
+
 _OCTET = "application/octet-stream"
 
 _CUT_OFF_REASONS = ("length", "error")
@@ -1240,7 +1729,7 @@ def _synthesized(node: Mapping[str, Any]) -> bool:
 
 def _merge(
     sequences: Sequence[tuple[Sequence[tuple[int | None, T]], bool]],
-    hidden: Iterable[tuple[int, T]],
+    hidden: Sequence[tuple[int, T]],
 ) -> list[T]:
     """Interleave canonical sequences and hidden items by native position.
 
@@ -1248,6 +1737,8 @@ def _merge(
     position follows the item before it in its sequence (or precedes the one after), and a
     sequence with no positions at all goes first when ``lead`` else last.
     """
+    if len(sequences) == 1 and not hidden:
+        return [item for _, item in sequences[0][0]]  # one queue: its own order
     queues: list[list[tuple[float, T]]] = []
     for seq, lead in sequences:
         keys: list[float] = []
@@ -1279,9 +1770,26 @@ def _merge(
 
 
 class _Dumper:
-    def __init__(self, messages: list[Json]) -> None:
+    """Writes canonical messages (their AI SDK dicts) as pydantic-ai messages, one span at a
+    time (:func:`_spans`): what :func:`dump_messages` writes whole, and :class:`_Writer` only
+    where a heal changed something, stepping over the rest (:meth:`skipped`).
+
+    ``messages`` holds the dict of each canonical message to write; :class:`_Writer` leaves
+    the others out (None) and gives their ``metas`` (their ``heal.pydantic_ai`` records), the
+    ``models`` themselves and ``reuse``: the caller's parts that came through untouched, which
+    a message written around them takes back as they are (:meth:`_reused`)."""
+
+    def __init__(
+        self,
+        messages: Sequence[Json | None],
+        metas: Sequence[Json] | None = None,
+        models: Sequence[ModelMessage] | None = None,
+        reuse: _Reuse | None = None,
+    ) -> None:
         self.messages = messages
-        self.out: list[pa.ModelMessage] = []
+        self.metas = metas if metas is not None else [_meta(cast(Json, m)) for m in messages]
+        self.models = models
+        self.reuse = reuse
         self.clock = _EPOCH
         self.emitted: set[str] = set()
 
@@ -1291,7 +1799,9 @@ class _Dumper:
         heal may split a request's canonical messages apart (a system message moved among the
         leading ones): each piece becomes a request, and only the first carries them.
         """
-        if "index" not in meta:
+        if "index" not in meta or not _CARRIES.intersection(meta):
+            # Nothing carried: nothing to give, and nothing to hold back from a later piece
+            # of the same message (whose key, made of these values, would carry nothing too).
             return {}
         key = json.dumps(
             [meta.get(k) for k in ("index", "message", "hidden", "before", "after")],
@@ -1303,47 +1813,94 @@ class _Dumper:
         return {k: meta[k] for k in ("hidden", "before", "after") if k in meta}
 
     def run(self) -> list[pa.ModelMessage]:
-        k = 0
-        n = len(self.messages)
-        while k < n:
-            msg = self.messages[k]
-            if msg["role"] == "assistant":
-                carried = self._once(_meta(msg))
-                self._carried(carried.get("before"))
-                self.out.append(self._response(msg, k, carried.get("hidden")))
-                self._carried(carried.get("after"))
-                k += 1
-                continue
-            end = k + 1
-            first = _meta(msg)
-            seen = {first.get("at")} if "at" in first else set()
-            while end < n and self.messages[end]["role"] != "assistant":
-                other = _meta(self.messages[end])
-                if first and other:
-                    same = (
-                        other.get("index") == first.get("index")
-                        and other.get("message") == first.get("message")
-                        and ("at" not in other or other["at"] not in seen)
-                    )
-                else:
-                    same = not first and not other
-                if not same:
-                    break
-                if "at" in other:
-                    seen.add(other["at"])
-                end += 1
-            carried = self._once(first)
-            self._carried(carried.get("before"))
-            self.out.append(self._request(k, end, carried.get("hidden")))
-            self._carried(carried.get("after"))
-            k = end
-        return self.out
+        roles = [cast(Json, m)["role"] for m in self.messages]
+        out: list[pa.ModelMessage] = []
+        for start, end in _spans(self.metas, roles):
+            out.extend(self.span(start, end))
+        return out
+
+    def span(self, start: int, end: int) -> list[pa.ModelMessage]:
+        """The native message canonical messages ``start`` to ``end`` make, with the
+        bookkeeping messages it carries (:meth:`_once`) before and after it."""
+        first = self.metas[start]
+        carried = self._once(first)
+        out = self._carried(carried.get("before"))
+        msg = cast(Json, self.messages[start])
+        if msg["role"] == "assistant":
+            out.append(self._response(msg, start, carried.get("hidden")))
+        else:
+            out.append(self._request(start, end, carried.get("hidden")))
+        out.extend(self._carried(carried.get("after")))
+        return out
+
+    def skipped(self, spans: list[tuple[int, int, Json]], messages: Sequence[ModelMessage]) -> None:
+        """Step over ``spans`` of ``messages`` (start, end, what each carried), written
+        elsewhere (the caller's own messages): the clock moves as :meth:`span` would move it.
+
+        The clock is the last timestamp written, so the spans are read from the last one back,
+        and only until one holds a timestamp (the first place looked at, as a rule)."""
+        for start, end, carried in reversed(spans):
+            found = self._last_stamp(start, end, messages, carried)
+            if found is not None:
+                self.clock = found
+                return
+
+    def _last_stamp(
+        self, start: int, end: int, messages: Sequence[ModelMessage], carried: Json
+    ) -> str | None:
+        """The last timestamp :meth:`span` would tick on the span ``start`` to ``end`` (in its
+        order: the messages carried before it, the record, each part or unit, the messages
+        carried after it), or None."""
+        for item in reversed(carried.get("after") or ()):
+            found = _stamp(item["message"])
+            if found is not None:
+                return found
+        for k in range(end - 1, start - 1, -1):
+            message = messages[k]
+            if isinstance(message, (AssistantMessage, ToolMessage)):
+                if isinstance(message.content, str):
+                    continue
+                for part in reversed(message.content):
+                    if isinstance(part, ToolResultPart):
+                        found = _stamp(_model_meta(part).get("part"))
+                        if found is not None:
+                            return found
+            else:
+                meta = self.metas[k]
+                found = _stamp(meta.get("part") or meta.get("feedback"))
+                if found is not None:
+                    return found
+        found = _stamp(self.metas[start].get("message"))
+        if found is not None:
+            return found
+        for item in reversed(carried.get("before") or ()):
+            found = _stamp(item["message"])
+            if found is not None:
+                return found
+        return None
+
+    def _reused(self, k: int, p: int | None, record: Json | None, index: Any) -> Any:
+        """The caller's own part that canonical message ``k`` (its part ``p``, or the whole
+        message standing for one prompt part when None) came through the heal as, untouched,
+        in a message with the record it came in (whose fields a part's provider is read from):
+        writing it would give an equal part. None for any other."""
+        reuse, models = self.reuse, self.models
+        if reuse is None or models is None:
+            return None
+        model: Any = models[k]
+        if p is not None:
+            content = model.content
+            if isinstance(content, str):
+                return None
+            model = content[p]
+        return reuse.part(model, index, record)
 
     # -- helpers --
 
     def _tick(self, data: Mapping[str, Any] | None) -> None:
-        if data is not None and isinstance(data.get("timestamp"), str):
-            self.clock = data["timestamp"]
+        found = _stamp(data)
+        if found is not None:
+            self.clock = found
 
     def _stamped(self, data: Json) -> Json:
         if data.get("timestamp") is None:
@@ -1352,19 +1909,21 @@ class _Dumper:
             self._tick(data)
         return data
 
-    def _carried(self, items: Any) -> None:
-        if not items:
-            return
-        for carried in items:
+    def _carried(self, items: Any) -> list[pa.ModelMessage]:
+        out: list[pa.ModelMessage] = []
+        for carried in items or ():
             self._tick(carried["message"])
             (msg,) = _MESSAGES.validate_python([carried["message"]])
             if carried.get("parts_tuple"):
                 msg.parts = tuple(cast(list[Any], msg.parts))
-            self.out.append(msg)
+            out.append(msg)
+        return out
 
     @staticmethod
     def _validate(adapter: pydantic.TypeAdapter[Any], data: Json, path: str) -> Any:
         try:
+            if adapter is not _RETRY_PROMPT and data.get("part_kind") != "retry-prompt":
+                return adapter.validate_python(data)
             with warnings.catch_warnings():
                 # Restoring a RetryPromptPart the caller held must not warn them again.
                 warnings.simplefilter("ignore", DeprecationWarning)
@@ -1391,24 +1950,33 @@ class _Dumper:
     # -- requests --
 
     def _request(self, start: int, end: int, hidden_raw: Any) -> pa.ModelRequest:
-        first = _meta(self.messages[start])
+        first = self.metas[start]
         shell = self._shell(pa.ModelRequest, _REQUEST, first, f"messages[{start}]")
         index = first.get("index")
         sequences: list[tuple[list[tuple[int | None, Any]], bool]] = []
         for k in range(start, end):
-            msg = self.messages[k]
+            msg = cast(Json, self.messages[k])
             path = f"messages[{k}]"
-            meta = _meta(msg)
+            meta = self.metas[k]
             _check_consumed(_foreign(msg), path)
             role = msg["role"]
-            if role == "tool":
+            kept = self._reused(k, None, first.get("message"), index)
+            if kept is not None:  # a prompt part of the caller's, untouched
+                self._tick(meta.get("part") or meta.get("feedback"))
+                sequences.append(([(meta.get("at"), kept)], False))
+            elif role == "tool":
                 seq: list[tuple[int | None, Any]] = []
                 for p, part in enumerate(msg["content"]):
                     ppath = f"{path}.content[{p}]"
                     pmeta = _meta(part)
                     at = pmeta.get("at")
                     pos = at[1] if isinstance(at, list) and at[0] == index else None
-                    seq.append((pos, self._tool_result(part, pmeta, ppath, in_response=False)))
+                    kept = self._reused(k, p, first.get("message"), index)
+                    if kept is not None:
+                        self._tick(pmeta.get("part"))
+                    else:
+                        kept = self._tool_result(part, pmeta, ppath, in_response=False)
+                    seq.append((pos, kept))
                 sequences.append((seq, True))
             elif role == "system":
                 data = _only_fields(meta.get("part"), pa.SystemPromptPart)
@@ -1517,7 +2085,12 @@ class _Dumper:
             pmeta = _meta(part)
             at = pmeta.get("at")
             pos = at[1] if isinstance(at, list) and at[0] == index else None
-            seq.append((pos, self._response_part(part, pmeta, message_rest, ppath)))
+            kept = self._reused(k, p, meta.get("message"), index)
+            if kept is None:
+                kept = self._response_part(part, pmeta, message_rest, ppath)
+            elif part.get("type") == "tool-result":
+                self._tick(pmeta.get("part"))
+            seq.append((pos, kept))
         hidden = [(j, self._validate(_RESPONSE_PART, pj, path)) for j, pj in hidden_raw or []]
         parts = _merge([(seq, False)], hidden)
         shell.parts = tuple(parts) if meta.get("parts_tuple") else parts
@@ -1557,6 +2130,60 @@ class _Dumper:
         if fix is not None:
             part.content = self._validate(_adapter(fix), data["content"], f"{path}.data")
         return part
+
+
+def _spans(metas: Sequence[Json], roles: Sequence[str]) -> list[tuple[int, int]]:
+    """The canonical messages cut into the runs that each make one native message, as
+    ``(start, end)`` pairs: each assistant message alone (a response); consecutive other
+    messages with the same native record (index and message fields) and no native position
+    twice (a request), or with no record at all (from elsewhere)."""
+    spans: list[tuple[int, int]] = []
+    k, n = 0, len(metas)
+    while k < n:
+        if roles[k] == "assistant":
+            spans.append((k, k + 1))
+            k += 1
+            continue
+        end = k + 1
+        first = metas[k]
+        seen = {first.get("at")} if "at" in first else set()
+        while end < n and roles[end] != "assistant":
+            other = metas[end]
+            if first and other:
+                same = (
+                    other.get("index") == first.get("index")
+                    and other.get("message") == first.get("message")
+                    and ("at" not in other or other["at"] not in seen)
+                )
+            else:
+                same = not first and not other
+            if not same:
+                break
+            if "at" in other:
+                seen.add(other["at"])
+            end += 1
+        spans.append((k, end))
+        k = end
+    return spans
+
+
+def _stamp(data: Mapping[str, Any] | None) -> str | None:
+    """The timestamp a record ticks the dumper's clock to, if it holds one."""
+    found = data.get("timestamp") if data is not None else None
+    return found if isinstance(found, str) else None
+
+
+def _model_meta(model: Any) -> Json:
+    """The ``heal.pydantic_ai`` record of a canonical model (message or part)."""
+    options = model.provider_options
+    heal = options.get("heal") if options is not None else None
+    found = heal.get(_NS) if isinstance(heal, dict) else None
+    return found if isinstance(found, dict) else _EMPTY_JSON
+
+
+_EMPTY_JSON: Json = {}
+_CARRIES = frozenset({"hidden", "before", "after"})
+"""The record keys of what a native message carries besides its canonical messages."""
 
 
 def _user_item(item: Json, meta: Json, path: str) -> tuple[Any, str | None]:
@@ -1613,6 +2240,10 @@ def _sniff_image(data: bytes) -> str | None:
 @cache
 def _adapter(cls: str) -> pydantic.TypeAdapter[Any]:
     return pydantic.TypeAdapter(getattr(pa, cls))
+
+
+_RETRY_PROMPT = _adapter("RetryPromptPart")
+"""The adapter of the deprecated part, which warns when it is built (see _Dumper._validate)."""
 
 
 def _bytes(data: Any, path: str) -> bytes:

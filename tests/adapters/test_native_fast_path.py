@@ -73,8 +73,8 @@ def _outcome(call: Callable[[], Any]) -> Any:
         return type(exc), str(exc)
 
 
-_LOADERS = {anthropic: "load", openai_chat: "load", pydantic_ai: "_message_json"}
-"""The first step of each adapter's full path (pydantic-ai's serializes the history)."""
+_LOADERS = {anthropic: "_Loader", openai_chat: "_Loader", pydantic_ai: "_Loader"}
+"""The first step of each adapter's full path: its loader."""
 
 
 def _fast(module: ModuleType, call: Callable[[], Any]) -> tuple[Any, bool]:
@@ -84,9 +84,9 @@ def _fast(module: ModuleType, call: Callable[[], Any]) -> tuple[Any, bool]:
     name = _LOADERS[module]
     load = getattr(module, name)
 
-    def counted(*args: Any) -> Any:
+    def counted(*args: Any, **kwargs: Any) -> Any:
         loads.append(args)
-        return load(*args)
+        return load(*args, **kwargs)
 
     with mock.patch.object(module, name, counted):
         outcome = _outcome(call)
