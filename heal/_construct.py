@@ -69,16 +69,18 @@ def construct_trusted(cls: type[M], fields_set: set[str], values: dict[str, Any]
 
 def construct_complete(cls: type[M], fields_set: set[str], values: dict[str, Any]) -> M:
     """:func:`construct_trusted` for ``values`` that name every field of ``cls`` in the order
-    the class declares them (dumps follow that order), for a class without extras, as the
-    engine builds each repair record (``tests/test_construct.py`` checks that it does).
+    the class declares them (dumps follow that order), as the engine builds each repair record
+    and the adapters the messages they load (``tests/test_construct.py`` and
+    ``tests/adapters/test_partial_conversion.py`` check that they do).
 
     ``values`` becomes the instance's ``__dict__`` as it is, so the caller must not keep or
-    reuse it. Nothing is checked per call: a history with a repair in every turn makes
-    thousands of records."""
+    reuse it, and ``fields_set`` is shared as :func:`construct_trusted` shares it. Nothing is
+    checked per call: a history with a repair in every turn makes thousands of records."""
+    extra = _layout(cls)[1]
     obj = cls.__new__(cls)
     _set(obj, "__dict__", values)
     _set(obj, "__pydantic_fields_set__", fields_set)
-    _set(obj, "__pydantic_extra__", None)
+    _set(obj, "__pydantic_extra__", {} if extra else None)
     _set(obj, "__pydantic_private__", None)
     return obj
 

@@ -13,6 +13,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, PrivateAttr
 
+from heal._construct import construct_complete
 from heal._engine import PAUSE_GC_FROM, HealScope, heal_messages
 from heal.errors import ConfigError, InputError
 from heal.messages import (
@@ -52,6 +53,7 @@ __all__ = [
     "built_text",
     "built_text_output",
     "collector_paused",
+    "written_back",
     "expect_object",
     "expect_string",
     "format_policy",
@@ -101,32 +103,23 @@ _ROLES: dict[type[BaseModel], str] = {
 }
 
 
-def _model(cls: type[M], values: dict[str, Any], fields: set[str]) -> M:
-    obj = _new(cls)
-    _set_dict(obj, values)
-    _set_fields(obj, fields)
-    _set_extra(obj, {})
-    _set_private(obj, None)
-    return obj
-
-
 def built_message(cls: type[M], content: Any, options: dict[str, Any] | None = None) -> M:
     """A system, user, assistant or tool message of ``content`` (a string, or a tuple of parts
     built here) and maybe ``providerOptions``."""
     values = {"role": _ROLES[cls], "content": content, "provider_options": options}
-    return _model(cls, values, _MESSAGE if options is None else _MESSAGE_OPTIONS)
+    return construct_complete(cls, _MESSAGE if options is None else _MESSAGE_OPTIONS, values)
 
 
 def built_text(text: str, options: dict[str, Any] | None = None) -> TextPart:
     """A text part."""
     values = {"type": "text", "text": text, "provider_options": options}
-    return _model(TextPart, values, _TEXT if options is None else _TEXT_OPTIONS)
+    return construct_complete(TextPart, _TEXT if options is None else _TEXT_OPTIONS, values)
 
 
 def built_reasoning(text: str, options: dict[str, Any] | None = None) -> ReasoningPart:
     """A reasoning part."""
     values = {"type": "reasoning", "text": text, "provider_options": options}
-    return _model(ReasoningPart, values, _TEXT if options is None else _TEXT_OPTIONS)
+    return construct_complete(ReasoningPart, _TEXT if options is None else _TEXT_OPTIONS, values)
 
 
 def built_call(
@@ -141,7 +134,7 @@ def built_call(
         "provider_executed": None,
         "provider_options": options,
     }
-    return _model(ToolCallPart, values, _CALL if options is None else _CALL_OPTIONS)
+    return construct_complete(ToolCallPart, _CALL if options is None else _CALL_OPTIONS, values)
 
 
 def built_result(
@@ -155,23 +148,28 @@ def built_result(
         "output": output,
         "provider_options": options,
     }
-    return _model(ToolResultPart, values, _RESULT if options is None else _RESULT_OPTIONS)
+    fields = _RESULT if options is None else _RESULT_OPTIONS
+    return construct_complete(ToolResultPart, fields, values)
 
 
 def built_json_output(value: Any, *, error: bool = False) -> JsonOutput | ErrorJsonOutput:
     """A ``json`` output of plain JSON, or an ``error-json`` one."""
     if error:
         values = {"type": "error-json", "value": value, "provider_options": None}
-        return _model(ErrorJsonOutput, values, _OUTPUT)
-    return _model(JsonOutput, {"type": "json", "value": value, "provider_options": None}, _OUTPUT)
+        return construct_complete(ErrorJsonOutput, _OUTPUT, values)
+    return construct_complete(
+        JsonOutput, _OUTPUT, {"type": "json", "value": value, "provider_options": None}
+    )
 
 
 def built_text_output(value: str, *, error: bool = False) -> TextOutput | ErrorTextOutput:
     """A ``text`` output, or an ``error-text`` one."""
     if error:
         values = {"type": "error-text", "value": value, "provider_options": None}
-        return _model(ErrorTextOutput, values, _OUTPUT)
-    return _model(TextOutput, {"type": "text", "value": value, "provider_options": None}, _OUTPUT)
+        return construct_complete(ErrorTextOutput, _OUTPUT, values)
+    return construct_complete(
+        TextOutput, _OUTPUT, {"type": "text", "value": value, "provider_options": None}
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -467,6 +465,41 @@ class Sources:
 
 
 _RENAMED = frozenset({"tool_call_id", "tool_name"})
+
+
+def written_back(
+    healed: list[ModelMessage],
+    spans: Iterable[tuple[int, int]],
+    sources: Sources,
+    native: Sequence[Any],
+    *,
+    renamed: Callable[[list[ModelMessage], int, int, int], Any | None],
+    dump: Callable[[int, int], Iterable[Any]],
+) -> list[Any]:
+    """The native messages of a healed history, run by run (``spans``: the canonical messages
+    that make one native message): a run that is exactly a native message's loaded messages is
+    that message, the caller's own object; a run that only renamed ids or names in one is
+    ``renamed``'s patched copy of it; any other is ``dump``'s writing of it."""
+    out: list[Any] = []
+    untouched = sources.untouched
+    last = -1  # the native message of the last run handed back
+    for start, end in spans:
+        origin = untouched(healed, start, end)
+        if origin is not None and origin >= 0:  # a negative origin is a system parameter
+            out.append(native[origin])
+            last = origin
+            continue
+        # The native message a changed run most likely stands for: the next one (a message
+        # heal changed), or the one after (a message it put before it).
+        for candidate in (last + 1, last + 2):
+            patched = renamed(healed, start, end, candidate)
+            if patched is not None:
+                out.append(patched)
+                last = candidate
+                break
+        else:
+            out.extend(dump(start, end))
+    return out
 
 
 def _renamed_fields(new: Any, old: Any) -> dict[str, str] | None:

@@ -105,6 +105,7 @@ from heal.adapters._common import (
     format_policy,
     heal_native,
     native_target,
+    written_back,
 )
 from heal.errors import ConfigError, HealingError, InputError
 from heal.messages import (
@@ -601,25 +602,14 @@ class _Writer:
                 system = self.system
             else:
                 system = dumper._system_param(cast(list[SystemMessage], healed[:lead]))
-        out: list[Any] = []
-        untouched = self.sources.untouched
-        last = -1  # the native message of the last run handed back
-        for start, end in _spans(healed, lead):
-            origin = untouched(healed, start, end)
-            if origin is not None and origin >= 0:
-                out.append(self.native[origin])
-                last = origin
-                continue
-            # The native message a changed run most likely stands for: the next one (a
-            # message heal changed), or the one after (a message it put before it).
-            for candidate in (last + 1, last + 2):
-                renamed = self._renamed(healed, start, end, candidate)
-                if renamed is not None:
-                    out.append(renamed)
-                    last = candidate
-                    break
-            else:
-                out.append(dumper.span(start, end))
+        out = written_back(
+            healed,
+            _spans(healed, lead),
+            self.sources,
+            self.native,
+            renamed=self._renamed,
+            dump=lambda start, end: (dumper.span(start, end),),
+        )
         return system, out
 
     def _renamed(

@@ -123,6 +123,7 @@ from heal.adapters._common import (
     format_policy,
     heal_native,
     native_target,
+    written_back,
 )
 from heal.errors import InputError
 from heal.messages import (
@@ -438,26 +439,14 @@ class _Writer:
         dumper = _Dumper()
         if not _PARTIAL or self.legacy:
             return dumper.run(healed)
-        out: list[Any] = []
-        untouched = self.sources.untouched
-        last = -1  # the native message of the last run handed back
-        for start, end in _spans(healed):
-            origin = untouched(healed, start, end)
-            if origin is not None:
-                out.append(self.native[origin])
-                last = origin
-                continue
-            # The native message a changed run most likely stands for: the next one (a
-            # message heal changed), or the one after (a message it put before it).
-            for candidate in (last + 1, last + 2):
-                renamed = self._renamed(healed, start, end, candidate)
-                if renamed is not None:
-                    out.append(renamed)
-                    last = candidate
-                    break
-            else:
-                out.extend(dumper.span(healed, start, end))
-        return out
+        return written_back(
+            healed,
+            _spans(healed),
+            self.sources,
+            self.native,
+            renamed=self._renamed,
+            dump=lambda start, end: dumper.span(healed, start, end),
+        )
 
     def _renamed(
         self, healed: list[ModelMessage], start: int, end: int, origin: int
