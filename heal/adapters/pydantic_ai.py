@@ -68,6 +68,11 @@ its signature under ``providerOptions.heal.pydantic_ai``, so no provider mistake
 A canonical part from elsewhere with one of those keys dumps with ``provider_name`` set to that
 provider (``anthropic``, ``openai``, ``google``, ``bedrock``).
 
+When heal merges responses (a provider that wants one model turn), a thinking part keeps reading
+as the system that signed it: one whose name the merged response's canonical system would
+misread makes the response name no provider (its other parts that named it name the canonical
+system instead), and one read through its old response's canonical system names that system.
+
 Aborted turns
 -------------
 A ``ModelResponse`` cut off before the model finished, ``state == "interrupted"`` (a cancelled
@@ -131,7 +136,7 @@ import json
 import re
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import MISSING, dataclass, field, fields, is_dataclass
+from dataclasses import MISSING, dataclass, field, fields, is_dataclass, replace
 from datetime import datetime, timezone
 from functools import cache
 from typing import Any, Literal, TypeVar, cast, overload
@@ -2080,6 +2085,7 @@ class _Dumper:
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
         seq: list[tuple[int | None, Any]] = []
+        own_name: list[Any] = []  # parts that must read as their provider_name
         for p, part in enumerate(content):
             ppath = f"{path}.content[{p}]"
             pmeta = _meta(part)
@@ -2087,19 +2093,26 @@ class _Dumper:
             pos = at[1] if isinstance(at, list) and at[0] == index else None
             kept = self._reused(k, p, meta.get("message"), index)
             if kept is None:
-                kept = self._response_part(part, pmeta, message_rest, ppath)
+                kept, canonical_misreads = self._response_part(part, pmeta, message_rest, ppath)
+                if canonical_misreads:
+                    own_name.append(kept)
             elif part.get("type") == "tool-result":
                 self._tick(pmeta.get("part"))
             seq.append((pos, kept))
         hidden = [(j, self._validate(_RESPONSE_PART, pj, path)) for j, pj in hidden_raw or []]
         parts = _merge([(seq, False)], hidden)
+        if own_name:
+            parts = _read_by_name(shell, parts, own_name)
         shell.parts = tuple(parts) if meta.get("parts_tuple") else parts
         return cast(pa.ModelResponse, shell)
 
-    def _response_part(self, node: Json, meta: Json, message_rest: Json, path: str) -> Any:
+    def _response_part(
+        self, node: Json, meta: Json, message_rest: Json, path: str
+    ) -> tuple[Any, bool]:
+        """The part, and whether the response's canonical system would misread its provider."""
         kind = node["type"]
         if kind == "tool-result":
-            return self._tool_result(node, meta, path, in_response=True)
+            return self._tool_result(node, meta, path, in_response=True), False
         options = _foreign(node)
         data: Json = dict(meta.get("part") or {})
         fix: str | None = None
@@ -2124,12 +2137,32 @@ class _Dumper:
             fix = meta.get("class")
         else:
             raise InputError(f"{kind} parts have no pydantic-ai equivalent", path=path)
-        _provenance_in(data, options, meta, message_rest, data["part_kind"])
+        misread = _provenance_in(data, options, meta, message_rest, data["part_kind"])
         _check_consumed(options, path)
         part = self._validate(_RESPONSE_PART, data, path)
         if fix is not None:
             part.content = self._validate(_adapter(fix), data["content"], f"{path}.data")
-        return part
+        return part, misread
+
+
+def _read_by_name(shell: Any, parts: list[Any], own_name: list[Any]) -> list[Any]:
+    """Parts of a merged response, each read as the system that signed it.
+
+    pydantic-ai reads a part naming the response's provider as the response's canonical system.
+    When heal merged a response whose parts that rule misreads (thinking signed by "anthropic"
+    under a response named "anthropic" with the canonical system "openai"), the response stops
+    naming a provider and every other part naming it names the canonical system instead: each
+    part then reads as it did before the merge. The response keeps its canonical system.
+    """
+    name, canonical = shell.provider_name, shell.canonical_system
+    shell.provider_name = None
+    keep = {id(part) for part in own_name}
+    return [
+        replace(part, provider_name=canonical)
+        if id(part) not in keep and getattr(part, "provider_name", None) == name
+        else part
+        for part in parts
+    ]
 
 
 def _spans(metas: Sequence[Json], roles: Sequence[str]) -> list[tuple[int, int]]:
@@ -2280,14 +2313,19 @@ _NAMESPACE_SYSTEM.update(dict.fromkeys(_GOOGLE_NAMESPACES, "google") | {"bedrock
 
 def _provenance_in(
     data: Json, options: Json, meta: Json, message_rest: Json, part_kind: str
-) -> None:
+) -> bool:
     """Put signatures and item ids back into their pydantic-ai fields (consumes ``options``).
 
     A part keeps the provider it came from; one from elsewhere gets the provider of the first
     namespace it had a signature or item id in. Keys heal's provider rules add (such as Google's
     documented ``skip_thought_signature_validator`` on a tool call) map the same way.
+
+    True when the part's signature belongs to the system its ``provider_name`` names, but the
+    response's canonical system would read it as another's (a part heal merged in from another
+    response).
     """
     own = _SYSTEM_NAMESPACE.get(part_system(data, message_rest) or "") if meta else None
+    misread = False
     used: list[str] = []
     for ns in options:  # None carries nothing: a key heal cleared
         for key in [k for k, v in options[ns].items() if v is None]:
@@ -2307,6 +2345,8 @@ def _provenance_in(
                 continue
             used.append(ns)
             break
+        if meta:
+            misread = _read_as_signed(data, message_rest, own, used[0] if used else None)
     for ns in _GOOGLE_NAMESPACES:
         found = options.get(ns) or {}
         if "thoughtSignature" not in found:
@@ -2328,6 +2368,26 @@ def _provenance_in(
         del options[ns]
     if used and not meta and data.get("provider_name") is None:
         data["provider_name"] = _NAMESPACE_SYSTEM[used[0]]
+    return misread
+
+
+def _read_as_signed(data: Json, message_rest: Json, own: str | None, signed: str | None) -> bool:
+    """Make a thinking part read as the system that signed it; True when only the response can.
+
+    The part may sit in another response than the one it was read from (heal merged them), so
+    its ``provider_name`` under this response's canonical system may name another system. A
+    part whose signature is in a system's namespace names that system. A signature kept in
+    heal's namespace was read under a system without one: the part must not read as one now.
+    """
+    if signed is None:
+        # Kept in heal's namespace on load: the system it read as had no namespace.
+        named = _SYSTEM_NAMESPACE.get(data.get("provider_name") or "")
+        return own is not None and data.get("signature") is not None and named is None
+    if own == signed:
+        return False
+    if _SYSTEM_NAMESPACE.get(data.get("provider_name") or "") != signed:
+        data["provider_name"] = _NAMESPACE_SYSTEM[signed]
+    return _SYSTEM_NAMESPACE.get(part_system(data, message_rest) or "") != signed
 
 
 def _dump_output(

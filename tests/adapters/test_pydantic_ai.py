@@ -917,3 +917,79 @@ def test_a_finished_responses_unanswered_call_gets_a_placeholder() -> None:
     assert "aborted" not in (load_messages(native)[1].provider_options or {}).get("heal", {})
     healed = heal_pydantic_ai(native, provider=None).messages
     assert isinstance(healed[2].parts[0], pa.ToolReturnPart)
+
+
+def test_a_merged_responses_parts_keep_the_provider_that_signed_them() -> None:
+    # Two responses in a row merge into one. The first names its provider "anthropic" with the
+    # canonical system "openai", which pydantic-ai applies to every part naming "anthropic": the
+    # second response's Anthropic-signed thinking would read back as OpenAI's, and a second heal
+    # would strip it. The merged response must say which provider signed each part.
+    native: list[pa.ModelMessage] = [
+        user("hi"),
+        pa.ModelResponse(
+            [pa.TextPart("a", provider_name="anthropic")],
+            timestamp=TS,
+            provider_name="anthropic",
+            canonical_system="openai",
+        ),
+        pa.ModelResponse(
+            [pa.TextPart("b"), pa.ThinkingPart("t", signature="sig-A", provider_name="anthropic")],
+            timestamp=TS,
+        ),
+    ]
+    healed = heal_pydantic_ai(native, provider="anthropic").messages
+    assert len(healed) == 2
+    signed = [
+        {k: v for k, v in (p.provider_options or {}).items() if k != "heal"}
+        for p in load_messages(healed)[1].content  # type: ignore[union-attr]
+    ]
+    assert signed == [{"anthropic": {"signature": "sig-A"}}, {}, {}]  # thinking first
+    assert not _changing(heal_pydantic_ai(healed, provider="anthropic").repairs)
+    # Each part reads as the system it read as before the merge (pydantic-ai's rule: the
+    # response's canonical system, for a part naming the response's provider).
+    response = healed[1]
+    assert isinstance(response, pa.ModelResponse)
+    systems = [
+        response.canonical_system
+        if response.canonical_system
+        and p.provider_name is not None
+        and p.provider_name == response.provider_name
+        else p.provider_name
+        for p in response.parts
+    ]
+    assert systems == ["anthropic", "openai", None]
+
+
+def test_a_part_read_through_the_canonical_system_keeps_it_when_merged() -> None:
+    # The reverse: thinking read as OpenAI's (its response names "google" with the canonical
+    # system "openai") merges into a response naming nobody, where its own name would read as
+    # Google's and put OpenAI's signature under Google's key. It comes back naming "openai".
+    native: list[pa.ModelMessage] = [
+        user("hi"),
+        pa.ModelResponse([pa.TextPart("a")], timestamp=TS),
+        pa.ModelResponse(
+            [
+                pa.ThinkingPart(
+                    "t",
+                    signature="sig-O",
+                    provider_name="google",
+                    provider_details={"thought_signature": "Z29vZ2xl"},
+                )
+            ],
+            timestamp=TS,
+            provider_name="google",
+            canonical_system="openai",
+        ),
+        pa.ModelResponse([pa.ToolCallPart("f", {}, "c1")], timestamp=TS),
+        pa.ModelRequest([pa.ToolReturnPart("f", "ok", "c1", timestamp=TS)]),
+    ]
+    healed = heal_pydantic_ai(native, provider="google").messages
+    assert len(healed) == 3  # Gemini wants one model turn: the responses merge
+    (thinking,) = [
+        p
+        for p in load_messages(healed)[1].content
+        if isinstance(p, ReasoningPart)  # type: ignore[union-attr]
+    ]
+    assert thinking.provider_options is not None
+    assert thinking.provider_options["openai"] == {"reasoningEncryptedContent": "sig-O"}
+    assert not _changing(heal_pydantic_ai(healed, provider="google").repairs)
