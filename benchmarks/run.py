@@ -80,12 +80,20 @@ def _scaling(
 ) -> tuple[float, float]:
     """Median seconds to heal ``small`` and ``large``: their ratio shows how heal scales.
 
-    Both sizes get every run: a ratio of two medians is only as steady as its noisier half,
-    and the small size is the one a busy machine disturbs most.
+    Both sizes get every run, taken in turns (small, large, small, ...): a ratio of two medians
+    is only as steady as its noisier half, and timing all of one size before the other let a
+    change in the machine's load land on one side only (ratios of 9.2 to 13.6 from one run to
+    the next, on a heal that times linear at four sizes).
     """
-    t_small = _median_seconds(partial(heal_messages, small, provider=provider), runs)
-    t_large = _median_seconds(partial(heal_messages, large, provider=provider), runs)
-    return t_small, t_large
+    smalls: list[float] = []
+    larges: list[float] = []
+    for _ in range(runs):
+        for history, times in ((small, smalls), (large, larges)):
+            gc.collect()
+            start = time.perf_counter()
+            heal_messages(history, provider=provider)
+            times.append(time.perf_counter() - start)
+    return statistics.median(smalls), statistics.median(larges)
 
 
 def replayed_id_every_turn(length: int) -> list[dict[str, Any]]:

@@ -84,3 +84,14 @@ def test_the_peers_benchmark_runs_and_reports_ratios(
     assert len(ratios) == 3 and all(figures[key] > 0 for key in ratios)
     printed = capsys.readouterr().out
     assert "load average before" in printed and "load average after" in printed
+
+
+def test_scaling_times_the_two_sizes_in_turns(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Taking every small run before every large one let a change in the machine's load land on
+    # one side of the ratio only.
+    from benchmarks import run
+
+    seen: list[str] = []
+    monkeypatch.setattr(run, "heal_messages", lambda history, provider: seen.append(history[0]))
+    run._scaling(["small"], ["large"], None, 3)
+    assert seen == ["small", "large"] * 3
