@@ -54,6 +54,7 @@ from heal.messages import (
     ToolCallPart,
     ToolResultPart,
 )
+from heal.rules._options import results_not_first
 
 if TYPE_CHECKING:
     from heal.providers import ProviderProfile
@@ -742,6 +743,20 @@ def _user_after_tool(index: HistoryIndex, target: Target, profile: ProviderProfi
         return False
 
 
+def _results_not_first(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    roles = index.roles
+    messages = index.messages
+    last = len(roles) - 1
+    at = -1
+    try:
+        while True:
+            at = roles.index("tool", at + 1)
+            if at < last and roles[at + 1] == "user" and results_not_first(messages[at + 1]):
+                return True
+    except ValueError:
+        return False
+
+
 def _calls_after_last_user(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
     calls = index.calls
     if not calls:
@@ -844,6 +859,7 @@ FACTS: dict[str, Fact] = {
     "same_role_runs": _same_role_runs,
     "late_system": _late_system,
     "user_after_tool": _user_after_tool,
+    "results_not_first": _results_not_first,
     "head_not_user": _head_not_user,
     "calls_after_last_user": _calls_after_last_user,
     "duplicate_call_ids": _duplicate_call_ids,
@@ -877,6 +893,9 @@ plan's verdict asks for it (:meth:`HistoryIndex.clean`), for the plan's target:
 * ``only_system``: no message other than system messages (or none at all);
 * ``late_system``: a system message after the first message of another role;
 * ``user_after_tool``: a user message right after a tool message;
+* ``results_not_first``: a user message right after a tool message carries the Anthropic
+  adapter's block order with a result after another block (see
+  :func:`heal.rules._options.results_not_first`);
 * ``head_not_user``: the first message that is not a system message is not a user message, or
   is one of text parts that all carry provider options (heal's placeholder is one);
 * ``calls_after_last_user``: a tool call after the last user message (in the current turn);

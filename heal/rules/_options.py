@@ -15,7 +15,17 @@ from heal._construct import cleared, replaced
 from heal.messages import ModelMessage, Part
 from heal.providers import HEAL_NAMESPACE, SYNTHESIZED
 
-__all__ = ["HEAL_NAMESPACE", "SYNTHESIZED", "foreign_namespaces", "namespaces", "with_options"]
+__all__ = [
+    "ANTHROPIC_FORMAT",
+    "BLOCK_ORDER",
+    "HEAL_NAMESPACE",
+    "SYNTHESIZED",
+    "foreign_namespaces",
+    "namespaces",
+    "results_not_first",
+    "with_options",
+    "without_block_order",
+]
 
 _M = TypeVar("_M", bound=BaseModel)
 
@@ -44,3 +54,42 @@ def with_options(part: _M, options: Mapping[str, Any] | None) -> _M:
     if options:
         return replaced(part, {"provider_options": dict(options)})
     return cleared(part, "provider_options")
+
+
+ANTHROPIC_FORMAT = "anthropic"
+"""The Anthropic adapter's key in heal's namespace (``providerOptions.heal.anthropic``)."""
+
+BLOCK_ORDER = "order"
+"""Its block-order marker: on the user message that holds the text of a native user message
+whose ``tool_result`` blocks were not all first, a string of ``r`` (a result, from the tool
+message right before) and ``u`` (a block of this message) per native block, so that dumping
+gives the blocks back in their order."""
+
+
+def results_not_first(message: ModelMessage) -> bool:
+    """Whether ``message`` carries the Anthropic adapter's block order with a ``tool_result``
+    after another block: the order Anthropic rejects, which dumping would write back."""
+    options = message.provider_options
+    if not options:
+        return False
+    mine = options.get(HEAL_NAMESPACE)
+    marks = mine.get(ANTHROPIC_FORMAT) if isinstance(mine, Mapping) else None
+    order = marks.get(BLOCK_ORDER) if isinstance(marks, Mapping) else None
+    return isinstance(order, str) and "ur" in order
+
+
+def without_block_order(message: _M) -> _M:
+    """A copy of ``message`` without the Anthropic adapter's block-order marker (dumped, its
+    results then come first and its other blocks after them, in their order)."""
+    options = dict(message.provider_options)  # type: ignore[attr-defined]
+    heal = dict(options[HEAL_NAMESPACE])
+    marks = {k: v for k, v in heal[ANTHROPIC_FORMAT].items() if k != BLOCK_ORDER}
+    if marks:
+        heal[ANTHROPIC_FORMAT] = marks
+    else:
+        del heal[ANTHROPIC_FORMAT]
+    if heal:
+        options[HEAL_NAMESPACE] = heal
+    else:
+        del options[HEAL_NAMESPACE]
+    return with_options(message, options)

@@ -54,7 +54,10 @@ from heal.rules._base import (
     Finding,
     Rejection,
     Rule,
+    SetMessage,
 )
+from heal.rules._index import FACTS
+from heal.rules._options import results_not_first, without_block_order
 
 __all__ = [
     "ABORTED",
@@ -500,15 +503,28 @@ def _failed(result: ToolResultPart) -> bool:
 
 
 class MisplacedToolResult(Rule):
-    """A result whose call exists, but not in the assistant message right before it."""
+    """A result whose call exists, but not in the assistant message right before it; or, in a
+    history read from the Anthropic format, a result after another block of its user message.
+
+    The second: the Anthropic adapter reads a user message ``[text, tool_result]`` as a tool
+    message and a user message, and keeps the native block order on the user message (the
+    ``order`` marker, :data:`heal.rules._options.BLOCK_ORDER`) so that the history dumps back
+    as it was. Anthropic rejects that order ("Did not find 1 tool_result block(s) at the
+    beginning of this message"), and the canonical rules never see it (results and text are
+    separate messages here), so this rule drops the marker: dumped, the results come first and
+    the other blocks after them, in their order. It reads the marker under every provider, as
+    ``heal_anthropic`` does: whatever the target, the Anthropic format is what gets written.
+    """
 
     id = "misplaced-tool-result"
     triggers = frozenset({"results"})
-    needs = frozenset({"unpaired"})
+    needs = frozenset({"unpaired", "results_not_first"})
     summary = "tool result is not in the tool messages directly after its call"
     choice_docs = {
         "fix": "Move the result into the tool message right after its call, in call order; "
-        "messages that sat between the call and the result end up after it. Loses nothing.",
+        "messages that sat between the call and the result end up after it. A user message "
+        "read from the Anthropic format with its tool_result blocks after other blocks has "
+        "them put first. Loses nothing.",
     }
     rejections = (
         _ANTHROPIC_MISSING_RESULT,
@@ -540,7 +556,13 @@ class MisplacedToolResult(Rule):
     )
 
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
-        if not ctx.index.results or ctx.index.paired:
+        if not ctx.index.results:
+            return
+        if ctx.index.holds((_RESULTS_NOT_FIRST,), ctx.target, ctx.profile):
+            # Alone in its pass: the moves below may move these messages.
+            yield from _results_first(ctx)
+            return
+        if ctx.index.paired:
             return
         pairing = ctx.index.pairing
         moves: dict[int, list[tuple[int, int, ToolResultPart]]] = {}
@@ -591,6 +613,25 @@ class MisplacedToolResult(Rule):
                     tool_call_id=result.tool_call_id,
                     anchor=i,
                 )
+
+
+_RESULTS_NOT_FIRST = FACTS["results_not_first"]
+
+
+def _results_first(ctx: Context) -> Iterator[Finding]:
+    """The findings of Anthropic block orders with a result after another block."""
+    roles = ctx.index.roles
+    for i, message in enumerate(ctx.messages):
+        if i and roles[i] == "user" and roles[i - 1] == "tool" and results_not_first(message):
+            yield Finding(
+                Action.MOVE,
+                i,
+                None,
+                "user message has tool_result blocks after other blocks; moved the "
+                "tool_result blocks to the start of the message (Anthropic requires them first)",
+                edits=(SetMessage(i, without_block_order(message)),),
+                anchor=i,
+            )
 
 
 class OrphanToolApproval(Rule):
