@@ -21,7 +21,15 @@ M = TypeVar("M", bound=BaseModel)
 
 _Layout = tuple[dict[str, Any], bool]
 _LAYOUTS: dict[type[BaseModel], _Layout] = {}
-_set = object.__setattr__
+
+# A model's four slots, set through BaseModel's own slot descriptors: about a third of the
+# cost of ``object.__setattr__``, which looks each name up on the class first. A history loaded
+# or healed for a repair builds a few models per message.
+new_instance = object.__new__
+set_dict = BaseModel.__dict__["__dict__"].__set__
+set_fields = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 _REQUIRED: Any = object()
 """Stands for a required field's value in a layout's template; every caller replaces it."""
 
@@ -59,11 +67,11 @@ def construct_trusted(cls: type[M], fields_set: set[str], values: dict[str, Any]
     # (dumps follow it).
     data = template.copy()
     data.update(values)
-    obj = cls.__new__(cls)
-    _set(obj, "__dict__", data)
-    _set(obj, "__pydantic_fields_set__", fields_set)
-    _set(obj, "__pydantic_extra__", {} if extra else None)
-    _set(obj, "__pydantic_private__", None)
+    obj = new_instance(cls)
+    set_dict(obj, data)
+    set_fields(obj, fields_set)
+    set_extra(obj, {} if extra else None)
+    set_private(obj, None)
     return obj
 
 
@@ -77,11 +85,11 @@ def construct_complete(cls: type[M], fields_set: set[str], values: dict[str, Any
     reuse it, and ``fields_set`` is shared as :func:`construct_trusted` shares it. Nothing is
     checked per call: a history with a repair in every turn makes thousands of records."""
     extra = _layout(cls)[1]
-    obj = cls.__new__(cls)
-    _set(obj, "__dict__", values)
-    _set(obj, "__pydantic_fields_set__", fields_set)
-    _set(obj, "__pydantic_extra__", {} if extra else None)
-    _set(obj, "__pydantic_private__", None)
+    obj = new_instance(cls)
+    set_dict(obj, values)
+    set_fields(obj, fields_set)
+    set_extra(obj, {} if extra else None)
+    set_private(obj, None)
     return obj
 
 
@@ -111,15 +119,15 @@ def replaced(model: M, update: dict[str, Any]) -> M:
             return model.model_copy(update=update)
     data = model.__dict__.copy()
     data.update(update)
-    new = cls.__new__(cls)
-    _set(new, "__dict__", data)
+    new = new_instance(cls)
+    set_dict(new, data)
     extra = model.__pydantic_extra__
-    _set(new, "__pydantic_extra__", None if extra is None else extra.copy())
+    set_extra(new, None if extra is None else extra.copy())
     fields_set = model.__pydantic_fields_set__
     if not fields_set.issuperset(update):
         fields_set = fields_set | update.keys()
-    _set(new, "__pydantic_fields_set__", fields_set)
-    _set(new, "__pydantic_private__", None)
+    set_fields(new, fields_set)
+    set_private(new, None)
     return new
 
 
@@ -130,5 +138,5 @@ def cleared(model: M, name: str) -> M:
     The copy gets a fields set of its own: :func:`replaced` may share the original's, which
     must never change (it belongs to the caller's history)."""
     new = replaced(model, {name: None})
-    _set(new, "__pydantic_fields_set__", new.__pydantic_fields_set__ - {name})
+    set_fields(new, new.__pydantic_fields_set__ - {name})
     return new

@@ -13,7 +13,14 @@ from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, PrivateAttr
 
-from heal._construct import construct_complete
+from heal._construct import (
+    construct_complete,
+    new_instance,
+    set_dict,
+    set_extra,
+    set_fields,
+    set_private,
+)
 from heal._engine import PAUSE_GC_FROM, HealScope, heal_messages
 from heal.errors import ConfigError, InputError
 from heal.messages import (
@@ -78,12 +85,6 @@ M = TypeVar("M", bound=BaseModel)
 # AI SDK dict would have; one set per shape, shared as heal._construct allows, since the models
 # are frozen), empty extras. tests/adapters/test_partial_conversion.py holds every adapter's
 # fast shapes equal to its validated ones, field order and fields set included.
-
-_new = object.__new__
-_set_dict = BaseModel.__dict__["__dict__"].__set__
-_set_fields = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 _MESSAGE = {"role", "content"}
 _MESSAGE_OPTIONS = {"role", "content", "provider_options"}
@@ -157,9 +158,8 @@ def built_json_output(value: Any, *, error: bool = False) -> JsonOutput | ErrorJ
     if error:
         values = {"type": "error-json", "value": value, "provider_options": None}
         return construct_complete(ErrorJsonOutput, _OUTPUT, values)
-    return construct_complete(
-        JsonOutput, _OUTPUT, {"type": "json", "value": value, "provider_options": None}
-    )
+    values = {"type": "json", "value": value, "provider_options": None}
+    return construct_complete(JsonOutput, _OUTPUT, values)
 
 
 def built_text_output(value: str, *, error: bool = False) -> TextOutput | ErrorTextOutput:
@@ -167,9 +167,8 @@ def built_text_output(value: str, *, error: bool = False) -> TextOutput | ErrorT
     if error:
         values = {"type": "error-text", "value": value, "provider_options": None}
         return construct_complete(ErrorTextOutput, _OUTPUT, values)
-    return construct_complete(
-        TextOutput, _OUTPUT, {"type": "text", "value": value, "provider_options": None}
-    )
+    values = {"type": "text", "value": value, "provider_options": None}
+    return construct_complete(TextOutput, _OUTPUT, values)
 
 
 @dataclass(frozen=True, slots=True)
@@ -589,6 +588,14 @@ def native_target(
     if provider == "auto":
         found = infer_provider(model) if isinstance(model, str) else None
         provider = found if found is not None or infer is None else infer()
+    if (
+        model is None
+        and thinking is None
+        and tools is None
+        and request.prefix_mismatch_behavior is None
+        and (provider is None or type(provider) is str)
+    ):
+        return _bare_target(provider)
     return Target.of(
         provider,
         model,
@@ -596,6 +603,19 @@ def native_target(
         tools=tools,
         prefix_mismatch_behavior=request.prefix_mismatch_behavior,
     )
+
+
+_BARE_TARGETS: dict[str | None, Target] = {}
+"""The target of each provider that names nothing else, made once: most calls heal for one."""
+
+
+def _bare_target(provider: str | None) -> Target:
+    """``Target.of(provider)``, shared between calls (a target is frozen); an unknown provider
+    raises as ``Target.of`` does, every time, and is never kept."""
+    found = _BARE_TARGETS.get(provider)
+    if found is None:
+        found = _BARE_TARGETS[provider] = Target.of(provider)
+    return found
 
 
 def format_policy(
@@ -645,14 +665,14 @@ def native_repair(repair: Repair, loaded: Loaded) -> Repair:
     if not fields.issuperset(update):
         fields = fields | update.keys()
     if location is None:
-        obj = _new(Repair)
-        _set_private(obj, None)
+        obj = new_instance(Repair)
+        set_private(obj, None)
     else:
-        obj = _new(NativeRepair)
-        _set_private(obj, {"_location": location})
-    _set_dict(obj, values)
-    _set_fields(obj, fields)
-    _set_extra(obj, None)
+        obj = new_instance(NativeRepair)
+        set_private(obj, {"_location": location})
+    set_dict(obj, values)
+    set_fields(obj, fields)
+    set_extra(obj, None)
     return obj
 
 

@@ -106,7 +106,16 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from json.scanner import make_scanner
 from typing import Any, Literal, cast
 
-from heal._verdict import AFTER, ENDS, bare, calls_accepted, judge, plain_input, plain_text
+from heal._verdict import (
+    AFTER,
+    ENDS,
+    MAX_DEPTH,
+    bare,
+    calls_accepted,
+    judge,
+    plain_input,
+    plain_text,
+)
 from heal.adapters._common import (
     Loaded,
     NativeHealResult,
@@ -407,14 +416,23 @@ def _plain_parts(content: Any) -> bool:
 
 def _plain_arguments(raw: Any) -> bool:
     """Whether tool-call arguments are JSON text the loader reads as a plain object input (not
-    kept as the raw string, which ``invalid-tool-input`` mends)."""
+    kept as the raw string, which ``invalid-tool-input`` mends).
+
+    Decoded JSON holds JSON types alone, so what is left to check of a plain input is that the
+    floats are finite (the decoder used here refuses a number that overflows to infinity) and
+    the nesting: text with no more brackets than :data:`~heal._verdict.MAX_DEPTH` cannot nest
+    deeper, and only deeper-looking text is walked (:func:`~heal._verdict.plain_input`)."""
     if type(raw) is not str:
         return False
     try:
-        parsed = _decode_json(raw)
+        parsed = _decode_finite(raw)
     except (ValueError, RecursionError):
         return False
-    return plain_input(parsed)
+    if type(parsed) is not dict:
+        return False
+    return (
+        len(raw) <= MAX_DEPTH or raw.count("{") + raw.count("[") <= MAX_DEPTH or plain_input(parsed)
+    )
 
 
 class _Writer:
@@ -588,6 +606,28 @@ def _decode_json(raw: str) -> Any:
     return value if end == len(raw) else _DECODER.decode(raw)
 
 
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value - value != 0:  # infinity: a literal too large for a float
+        raise ValueError(f"{text} is not a finite number")
+    return value
+
+
+_FINITE_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
+"""``_DECODER``, refusing the numbers it would read as infinity too (a verdict's decoder: what
+it reads is a plain value as it is)."""
+_scan_finite: Callable[[str, int], tuple[Any, int]] = cast(Any, make_scanner)(_FINITE_DECODER)
+
+
+def _decode_finite(raw: str) -> Any:
+    """``_FINITE_DECODER.decode(raw)``, read at once as :func:`_decode_json` reads."""
+    try:
+        value, end = _scan_finite(raw, 0)
+    except (StopIteration, ValueError):
+        return _FINITE_DECODER.decode(raw)
+    return value if end == len(raw) else _FINITE_DECODER.decode(raw)
+
+
 def _loads_json(raw: str) -> Any:
     """Parse JSON text as the API would (:data:`_decode_json`)."""
     return _decode_json(raw)
@@ -600,6 +640,36 @@ with options builds one per call)."""
 
 def _dumps_json(value: Any, fmt: str = "compact") -> str:
     return _ENCODERS.get(fmt, _ENCODERS["compact"])(value)
+
+
+def _parsed_encoder(options: dict[str, Any]) -> Callable[[Any], str]:
+    """``json.dumps(value, **options)`` for a value just parsed from JSON text, which holds no
+    cycle: the C encoder is built once, without the cycle check (its shared bookkeeping is
+    what ``JSONEncoder.encode`` builds a new encoder for on every call, half the cost of
+    encoding a call's arguments). The pure-Python encoder where the C one is missing."""
+    encoder = json.JSONEncoder(**options, check_circular=False)
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # pragma: no cover - CPython has the C encoder
+        return encoder.encode
+    chunks = make(
+        None,
+        encoder.default,
+        json.encoder.encode_basestring_ascii
+        if encoder.ensure_ascii
+        else json.encoder.encode_basestring,
+        None,
+        encoder.key_separator,
+        encoder.item_separator,
+        False,
+        False,
+        True,
+    )
+    return lambda value: "".join(chunks(value, 0))
+
+
+_PARSED_ENCODERS = {fmt: _parsed_encoder(options) for fmt, options in _ARG_FORMATS.items()}
+""":func:`_dumps_json` for values parsed from JSON text (:func:`_arguments`), each format's in
+order."""
 
 
 # --- load ------------------------------------------------------------------------------------
@@ -1229,8 +1299,8 @@ def _arguments(raw: Any, path: str) -> tuple[Any, dict[str, Any]]:
         return raw, {}
     if not isinstance(parsed, dict):
         return raw, {}
-    for fmt in _ARG_FORMATS:
-        if _dumps_json(parsed, fmt) == raw:
+    for fmt, encode in _PARSED_ENCODERS.items():
+        if encode(parsed) == raw:
             return parsed, ({} if fmt == "compact" else {"argumentsFormat": fmt})
     return parsed, {"arguments": raw}
 

@@ -321,11 +321,22 @@ def infer_provider(
 def _agreed_provider(objects: list[pa.ModelMessage]) -> ProviderId | None:
     """:func:`infer_provider` of a list :func:`_native_list` checked."""
     found: set[ProviderId | None] = set()
+    systems: set[str | None] = set()  # the systems seen, other than OpenAI's
     for msg in objects:
-        if isinstance(msg, pa.ModelResponse):
+        if type(msg) is pa.ModelRequest or not isinstance(msg, pa.ModelResponse):
+            continue
+        # Every call reads every response (provider="auto" is the default): a system other
+        # than OpenAI's names the same provider every time, so it is looked up once.
+        system = msg.canonical_system or msg.provider_name
+        if system == "openai":
             found.add(_response_provider(msg))
-            if len(found) > 1:
-                return None
+        elif system in systems:
+            continue
+        else:
+            systems.add(system)
+            found.add(_response_provider(msg))
+        if len(found) > 1:
+            return None
     return found.pop() if found else None
 
 
@@ -407,6 +418,19 @@ def heal_pydantic_ai(
     those of :func:`heal.heal_messages`.
     """
     objects = _native_list(messages)
+    defaults = policy is None and rules is None and scope == "request"
+    # The call as most callers write it (no keyword but the history): the target is the
+    # history's own provider, which one pass over the responses finds as it judges them.
+    own = (
+        defaults
+        and provider == "auto"
+        and model is None
+        and thinking is None
+        and tools is None
+        and target is None
+    )
+    if own and _plainly_clean(messages, _ITS_OWN):
+        return NativeHealResult(cast(list[pa.ModelMessage], messages), ())
     goal = native_target(
         provider,
         "auto",
@@ -416,13 +440,7 @@ def heal_pydantic_ai(
         target=target,
         infer=lambda: _agreed_provider(objects),
     )
-    if (
-        policy is None
-        and rules is None
-        and scope == "request"
-        and bare(goal)
-        and _plainly_clean(messages, goal.provider)
-    ):
+    if defaults and not own and bare(goal) and _plainly_clean(messages, goal.provider):
         return NativeHealResult(cast(list[pa.ModelMessage], messages), ())
     loader = _Loader(objects)
     with collector_paused(len(objects)):
@@ -455,13 +473,18 @@ def heal_pydantic_ai(
     )
 
 
+_ITS_OWN: Any = object()
+"""A provider for :func:`_plainly_clean` that stands for the one the history's responses agree
+on (:func:`infer_provider`), found in the same pass."""
+
+
 def _plainly_clean(messages: Any, provider: ProviderId | None) -> bool:
     """Whether a list of pydantic-ai messages, as the caller gave it, is plainly clean for
-    ``provider``: True only when healing it through canonical models (default policy, built-in
-    rules, a target that names nothing but the provider) would return no repair at all, so
-    :func:`heal_pydantic_ai` can hand the caller's own list back without serializing or loading
-    it. False says nothing but "not plainly". Exact in that one direction (see
-    :mod:`heal._verdict`).
+    ``provider`` (``_ITS_OWN``: the provider the history's responses agree on): True only when
+    healing it through canonical models (default policy, built-in rules, a target that names
+    nothing but the provider) would return no repair at all, so :func:`heal_pydantic_ai` can
+    hand the caller's own list back without serializing or loading it. False says nothing but
+    "not plainly". Exact in that one direction (see :mod:`heal._verdict`).
 
     Plainly clean means the parts that load as :func:`heal._json.clean_verdict`'s plain AI SDK
     history does, and nothing that would carry options into the models (the fields that go to
@@ -481,13 +504,32 @@ def _plainly_clean(messages: Any, provider: ProviderId | None) -> bool:
     """
     if type(messages) is not list or not messages:
         return False
-    profile = judge(provider)
-    if profile is None:
-        return False
     ids: list[str] = []
     names: list[str] = []
-    last = _plain_messages(messages, ids, names)
-    return last is not None and calls_accepted(provider, profile, ids, names, last)
+    if provider is _ITS_OWN:
+        systems: set[str | None] = set()
+        last = _plain_messages(messages, ids, names, systems)
+        if last is None:
+            return False
+        provider = _systems_provider(systems, messages)
+    else:
+        last = _plain_messages(messages, ids, names)
+        if last is None:
+            return False
+    profile = judge(provider)
+    return profile is not None and calls_accepted(provider, profile, ids, names, last)
+
+
+def _systems_provider(
+    systems: set[str | None], objects: list[pa.ModelMessage]
+) -> ProviderId | None:
+    """:func:`_agreed_provider` of responses whose systems (``canonical_system or
+    provider_name``) are ``systems``: the provider of a system other than OpenAI's is the
+    system's alone; OpenAI's responses are told apart by their ids, read again."""
+    if "openai" in systems:
+        return _agreed_provider(objects)
+    found = {None if system is None else PYDANTIC_AI_SYSTEMS.get(system) for system in systems}
+    return found.pop() if len(found) == 1 else None
 
 
 _PLAIN_OUTCOMES = frozenset({"success", *_ERROR_OUTCOMES})
@@ -495,10 +537,12 @@ _PLAIN_OUTCOMES = frozenset({"success", *_ERROR_OUTCOMES})
 execution-denied output)."""
 
 
-def _plain_messages(messages: list[Any], ids: list[str], names: list[str]) -> str | None:
+def _plain_messages(
+    messages: list[Any], ids: list[str], names: list[str], systems: set[str | None] | None = None
+) -> str | None:
     """The one pass of :func:`_plainly_clean`: the canonical role of the last message when every
     message has a plain shape in a plain place (else None), with the call ids and tool names
-    added to ``ids`` and ``names``."""
+    added to ``ids`` and ``names``, and each response's system to ``systems`` when given."""
     waiting: dict[str, str] | None = None  # the previous response's calls: id -> name
     previous = ""
     for message in messages:
@@ -532,7 +576,10 @@ def _plain_messages(messages: list[Any], ids: list[str], names: list[str]) -> st
                         return None
                 elif part_kind is pa.UserPromptPart:
                     role = "user"
-                    if not _plain_prompt(part.content):
+                    content = part.content
+                    if not (
+                        plain_text(content) if type(content) is str else _plain_prompt(content)
+                    ):
                         return None
                 else:
                     return None
@@ -543,6 +590,8 @@ def _plain_messages(messages: list[Any], ids: list[str], names: list[str]) -> st
             parts = message.parts
             if previous not in AFTER["assistant"] or not parts or _aborted(message):
                 return None
+            if systems is not None:
+                systems.add(message.canonical_system or message.provider_name)
             for part in parts:
                 part_kind = type(part)
                 if part_kind is pa.TextPart:
@@ -556,7 +605,8 @@ def _plain_messages(messages: list[Any], ids: list[str], names: list[str]) -> st
                     name = part.tool_name
                     if type(call_id) is not str or type(name) is not str or part.id is not None:
                         return None
-                    if not _plain_args(part.args):
+                    args = part.args
+                    if not (plain_input(args) if type(args) is dict else _plain_args(args)):
                         return None
                     if waiting is None:
                         waiting = {}
@@ -726,19 +776,50 @@ class _Writer:
         loaded = cast(_Loaded, self.loaded)
         at_loaded = self.sources.loaded_from(index)
         native = self.native[index]
-        message: Any = copy.copy(native)
+        message: Any = _copied(native)
         parts: list[Any] = list(native.parts)
         for t, p, update in changes:
             part_origins = loaded.part_origins[at_loaded[t]] if loaded.part_origins else None
             at = part_origins[p] if part_origins is not None else None
             if at is None or loaded.unit_parts[at_loaded[t]] is not None:
                 return None
-            part = copy.copy(parts[at])
+            part = _copied(parts[at])
             for name, value in update.items():
                 setattr(part, name, value)
             parts[at] = part
         message.parts = tuple(parts) if isinstance(native.parts, tuple) else parts
         return cast(pa.ModelMessage, message)
+
+
+def _plainly_copied(cls: type) -> bool:
+    """Whether ``copy.copy`` of a ``cls`` instance is a new instance holding the same
+    ``__dict__`` and nothing else: no copy or pickle hook of its own, no slot holding a value."""
+    inherited = ("__new__", "__reduce_ex__", "__reduce__", "__getstate__")  # none before 3.11
+    return (
+        all(getattr(cls, name, None) is getattr(object, name, None) for name in inherited)
+        and not hasattr(cls, "__copy__")
+        and not hasattr(cls, "__setstate__")
+        and all(not getattr(base, "__slots__", ()) for base in cls.__mro__ if base is not object)
+    )
+
+
+_PLAIN_COPIES = frozenset(
+    cls
+    for cls in (pa.ModelRequest, pa.ModelResponse, pa.ToolCallPart, pa.ToolReturnPart)
+    if _plainly_copied(cls)
+)
+"""The classes :func:`_copied` copies itself: those whose calls and returns a heal renames."""
+
+
+def _copied(obj: Any) -> Any:
+    """``copy.copy(obj)``, at a quarter of its cost for the classes in ``_PLAIN_COPIES`` (a
+    history whose every call id a provider refuses copies a message and a part per turn)."""
+    cls = type(obj)
+    if cls not in _PLAIN_COPIES:
+        return copy.copy(obj)
+    new = object.__new__(cls)
+    new.__dict__.update(obj.__dict__)
+    return new
 
 
 # --- reading native input --------------------------------------------------------------------
@@ -1084,7 +1165,7 @@ class _Loader:
         return True
 
     def _fast_request(self, i: int, msg: pa.ModelRequest) -> _Made | None:
-        rest = _fast_record(msg, pa.ModelRequest, _PARTS)
+        rest = _fast_record(msg, _PLAN_REQUEST)
         if rest is None:
             return None
         results: list[tuple[str, str, Any, Json]] = []
@@ -1095,7 +1176,7 @@ class _Loader:
             kind = type(part)
             if kind is pa.SystemPromptPart:
                 content = part.content
-                found = _fast_record(part, kind, _CONTENT)
+                found = _fast_record(part, _PLAN_SYSTEM)
                 if type(content) is not str or found is None:
                     return None
                 units.append((_Built(SystemMessage, content), {"at": j, "part": found}, (), j))
@@ -1126,7 +1207,7 @@ class _Loader:
         return rest, entries
 
     def _fast_response(self, msg: pa.ModelResponse) -> _Made | None:
-        rest = _fast_record(msg, pa.ModelResponse, _PARTS)
+        rest = _fast_record(msg, _PLAN_RESPONSE)
         if rest is None:
             return None
         canonical = msg.canonical_system
@@ -1143,10 +1224,11 @@ class _Loader:
             meta: Json = {}
             if kind is pa.TextPart or kind is pa.ThinkingPart:
                 text = part.content
-                found = _fast_record(part, kind, _CONTENT)
+                found = _fast_record(part, _PLAN_TEXT if kind is pa.TextPart else _PLAN_THINKING)
                 if type(text) is not str or found is None:
                     return None
-                others = _provenance_out(found, system, part.part_kind, meta)
+                # A part holding nothing but its defaults carries no provenance.
+                others = _provenance_out(found, system, part.part_kind, meta) if found else None
                 if found:
                     meta["part"] = found
                 options = _part_options(meta, others)
@@ -1158,12 +1240,12 @@ class _Loader:
                 call_id = part.tool_call_id
                 tool = part.tool_name
                 args = part.args
-                found = _fast_record(part, kind, _CALL_KEYS)
+                found = _fast_record(part, _PLAN_CALL)
                 if type(call_id) is not str or type(tool) is not str or found is None:
                     return None
                 if not (args is None or type(args) is str or plain_input(args)):
                     return None
-                others = _provenance_out(found, system, "tool-call", meta)
+                others = _provenance_out(found, system, "tool-call", meta) if found else None
                 value = _load_args(args, meta)
                 if type(value) is dict and value is not args and not plain_input(value):
                     return None  # parsed from text: validation words what it refuses
@@ -1448,24 +1530,33 @@ _NO_DEFAULT: Any = object()
 _NO_FIELD: Any = object()  # a field the object does not hold: the general path reads it
 
 
+_Plan = tuple[tuple[str, Any], ...]
+
+
 @cache
-def _record_plan(cls: type, drop: frozenset[str]) -> dict[str, Any]:
+def _record_plan(cls: type, drop: frozenset[str]) -> _Plan:
     """The fields of ``cls`` but ``drop``, in order, each with the JSON of its constant
-    default (:func:`_defaults`), or ``_NO_DEFAULT``."""
+    default (:func:`_defaults`), or ``_NO_DEFAULT``: what :func:`_fast_record` reads."""
     defaults = _defaults(cls)
-    return {f.name: defaults.get(f.name, _NO_DEFAULT) for f in fields(cls) if f.name not in drop}
+    return tuple(
+        (f.name, defaults.get(f.name, _NO_DEFAULT)) for f in fields(cls) if f.name not in drop
+    )
 
 
-def _fast_record(obj: Any, cls: type, drop: frozenset[str]) -> Json | None:
-    """``_prune`` of pydantic-ai's JSON of ``obj`` without the ``drop`` fields, made from the
-    object's fields directly; None when a field holds anything but a JSON scalar, plain JSON
-    (:func:`heal._verdict.plain_value`), a datetime or a default usage, whose JSON this does
-    not make."""
-    values = getattr(obj, "__dict__", None)
-    if values is None:  # pragma: no cover - pydantic-ai's message classes keep a __dict__
+def _fast_record(obj: Any, plan: _Plan) -> Json | None:
+    """``_prune`` of pydantic-ai's JSON of ``obj`` without the fields its ``plan`` leaves out
+    (:func:`_record_plan` of its class), made from the object's fields directly; None when a
+    field holds anything but a JSON scalar, plain JSON (:func:`heal._verdict.plain_value`), a
+    datetime or a default usage, whose JSON this does not make.
+
+    Every message and part of a history loaded for a repair comes through here, so each call
+    site holds its class's plan (one of the ``_PLAN_*`` below) rather than looking it up."""
+    try:
+        values = obj.__dict__
+    except AttributeError:  # pragma: no cover - pydantic-ai's message classes keep a __dict__
         return None
     out: Json = {}
-    for name, default in _record_plan(cls, drop).items():
+    for name, default in plan:
         value = values.get(name, _NO_FIELD)
         if value is default:  # None, or the class's own constant: _prune leaves it out
             continue
@@ -1487,11 +1578,21 @@ def _fast_record(obj: Any, cls: type, drop: frozenset[str]) -> Json | None:
     return out
 
 
+_PLAN_REQUEST = _record_plan(pa.ModelRequest, _PARTS)
+_PLAN_RESPONSE = _record_plan(pa.ModelResponse, _PARTS)
+_PLAN_SYSTEM = _record_plan(pa.SystemPromptPart, _CONTENT)
+_PLAN_USER = _record_plan(pa.UserPromptPart, _CONTENT)
+_PLAN_RETURN = _record_plan(pa.ToolReturnPart, _RETURN_KEYS)
+_PLAN_CALL = _record_plan(pa.ToolCallPart, _CALL_KEYS)
+_PLAN_TEXT = _record_plan(pa.TextPart, _CONTENT)
+_PLAN_THINKING = _record_plan(pa.ThinkingPart, _CONTENT)
+
+
 def _fast_user(
     part: pa.UserPromptPart, j: int
 ) -> tuple[_Built, Json, tuple[int | None, ...], int | None] | None:
     """A user prompt of a string or strings, as :meth:`_Loader._user` reads it."""
-    found = _fast_record(part, pa.UserPromptPart, _CONTENT)
+    found = _fast_record(part, _PLAN_USER)
     if found is None:
         return None
     meta: Json = {"at": j}
@@ -1521,7 +1622,7 @@ def _fast_return(part: pa.ToolReturnPart, i: int, j: int) -> tuple[str, str, Any
     error = _FAST_OUTCOMES.get(part.outcome)
     if type(call_id) is not str or type(name) is not str or error is None:
         return None
-    found = _fast_record(part, pa.ToolReturnPart, _RETURN_KEYS)
+    found = _fast_record(part, _PLAN_RETURN)
     if found is None:
         return None
     meta: Json = {"at": [i, j]}

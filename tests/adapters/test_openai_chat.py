@@ -10,10 +10,13 @@ from typing import Any
 import pydantic
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from openai.types.chat import ChatCompletionMessageParam
 
 import heal
 from heal import Action, InputError, validate_messages
+from heal._verdict import plain_input
+from heal.adapters import openai_chat
 from heal.adapters.openai_chat import (
     UNKNOWN_TOOL_NAME,
     dump_messages,
@@ -605,3 +608,41 @@ def test_media_in_a_tool_message_moves_to_a_user_message_for_openai() -> None:
     assert out[4] == native[3]
     sdk_validate(out)
     assert heal_openai_chat(out).repairs == ()
+
+
+# --- the verdict's reading of arguments --------------------------------------------------------
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+_ARGUMENTS = st.one_of(
+    _JSON.map(json.dumps),
+    st.integers(0, 80).map(lambda n: '{"a":' + "[" * n + "]" * n + "}"),
+    st.integers(0, 80).map(lambda n: '{"a":' + "[" * n + "1" + "]" * n + "}"),
+    st.integers(0, 80).map(lambda n: '{"a":"' + "[" * n + '"}'),
+    st.sampled_from(('{"a":1e999}', '{"a":-1e400}', '{"a":1e308}', '{"a":NaN}', " {} ", "{}x")),
+    st.text(max_size=8),
+)
+
+
+@PROPERTY
+@given(raw=_ARGUMENTS)
+def test_plain_arguments_are_those_the_loader_reads_as_a_plain_input(raw: str) -> None:
+    try:
+        parsed = openai_chat._decode_json(raw)
+    except (ValueError, RecursionError):
+        expected = False
+    else:
+        expected = plain_input(parsed)
+    assert openai_chat._plain_arguments(raw) == expected
+
+
+@PROPERTY
+@given(value=st.dictionaries(st.text(max_size=3), _JSON, max_size=4))
+def test_arguments_read_as_json_dumps_writes_them(value: dict[str, Any]) -> None:
+    for fmt, options in openai_chat._ARG_FORMATS.items():
+        assert openai_chat._PARSED_ENCODERS[fmt](value) == json.dumps(value, **options)

@@ -2,21 +2,25 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import subprocess
 import sys
 import warnings
 from datetime import datetime, timedelta, timezone
 from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from pydantic_ai import PydanticAIDeprecationWarning
 from pydantic_ai import messages as pa
 from pydantic_ai.messages import ModelMessagesTypeAdapter as TA
 
 import heal
 from heal import Action, InputError, heal_messages, validate_messages
+from heal.adapters import pydantic_ai as pydantic_ai_adapter
 from heal.adapters.pydantic_ai import (
     dump_messages,
     heal_pydantic_ai,
@@ -993,3 +997,71 @@ def test_a_part_read_through_the_canonical_system_keeps_it_when_merged() -> None
     assert thinking.provider_options is not None
     assert thinking.provider_options["openai"] == {"reasoningEncryptedContent": "sig-O"}
     assert not _changing(heal_pydantic_ai(healed, provider="google").repairs)
+
+
+# --- the default call's verdict finds the history's provider in its own pass ------------------
+
+_SYSTEMS = st.sampled_from((None, "", "anthropic", "google-gla", "openai", "groq", "somebody"))
+_RESPONSE_IDS = st.sampled_from((None, "resp_1", "chatcmpl-2", "msg_3"))
+_ID_STYLES = st.sampled_from(("call_", "toolu_", "fc_", "call ", "abcdefgh"))  # not all accepted
+
+
+@st.composite
+def _plain_turns(draw: st.DrawFn) -> list[pa.ModelMessage]:
+    """Plain histories (prompts, text, calls answered by their returns) whose responses name
+    their systems in every way :func:`infer_provider` reads."""
+    messages: list[pa.ModelMessage] = []
+    for turn in range(draw(st.integers(1, 4))):
+        messages.append(
+            pa.ModelRequest(parts=[pa.UserPromptPart(f"question {turn}", timestamp=TS)])
+        )
+        calls = draw(st.integers(0, 2))
+        parts: list[Any] = [pa.TextPart(f"answer {turn}")]
+        ids = [f"{draw(_ID_STYLES)}{turn}{k}" for k in range(calls)]
+        parts += [pa.ToolCallPart("search", {"q": k}, call_id) for k, call_id in enumerate(ids)]
+        messages.append(
+            pa.ModelResponse(
+                parts=parts,
+                timestamp=TS,
+                provider_name=draw(_SYSTEMS),
+                canonical_system=draw(_SYSTEMS),
+                provider_response_id=draw(_RESPONSE_IDS),
+            )
+        )
+        if calls:
+            returns = [
+                pa.ToolReturnPart("search", "found", call_id, timestamp=TS) for call_id in ids
+            ]
+            messages.append(pa.ModelRequest(parts=returns))
+    if draw(st.booleans()):
+        messages.append(pa.ModelRequest(parts=[pa.UserPromptPart("and then?", timestamp=TS)]))
+    return messages
+
+
+@PROPERTY
+@given(native=_plain_turns())
+def test_the_default_call_judges_a_history_for_the_provider_it_agrees_on(
+    native: list[pa.ModelMessage],
+) -> None:
+    systems = {m.canonical_system or m.provider_name for m in native if type(m) is pa.ModelResponse}
+    assert pydantic_ai_adapter._systems_provider(systems, native) == infer_provider(native)
+    own = pydantic_ai_adapter._plainly_clean(native, pydantic_ai_adapter._ITS_OWN)
+    assert own == pydantic_ai_adapter._plainly_clean(native, infer_provider(native))
+    result = heal_pydantic_ai(native)
+    with mock.patch.object(pydantic_ai_adapter, "_plainly_clean", lambda *args: False):
+        full = heal_pydantic_ai(native)
+    assert result.repairs == full.repairs
+    assert TA.dump_json(result.messages) == TA.dump_json(full.messages)
+    if own:
+        assert result.messages is native
+
+
+def test_a_renamed_part_is_copied_as_copy_copy_copies_it() -> None:
+    call = pa.ToolCallPart("search", {"q": 1}, "call 1", provider_name="openai", id="fc_1")
+    response = pa.ModelResponse(parts=[call], timestamp=TS, provider_name="openai")
+    for obj in (call, response, pa.ToolReturnPart("search", "ok", "call 1", timestamp=TS)):
+        assert type(obj) in pydantic_ai_adapter._PLAIN_COPIES
+        copied = pydantic_ai_adapter._copied(obj)
+        assert copied is not obj
+        assert type(copied) is type(obj)
+        assert copied.__dict__ == copy.copy(obj).__dict__
