@@ -29,6 +29,9 @@ Mapping (native → canonical)
   any), both mapped to the same native index; the user message is marked
   ``heal.anthropic.merge = true`` (and ``order``, a string of ``r``/``u`` per block, when the
   results were not all first), so the two dump back to ONE message in the original block order.
+  Anthropic rejects results after other blocks; the ``misplaced-tool-result`` rule drops such
+  an ``order`` under every provider (:func:`heal.rules._options.results_not_first`), so a
+  healed history dumps with its results first.
   Canonical tool messages followed by a user message merge on dump, as the AI SDK groups them;
   a native user message that really followed a results-only one is marked ``merge = false``.
 * ``assistant`` → assistant message, one part per block in block order: ``text`` (citations ↔
@@ -133,8 +136,9 @@ from heal.messages import (
 from heal.messages import load_messages as _load_canonical
 from heal.policy import Policy
 from heal.providers import HEAL_NAMESPACE, ProviderId
-from heal.repairs import Action, Repair
+from heal.repairs import Repair
 from heal.rules import Rule
+from heal.rules._options import ANTHROPIC_FORMAT, BLOCK_ORDER
 from heal.targets import Target, tool_names
 
 __all__ = [
@@ -159,7 +163,7 @@ Shape = Literal["auto", "params", "messages"]
 UNKNOWN_TOOL_NAME = "unknown_tool"
 """The canonical tool name of a result whose call is nowhere in the history."""
 
-_NS = "anthropic"
+_NS = ANTHROPIC_FORMAT
 _EMPTY: dict[str, Any] = {}
 _ABSENT: Any = object()
 _CALL_TYPES = ("tool_use", "server_tool_use", "mcp_tool_use")
@@ -293,9 +297,8 @@ def heal_anthropic(
     params = isinstance(history, Mapping)
     blocks = params and isinstance(original_system, list)
     with collector_paused(len(native_messages)):
-        first = _Loader(native_messages, original_system, has_system, fast=_PARTIAL).run()
-        loaded, moved = _results_first(first)
-        write = _Writer(native_messages, first, param=params, system=original_system)
+        loaded = _Loader(native_messages, original_system, has_system, fast=_PARTIAL).run()
+        write = _Writer(native_messages, loaded, param=params, system=original_system)
 
     def dump(messages: list[ModelMessage]) -> Any:
         system, out = write(messages)
@@ -329,7 +332,6 @@ def heal_anthropic(
             strict=strict,
             scope=scope,
             original=history,
-            after=(lambda healed, _: (healed, moved)) if moved else None,
         )
     except HealingError as exc:
         raise HealingError([native(r) for r in exc.repairs]) from None
@@ -510,50 +512,6 @@ def thinking_enabled(config: object) -> bool | None:
     if kind == "disabled":
         return False
     return None
-
-
-def _results_first(loaded: Loaded) -> tuple[Loaded, tuple[Repair, ...]]:
-    """Drop the block-order marker of user messages whose tool_result blocks are not first.
-
-    Loading keeps a ``[text, tool_result]`` user message's block order (the ``order`` marker),
-    so that dumping is lossless. Heal must not send that order back: Anthropic rejects it ("Did
-    not find 1 tool_result block(s) at the beginning of this message. Messages following
-    tool_use blocks must begin with a matching number of tool_result blocks.", the
-    ``misplaced-tool-result`` rejection). Without the marker the dumper writes the results
-    first, other blocks after them in their order; nothing is lost. The canonical rules never
-    see the order (results and text are separate messages there), so it is decided here.
-    """
-    messages = list(loaded.messages)
-    repairs: list[Repair] = []
-    for i, message in enumerate(messages):
-        if message.provider_options is None:  # no marker: most messages
-            continue
-        meta = _meta(message)
-        if not isinstance(meta.get("order"), str):
-            continue
-        marks = {k: v for k, v in meta.items() if k != "order"}
-        options = {k: v for k, v in message.provider_options.items() if k != "heal"}
-        heal = {k: v for k, v in (message.provider_options.get("heal") or {}).items() if k != _NS}
-        if marks:
-            heal[_NS] = marks
-        if heal:
-            options["heal"] = heal
-        messages[i] = message.model_copy(update={"provider_options": options or None})
-        native = loaded.origins[i]
-        repairs.append(
-            Repair(
-                rule="misplaced-tool-result",
-                action=Action.MOVE,
-                message_index=native,
-                part_index=None,
-                anchor_index=native,
-                reason="user message has tool_result blocks after other blocks; moved the "
-                "tool_result blocks to the start of the message (Anthropic requires them first)",
-            )
-        )
-    if not repairs:
-        return loaded, ()
-    return Loaded(messages, loaded.origins, loaded.part_origins), tuple(repairs)
 
 
 def _system_location(repair: Repair, *, blocks: bool) -> Repair:
@@ -1006,7 +964,8 @@ class _Loader:
             return True
         marks: dict[str, Any] = {"merge": True}
         if result_at[-1] > text_at[0]:  # a text block before a result: the order is kept
-            marks["order"] = "".join("r" if j in result_at else "u" for j in range(len(content)))
+            kinds = ("r" if j in result_at else "u" for j in range(len(content)))
+            marks[BLOCK_ORDER] = "".join(kinds)
         self._put(built_message(UserMessage, tuple(texts), {"heal": {_NS: marks}}), i, text_at)
         return False
 
@@ -1170,7 +1129,7 @@ class _Loader:
             return True
         order = "".join("r" if block_is_result else "u" for block_is_result in _kinds(content))
         first = len(results) * "r" + len(others) * "u"
-        options = _options({"merge": True, "order": order if order != first else None})
+        options = _options({"merge": True, BLOCK_ORDER: order if order != first else None})
         self._emit(
             {"role": "user", "content": [part for _, part in others], "providerOptions": options},
             i,
@@ -1513,7 +1472,7 @@ class _Dumper:
             blocks = [{"type": "text", "text": content}]
         else:
             blocks = [_dump_user_part(p, f"{path}.content[{k}]") for k, p in enumerate(content)]
-        order = meta.get("order")
+        order = meta.get(BLOCK_ORDER)
         merged: list[dict[str, Any]]
         if (
             results

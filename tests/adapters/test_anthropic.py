@@ -565,6 +565,32 @@ def test_heal_puts_tool_results_first_in_a_user_message() -> None:
     assert again.repairs == () and again.messages is result.messages
 
 
+@pytest.mark.parametrize("provider", [None, "anthropic"])
+def test_results_go_first_through_the_canonical_path_too(provider: Any) -> None:
+    # Loaded here, healed by heal_messages, dumped here: the block order Anthropic rejects
+    # must not come back, and validating the loaded history must say so (it found nothing).
+    native = [
+        {"role": "user", "content": "go"},
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "toolu_1", "name": "a", "input": {}}],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "before"},
+                {"type": "tool_result", "tool_use_id": "toolu_1", "content": "1"},
+            ],
+        },
+    ]
+    loaded = load_messages(native)
+    issues = validate_messages(loaded, provider=provider).issues
+    assert [(i.rule, i.message_index) for i in issues] == [("misplaced-tool-result", 3)]
+    out = dump_messages(heal.heal_messages(loaded, provider=provider).messages)
+    assert [block["type"] for block in out[2]["content"]] == ["tool_result", "text"]
+    assert dump_messages(loaded) == native  # loading and dumping alone stay lossless
+
+
 # --- the target --------------------------------------------------------------------------------
 
 PREFILL: list[Any] = [
