@@ -9,8 +9,14 @@ went to loading, dumping and encoding). :func:`heal_json` decodes the text into 
 
 * when the verdict is clean, the caller's own ``str`` or ``bytes`` come back, the very same
   object, and no model is built;
-* otherwise the text goes through :func:`heal.heal_messages` as usual and the healed history is
-  written as compact JSON text (:func:`dumps`).
+* otherwise the decoded dicts are loaded (the text is not read a second time) and healed by
+  :func:`heal.heal_messages`, and the healed history is written as compact JSON text, exactly
+  as :func:`dumps` writes it. heal_messages gives back every message it did not change as the
+  very model it loaded: such a message, when its dict is in the form a dump writes, is written
+  from that dict, and only the changed messages are dumped; orjson writes the whole when the
+  text holds no float (it writes floats otherwise than the standard library). A text whose
+  decoded form may differ from what pydantic reads (an integer past 64 bits, which orjson
+  reads as a float), or that does not load, goes through heal_messages as text, as before.
 
 The verdict is exact in one direction, and only that one: clean means ``heal_messages`` would
 return no repair at all, for the provider at hand, under the default policy and the built-in
@@ -25,14 +31,17 @@ from __future__ import annotations
 
 import gc
 import json
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from pydantic import TypeAdapter
+
 from heal._engine import heal_messages
 from heal._verdict import AFTER, ENDS, calls_accepted, judge, plain_input, plain_text, plain_value
 from heal.errors import InputError
-from heal.messages import ModelMessage, dump_messages
+from heal.messages import ModelMessage, Part, dump_messages, load_messages
 from heal.policy import Policy
 from heal.providers import ProviderId
 from heal.repairs import Repair
@@ -49,10 +58,12 @@ __all__ = [
 T = TypeVar("T", str, bytes)
 
 _orjson_loads: Callable[[str | bytes], Any] | None
+_orjson_dumps: Callable[[Any], bytes] | None
 try:
+    from orjson import dumps as _orjson_dumps
     from orjson import loads as _orjson_loads
 except ImportError:  # pragma: no cover - the optional ``fast`` extra
-    _orjson_loads = None
+    _orjson_loads = _orjson_dumps = None
 
 FAST_DECODER = _orjson_loads is not None
 """Whether orjson (the ``fast`` extra) decodes the text; the standard library does otherwise."""
@@ -97,9 +108,8 @@ def heal_json(
     A history that :func:`clean_verdict` finds plainly clean comes back as the very object
     passed in, with no repairs, and is never loaded into models; the verdict is asked only under
     the default policy, with no keyword argument but ``strict`` and ``on_repair``. Any other is
-    healed by
-    :func:`heal.heal_messages` (which gets ``provider``, ``policy`` and every other keyword
-    argument, such as ``rules``, ``strict`` or a target like ``model=``) and written as
+    healed by :func:`heal.heal_messages` (which gets ``provider``, ``policy`` and every other
+    keyword argument, such as ``rules``, ``strict`` or a target like ``model=``) and written as
     :func:`dumps` writes it, even when nothing changed. Errors are ``heal_messages``' own: a text
     that is not a valid history raises :class:`~heal.errors.InputError`, an unknown provider
     :class:`~heal.errors.ConfigError`. A healed history that bytes cannot hold (a lone surrogate
@@ -131,27 +141,47 @@ def _heal_json(
     policy: Policy | Mapping[str, str] | None,
     target: dict[str, Any],
 ) -> JsonHealResult[T]:
-    if policy is None and _SAFE_OPTIONS.issuperset(target):
-        decoded = _decode(data)
-        if decoded is not _UNREADABLE and clean_verdict(decoded, provider):
-            return JsonHealResult(data, ())
-    result = heal_messages(data, provider=provider, policy=policy, **target)
-    text = dumps(result.messages)
-    if type(data) is str:
-        return JsonHealResult(text, result.repairs)
+    decoded = _decode(data)
+    if (
+        decoded is not _UNREADABLE
+        and policy is None
+        and _SAFE_OPTIONS.issuperset(target)
+        and clean_verdict(decoded, provider)
+    ):
+        return JsonHealResult(data, ())
+    read = None if decoded is _UNREADABLE else _load_decoded(data, decoded)
+    written = None
+    if read is None:
+        result = heal_messages(data, provider=provider, policy=policy, **target)
+    else:
+        loaded, canonical, by_orjson = read
+        result = heal_messages(loaded, provider=provider, policy=policy, **target)
+        written = _write(result.messages, loaded, decoded, canonical, by_orjson)
+    return JsonHealResult(_as_given(data, result.messages, written), result.repairs)
+
+
+def _as_given(data: T, messages: list[ModelMessage], written: str | bytes | None) -> T:
+    """The healed history as the type of ``data``: ``written`` (bytes when orjson wrote them)
+    or, when None, :func:`dumps` of ``messages``."""
+    if isinstance(written, bytes):
+        return written if type(data) is bytes else written.decode("utf-8")  # type: ignore[return-value]
+    text = dumps(messages) if written is None else written
+    return text if type(data) is str else _utf8(text)  # type: ignore[return-value]
+
+
+def _utf8(text: str) -> bytes:
     try:
-        encoded = text.encode("utf-8")
+        return text.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise InputError(
             f"the healed history cannot be written as UTF-8 ({exc.reason} at character "
             f"{exc.start} of its JSON text)"
         ) from None
-    return JsonHealResult(encoded, result.repairs)  # type: ignore[arg-type]
 
 
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
 """One encoder, built once (``json.dumps`` with options builds one per call). A dump is made of
-new containers, so it cannot be circular."""
+new containers, and decoded JSON of containers of its own, so neither can be circular."""
 
 
 def dumps(messages: Iterable[ModelMessage]) -> str:
@@ -187,6 +217,299 @@ def _decode(data: str | bytes) -> Any:
         return _stdlib_decode(data if type(data) is str else data.decode("utf-8"))  # type: ignore[union-attr]
     except (ValueError, RecursionError):  # JSONDecodeError and UnicodeDecodeError included
         return _UNREADABLE
+
+
+# --- writing back what was read --------------------------------------------------------------
+#
+# A healed history is mostly the input's own messages: heal_messages hands back every message it
+# did not change as the very model it loaded. Dumping such a model gives back the dict it was
+# loaded from, exactly, when that dict is in canonical form: its keys the model's fields by
+# their JSON names, in the models' order, and nothing else (an unknown key, a field by its
+# Python name or in another order comes out of a dump moved or renamed), each boolean field a
+# real boolean (a dump writes ``"true"`` as ``true``). Strings and JSON values (tool inputs and
+# outputs, provider options) come out of a dump as they went in. Such a message is written from
+# its decoded dict; only the others are dumped.
+
+_Layout = dict[tuple[str, ...], tuple[str, ...]]
+"""Each key tuple a canonical dict of one model may have, with the boolean fields among its
+keys (a dump writes a boolean given as ``"true"`` or ``1`` as ``true``)."""
+
+
+def _layout(tag: str, *fields: str, booleans: tuple[str, ...] = ()) -> _Layout:
+    """A model's canonical layout: the tag, then any of its other fields in the models' order
+    (which of them a valid dict must have, loading has checked already)."""
+    orders: list[tuple[str, ...]] = [(tag,)]
+    for name in (*fields, "providerOptions"):
+        orders += [(*order, name) for order in orders]
+    return {order: tuple(name for name in order if name in booleans) for order in orders}
+
+
+_MESSAGE_ORDERS = _layout("role", "content")
+
+_PART_LAYOUTS: dict[str, _Layout] = {
+    "text": _layout("type", "text"),
+    "reasoning": _layout("type", "text"),
+    "image": _layout("type", "image", "mediaType"),
+    "file": _layout("type", "data", "mediaType", "filename"),
+    "tool-call": _layout(
+        "type",
+        "toolCallId",
+        "toolName",
+        "input",
+        "providerExecuted",
+        booleans=("providerExecuted",),
+    ),
+    "tool-result": _layout("type", "toolCallId", "toolName", "output"),
+    "tool-approval-request": _layout("type", "approvalId", "toolCallId"),
+    "tool-approval-response": _layout(
+        "type",
+        "approvalId",
+        "approved",
+        "reason",
+        "providerExecuted",
+        booleans=("approved", "providerExecuted"),
+    ),
+}
+"""Each part's fields by their JSON names, in the models' order (``tests/test_json_write.py``
+holds these tables to the models)."""
+
+_OUTPUT_LAYOUTS: dict[str, _Layout] = {
+    "text": _layout("type", "value"),
+    "error-text": _layout("type", "value"),
+    "json": _layout("type", "value"),
+    "error-json": _layout("type", "value"),
+    "execution-denied": _layout("type", "reason"),
+    "content": _layout("type", "value"),
+}
+"""Each tool output's fields by their JSON names, in the models' order."""
+
+
+def _canonical(message: dict[str, Any]) -> bool:
+    """Whether a dump of the model loaded from ``message`` gives ``message`` back as it is (see
+    above). Asked of data that loading may still refuse: a shape it does not know (a missing
+    key, a list where a dict belongs) is False."""
+    try:
+        if tuple(message) not in _MESSAGE_ORDERS:
+            return False
+        content = message["content"]
+        if type(content) is str:
+            return True
+        for part in content:
+            if not _canonical_part(part):
+                return False
+    except (KeyError, TypeError, AttributeError):
+        return False
+    return True
+
+
+def _canonical_part(part: dict[str, Any]) -> bool:
+    """Whether a dump of the part loaded from ``part`` gives ``part`` back as it is; may raise
+    KeyError, TypeError or AttributeError for a shape loading refuses."""
+    kind = part["type"]
+    booleans = _PART_LAYOUTS[kind].get(tuple(part))
+    if booleans is None:
+        return False
+    for name in booleans:
+        value = part[name]
+        if value is not None and type(value) is not bool:
+            return False
+    if kind == "tool-result":
+        output = part["output"]
+        return tuple(output) in _OUTPUT_LAYOUTS[output["type"]]
+    return True
+
+
+def _numbers_table() -> bytes:
+    table = bytearray(b"x" * 256)
+    for byte in b"0123456789":
+        table[byte] = ord("0")
+    for byte in b".eE":
+        table[byte] = ord(".")
+    for byte in b":,[":
+        table[byte] = ord(":")
+    return bytes(table)
+
+
+_NUMBERS = _numbers_table()
+"""A byte table for :meth:`bytes.translate` that leaves a text's numbers findable: a digit
+becomes ``0``, what makes a number a float (``.``, ``e``, ``E``) becomes ``.``, what a JSON
+value follows (``:``, ``,``, ``[``) becomes ``:``, anything else ``x``; JSON whitespace and
+``-`` are deleted (:data:`_SPACE`). Every number of the JSON text then reads ``:0...``, and a
+float ``:0....``. Strings may read so too (``"1. a, 2.5"``): that only costs the slow way."""
+
+_SPACE = b" \t\n\r-"
+
+_FLOAT_OR_LONG = re.compile(rb":0(?:0*\.|0{18})").search
+_LONG = re.compile(rb":0{19}").search
+"""A float, or an integer of 19 digits or more (every integer up to 18 digits fits 64 bits)."""
+
+_PLAIN_NUMBERS, _FLOATS, _LONG_INTEGERS = 0, 1, 2
+
+
+def _numbers(data: str | bytes) -> int:
+    """What numbers a JSON text holds, found at C speed: integers that fit 64 bits alone, a
+    float, or an integer that may not fit 64 bits (orjson reads it as a float, where pydantic
+    and the standard library read an int; a text with one is then read as heal_messages reads
+    it). A string that looks like a number in the translated text (:data:`_NUMBERS`) counts as
+    one."""
+    raw = data if type(data) is bytes else data.encode("utf-8", "surrogatepass")  # type: ignore[union-attr]
+    numbers = raw.translate(_NUMBERS, _SPACE)
+    if _FLOAT_OR_LONG(numbers) is None:
+        return _PLAIN_NUMBERS
+    return _FLOATS if _LONG(numbers) is None else _LONG_INTEGERS
+
+
+def _load_decoded(
+    data: str | bytes, decoded: Any
+) -> tuple[list[ModelMessage], list[bool], bool] | None:
+    """The models :func:`heal.load_messages` reads from ``data``, loaded from what
+    :func:`_decode` made of it (the text is not read twice); which decoded messages are
+    canonical; and whether orjson may write the history (the text holds no float). None when
+    that may differ from reading the text, or fails (the text is then read as heal_messages
+    reads it, and raises its own error).
+
+    Loading the decoded list validates Python values where the text was validated as JSON: for
+    decoded JSON, pydantic takes the same values the same way in both modes
+    (``tests/test_json_write.py`` holds heal_json to heal_messages' output on texts made to find
+    a difference). Where reading the text fails and falls back to the standard library (a lone
+    surrogate, a value nested too deeply for pydantic's parser), heal_messages skips the check
+    for another format's keys that loading a list makes: any error here takes the text's own
+    path, so that stays as it was.
+    """
+    if type(decoded) is not list:
+        return None
+    by_orjson = False
+    if _orjson_loads is not None:
+        numbers = _numbers(data)
+        if numbers == _LONG_INTEGERS:
+            return None
+        by_orjson = numbers == _PLAIN_NUMBERS
+    try:
+        loaded = load_messages(decoded)
+    except Exception:  # the text's own reading raises the same error, or succeeds the same way
+        return None
+    return loaded, [type(m) is dict and _canonical(m) for m in decoded], by_orjson
+
+
+def _write(
+    messages: list[ModelMessage],
+    loaded: list[ModelMessage],
+    decoded: list[Any],
+    canonical: list[bool],
+    by_orjson: bool,
+) -> str | bytes | None:
+    """The healed history as :func:`dumps` writes it (as UTF-8 bytes when orjson writes it),
+    each message heal_messages left as it was loaded written from its decoded dict when that is
+    canonical; None when only :func:`dumps` can write it (a dump fails, and dumps raises its
+    error located in the whole history; or orjson refuses a value: a lone surrogate, an integer
+    past 64 bits).
+
+    orjson writes what the standard library's encoder writes (compact, non-ASCII as it is, the
+    same escapes) for every JSON value but a float (``1e-05`` comes out as ``0.00001``, ``1e+16``
+    as ``1e16``): it writes a history only when the text holds no float, and no changed message
+    holds one (a repair may parse a string into a tool input)."""
+    where = {id(model): i for i, model in enumerate(loaded)}
+    out: list[Any] = []
+    fresh: list[int] = []
+    for model in messages:
+        i = where.get(id(model))
+        if i is not None and canonical[i]:
+            out.append(decoded[i])
+        else:
+            fresh.append(len(out))
+            out.append(model)
+    if fresh:
+        parts = _parts_to_reuse(loaded, decoded, messages, where)
+        rest: list[int] = []
+        new_parts: list[Any] = []  # (message position, part position) of each part to dump
+        for j in fresh:
+            written = _shell(out[j], parts)
+            if written is None:
+                rest.append(j)
+                continue
+            out[j] = written
+            content = written["content"]
+            new_parts += [(content, k) for k, part in enumerate(content) if type(part) is not dict]
+        try:
+            dumped = dump_messages([out[j] for j in rest])
+            dumped_parts = _PARTS.dump_python(
+                [content[k] for content, k in new_parts], mode="json", exclude_unset=True
+            )
+        except ValueError:  # InputError, pydantic's serialization errors
+            return None  # dumps raises its own, located in the whole history
+        for j, value in zip(rest, dumped, strict=True):
+            out[j] = value
+        for (content, k), value in zip(new_parts, dumped_parts, strict=True):
+            content[k] = value
+        if by_orjson and (_holds_float(dumped) or _holds_float(dumped_parts)):
+            by_orjson = False
+    if not by_orjson or _orjson_dumps is None:
+        return _encode(out)
+    try:
+        return _orjson_dumps(out)
+    except TypeError:  # orjson.JSONEncodeError
+        return None
+
+
+_PARTS: TypeAdapter[list[Part]] = TypeAdapter(list[Part])
+"""Dumps parts alone, as a history's dump writes them (each part by its own model)."""
+
+
+def _parts_to_reuse(
+    loaded: list[ModelMessage],
+    decoded: list[Any],
+    messages: list[ModelMessage],
+    where: dict[int, int],
+) -> dict[int, dict[str, Any]]:
+    """The decoded dict of each part of a changed message that heal left as it was loaded (by
+    the part model's ``id``), when that dict is canonical: a changed message is mostly its old
+    parts (a call whose id was renamed beside the text and reasoning that were not)."""
+    kept = {where[id(model)] for model in messages if id(model) in where}
+    parts: dict[int, dict[str, Any]] = {}
+    for i, model in enumerate(loaded):
+        content = model.content
+        if i in kept or type(content) is str:
+            continue
+        for part, raw in zip(content, decoded[i]["content"], strict=True):
+            try:
+                if _canonical_part(raw):
+                    parts[id(part)] = raw
+            except (KeyError, TypeError, AttributeError):
+                continue
+    return parts
+
+
+def _shell(model: ModelMessage, parts: dict[int, dict[str, Any]]) -> dict[str, Any] | None:
+    """A changed message written as a dump writes it, each of its parts a decoded dict from
+    ``parts`` or, to be dumped, the part model itself; None when the message has more than a
+    role and parts (provider options, an unknown key: it is dumped whole)."""
+    content = model.content
+    if (
+        type(content) is str
+        or model.__pydantic_extra__
+        or model.__pydantic_fields_set__ != _ROLE_AND_CONTENT
+    ):
+        return None
+    return {"role": model.role, "content": [parts.get(id(part), part) for part in content]}
+
+
+_ROLE_AND_CONTENT = frozenset({"role", "content"})
+
+
+def _holds_float(value: Any) -> bool:
+    """Whether a dumped value holds a float anywhere (without recursion: a dump may nest
+    :data:`~heal.messages.JSON_NESTING_LIMIT` levels deep)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is dict:
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)
+        elif kind is float:
+            return True
+    return False
 
 
 # --- the verdict -----------------------------------------------------------------------------
