@@ -231,3 +231,15 @@ def test_long_histories_with_a_repair_in_every_turn_are_indexed_by_runs() -> Non
             done = _checking_edits(patch)
             heal_messages(messages, provider="anthropic")
         assert done
+
+
+@given(st.lists(st.sampled_from(("system", "user", "assistant", "tool")), max_size=30))
+def test_users_after_tool_are_found_by_one_search(roles: list[str]) -> None:
+    # The search over the joined roles finds what looking after every tool message finds.
+    from types import SimpleNamespace
+
+    from heal.rules._index import _users_after_tool
+
+    index: Any = SimpleNamespace(roles=roles)
+    expected = [i for i in range(1, len(roles)) if roles[i - 1] == "tool" and roles[i] == "user"]
+    assert list(_users_after_tool(index)) == expected

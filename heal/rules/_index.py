@@ -31,7 +31,7 @@ assistant message) is computed on first use only, so histories without tools nev
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import compress
 from operator import eq, itemgetter
@@ -730,31 +730,27 @@ def _late_system(index: HistoryIndex, target: Target, profile: ProviderProfile) 
     return "system" in roles[lead:]
 
 
+def _users_after_tool(index: HistoryIndex) -> Iterator[int]:
+    """The positions of user messages right after a tool message, in order. Rare in a history
+    (a tool message is answered by the model), so one search over the roles joined, at C speed,
+    says when there is none: half the cost of looking after every tool message."""
+    text = "\n".join(index.roles)  # the roles are the four names, none a part of another
+    at = text.find(_TOOL_THEN_USER)
+    while at >= 0:
+        yield text.count("\n", 0, at) + 1
+        at = text.find(_TOOL_THEN_USER, at + 1)
+
+
+_TOOL_THEN_USER = "tool\nuser"
+
+
 def _user_after_tool(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
-    roles = index.roles
-    last = len(roles) - 1
-    at = -1
-    try:
-        while True:
-            at = roles.index("tool", at + 1)  # the search runs in C
-            if at < last and roles[at + 1] == "user":
-                return True
-    except ValueError:
-        return False
+    return next(_users_after_tool(index), None) is not None
 
 
 def _results_not_first(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
-    roles = index.roles
     messages = index.messages
-    last = len(roles) - 1
-    at = -1
-    try:
-        while True:
-            at = roles.index("tool", at + 1)
-            if at < last and roles[at + 1] == "user" and results_not_first(messages[at + 1]):
-                return True
-    except ValueError:
-        return False
+    return any(results_not_first(messages[i]) for i in _users_after_tool(index))
 
 
 def _calls_after_last_user(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
