@@ -238,8 +238,8 @@ def test_users_after_tool_are_found_by_one_search(roles: list[str]) -> None:
     # The search over the joined roles finds what looking after every tool message finds.
     from types import SimpleNamespace
 
-    from heal.rules._index import _users_after_tool
+    from heal.rules._index import users_after_tool
 
     index: Any = SimpleNamespace(roles=roles)
     expected = [i for i in range(1, len(roles)) if roles[i - 1] == "tool" and roles[i] == "user"]
-    assert list(_users_after_tool(index)) == expected
+    assert list(users_after_tool(index)) == expected

@@ -589,21 +589,29 @@ def _reject_constant(name: str) -> Any:
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 """Parses JSON text as the API would; NaN and Infinity are not JSON. One decoder, built once
 (``json.loads`` with an option builds one per call)."""
-_scan_once: Callable[[str, int], tuple[Any, int]] = cast(Any, make_scanner)(_DECODER)
-"""The scanner ``_DECODER.decode`` reads with (its ``scan_once``), for :func:`_decode_json`."""
 
 
-def _decode_json(raw: str) -> Any:
-    """``_DECODER.decode(raw)``. Arguments are nearly always one value with no space around
-    it, which the decoder's own scanner reads at once (``decode`` wraps it in two Python
-    calls and two whitespace matches: half the time of parsing a small object, and every
-    call's arguments are parsed on every heal). Anything else, and every error, takes
-    ``decode`` itself."""
-    try:
-        value, end = _scan_once(raw, 0)
-    except (StopIteration, ValueError):
-        return _DECODER.decode(raw)
-    return value if end == len(raw) else _DECODER.decode(raw)
+def _reader(decoder: json.JSONDecoder) -> Callable[[str], Any]:
+    """``decoder.decode``, faster on the usual text. Arguments are nearly always one value
+    with no space around it, which the decoder's own scanner reads at once (``decode`` wraps it
+    in two Python calls and two whitespace matches: half the time of parsing a small object,
+    and every call's arguments are parsed on every heal). Anything else, and every error,
+    takes ``decode`` itself."""
+    scan: Callable[[str, int], tuple[Any, int]] = cast(Any, make_scanner)(decoder)
+    decode = decoder.decode
+
+    def read(raw: str) -> Any:
+        try:
+            value, end = scan(raw, 0)
+        except (StopIteration, ValueError):
+            return decode(raw)
+        return value if end == len(raw) else decode(raw)
+
+    return read
+
+
+_decode_json = _reader(_DECODER)
+"""``_DECODER.decode``, as :func:`_reader` reads."""
 
 
 def _finite_float(text: str) -> float:
@@ -616,16 +624,7 @@ def _finite_float(text: str) -> float:
 _FINITE_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
 """``_DECODER``, refusing the numbers it would read as infinity too (a verdict's decoder: what
 it reads is a plain value as it is)."""
-_scan_finite: Callable[[str, int], tuple[Any, int]] = cast(Any, make_scanner)(_FINITE_DECODER)
-
-
-def _decode_finite(raw: str) -> Any:
-    """``_FINITE_DECODER.decode(raw)``, read at once as :func:`_decode_json` reads."""
-    try:
-        value, end = _scan_finite(raw, 0)
-    except (StopIteration, ValueError):
-        return _FINITE_DECODER.decode(raw)
-    return value if end == len(raw) else _FINITE_DECODER.decode(raw)
+_decode_finite = _reader(_FINITE_DECODER)
 
 
 def _loads_json(raw: str) -> Any:

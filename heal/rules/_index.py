@@ -730,7 +730,7 @@ def _late_system(index: HistoryIndex, target: Target, profile: ProviderProfile) 
     return "system" in roles[lead:]
 
 
-def _users_after_tool(index: HistoryIndex) -> Iterator[int]:
+def users_after_tool(index: HistoryIndex) -> Iterator[int]:
     """The positions of user messages right after a tool message, in order. Rare in a history
     (a tool message is answered by the model), so one search over the roles joined, at C speed,
     says when there is none: half the cost of looking after every tool message."""
@@ -745,12 +745,12 @@ _TOOL_THEN_USER = "tool\nuser"
 
 
 def _user_after_tool(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
-    return next(_users_after_tool(index), None) is not None
+    return next(users_after_tool(index), None) is not None
 
 
 def _results_not_first(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
     messages = index.messages
-    return any(results_not_first(messages[i]) for i in _users_after_tool(index))
+    return any(results_not_first(messages[i]) for i in users_after_tool(index))
 
 
 def _calls_after_last_user(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:

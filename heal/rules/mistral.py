@@ -38,6 +38,7 @@ from heal.rules._base import (
     Rule,
     SetPart,
 )
+from heal.rules._index import users_after_tool
 from heal.rules._naming import digest
 from heal.rules._options import SYNTHESIZED
 
@@ -217,10 +218,10 @@ class MistralUserAfterTool(Rule):
     )
 
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
-        roles = ctx.index.roles
         empty = ctx.index.empty  # an empty tool message is removed by empty-message instead
-        for i in range(len(roles) - 1):
-            if roles[i] == "tool" and roles[i + 1] == "user" and i not in empty:
+        for user in users_after_tool(ctx.index):
+            i = user - 1  # the tool message
+            if i not in empty:
                 yield Finding(
                     Action.INSERT,
                     None,

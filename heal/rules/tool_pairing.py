@@ -56,7 +56,7 @@ from heal.rules._base import (
     Rule,
     SetMessage,
 )
-from heal.rules._index import FACTS
+from heal.rules._index import FACTS, users_after_tool
 from heal.rules._options import results_not_first, without_block_order
 
 __all__ = [
@@ -620,9 +620,10 @@ _RESULTS_NOT_FIRST = FACTS["results_not_first"]
 
 def _results_first(ctx: Context) -> Iterator[Finding]:
     """The findings of Anthropic block orders with a result after another block."""
-    roles = ctx.index.roles
-    for i, message in enumerate(ctx.messages):
-        if i and roles[i] == "user" and roles[i - 1] == "tool" and results_not_first(message):
+    messages = ctx.messages
+    for i in users_after_tool(ctx.index):
+        message = messages[i]
+        if results_not_first(message):
             yield Finding(
                 Action.MOVE,
                 i,
