@@ -736,8 +736,11 @@ def users_after_tool(index: HistoryIndex) -> Iterator[int]:
     says when there is none: half the cost of looking after every tool message."""
     text = "\n".join(index.roles)  # the roles are the four names, none a part of another
     at = text.find(_TOOL_THEN_USER)
+    counted = line = 0  # the line count up to ``counted``: each stretch of text counted once
     while at >= 0:
-        yield text.count("\n", 0, at) + 1
+        line += text.count("\n", counted, at)
+        counted = at
+        yield line + 1
         at = text.find(_TOOL_THEN_USER, at + 1)
 
 
