@@ -395,7 +395,7 @@ def load_messages(data: str | bytes | bytearray | Iterable[Any]) -> list[ModelMe
                 raise InputError(f"not valid JSON ({exc})") from None
             except RecursionError:
                 raise InputError("JSON nested too deeply to read") from None
-            return _validate(raw)
+            return _refuse_foreign(_validate(raw))
         if isinstance(data, Mapping):
             raise InputError(
                 "expected a list of messages, got a single object"

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import messages_to_dict
 
-from heal import InputError, heal_messages, load_messages, validate_messages
+from heal import InputError, heal_json, heal_messages, load_messages, validate_messages
 from heal._detect import detect_format
 from heal._formats import healer, native_input, resolve_format
 from heal.adapters import anthropic, gemini, langchain, openai_chat, openai_responses, pydantic_ai
@@ -128,6 +128,24 @@ def test_openai_chat_call_is_not_healed_away() -> None:
     _, history, _, _ = FOREIGN[0]
     with pytest.raises(InputError, match=r"heal_openai_chat"):
         heal_messages(history)
+
+
+@pytest.mark.parametrize(
+    ("history", "path"),
+    [pytest.param(h, p, id=case) for case, h, _, p in FOREIGN],
+)
+def test_foreign_message_in_text_with_a_lone_surrogate_is_refused(
+    history: list[dict[str, Any]], path: str
+) -> None:
+    # A lone surrogate escape (which the lone-surrogate rule mends) sends JSON text down the
+    # slow reader; it refused another format's messages only when the text was clean, and
+    # heal_json then removed the OpenAI Chat call as an empty message.
+    text = json.dumps([{"role": "user", "content": "hi \udc80"}, *history])
+    shifted = f"messages[{int(path[9:-1]) + 1}]"
+    for read in (load_messages, heal_json):
+        with pytest.raises(InputError) as err:
+            read(text)
+        assert err.value.path == shifted
 
 
 def test_unknown_keys_of_no_format_still_load() -> None:
