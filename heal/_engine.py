@@ -52,6 +52,7 @@ from heal.rules._base import (
     DropPart,
     Edit,
     Finding,
+    RenamedId,
     SetMessage,
     SetPart,
 )
@@ -476,7 +477,7 @@ def _run(
                 if guards and not rule.edits_protected and ctx.protected:
                     _check_unprotected(rule, ctx.protected, edits)
                 work, origin, runs = _apply(work, origin, edits)
-                index = index.after_edit(work, runs)
+                index = index.after_edit(work, runs, _swapped(edits))
                 ctx = _context(work, index, plan, target, messages)
                 unchanged_for = 0
         k = k + 1 if k + 1 < n_steps else 0
@@ -484,6 +485,17 @@ def _run(
         if kept:
             repairs.extend(kept)
     return (messages if work is messages else work), tuple(repairs)
+
+
+def _swapped(edits: list[Edit]) -> list[tuple[int, int, Part]] | None:
+    """The place and new part of each tool-call id ``edits`` rename, when renaming ids is all
+    they do (the index is then updated without a scan); else None."""
+    places = []
+    for e in edits:
+        if type(e) is not RenamedId:
+            return None
+        places.append((e.message, e.part, e.new))
+    return places
 
 
 def _check_unprotected(rule: Rule, protected: frozenset[int], edits: Iterable[Edit]) -> None:
@@ -531,7 +543,9 @@ class _Origin:
         if locs is not None:
             return locs
         mi = self.msgs[m]
-        return tuple((mi, p) if mi is not None else None for p in range(count))
+        if mi is None:
+            return (None,) * count
+        return tuple([(mi, p) for p in range(count)])
 
     def repair(self, rule: Rule, f: Finding, action: Action) -> Repair:
         message_index: int | None = None
@@ -835,8 +849,25 @@ def _edited_parts(
             if p < n:
                 replaced[p] = part
         return tuple(replaced), locs
-    parts: list[Part] = []
-    part_locs: list[_Loc | None] = []
+    if sets is None and drops is None and adds is not None and min(adds) >= 0:
+        # Insertions alone (an empty reasoning part before a DeepSeek call): the parts between
+        # them are carried over in slices.
+        parts: list[Part] = []
+        part_locs: list[_Loc | None] = []
+        at = 0
+        for before in sorted(adds):
+            to = min(before, n)
+            parts += content[at:to]
+            part_locs += locs[at:to]
+            added = adds[before]
+            parts += added
+            part_locs += [moved.get(id(new)) for new in added]
+            at = to
+        parts += content[at:]
+        part_locs += locs[at:]
+        return tuple(parts), tuple(part_locs)
+    parts = []
+    part_locs = []
     for p, part in enumerate(content):
         if adds is not None and p in adds:
             added = adds[p]

@@ -324,10 +324,12 @@ def test_a_clean_history_costs_one_index_whatever_the_registry(
         builds += 1
         return real(messages)
 
-    def counting_after_edit(self: HistoryIndex, messages: Any, kept: Any) -> HistoryIndex:
+    def counting_after_edit(
+        self: HistoryIndex, messages: Any, kept: Any, renamed: Any = None
+    ) -> HistoryIndex:
         nonlocal builds
         builds += 1
-        return after_edit(self, messages, kept)
+        return after_edit(self, messages, kept, renamed)
 
     monkeypatch.setattr(engine, "HistoryIndex", counting)
     monkeypatch.setattr(HistoryIndex, "after_edit", counting_after_edit)

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from heal import dump_messages, heal_messages, load_messages
+from heal.rules._base import RenamedId
 from heal.rules._index import HistoryIndex
 from tests.strategies import histories
 from tests.test_cases import CASES
@@ -182,8 +183,8 @@ def _checking_edits(patch: pytest.MonkeyPatch) -> list[int]:
     done: list[int] = []
     after_edit = HistoryIndex.after_edit
 
-    def checked(self: HistoryIndex, messages: Any, kept: Any) -> HistoryIndex:
-        got = after_edit(self, messages, kept)
+    def checked(self: HistoryIndex, messages: Any, kept: Any, renamed: Any = None) -> HistoryIndex:
+        got = after_edit(self, messages, kept, renamed)
         assert _exact(got) == _exact(HistoryIndex(messages))
         done.append(1)
         return got
@@ -243,3 +244,86 @@ def test_users_after_tool_are_found_by_one_search(roles: list[str]) -> None:
     index: Any = SimpleNamespace(roles=roles)
     expected = [i for i in range(1, len(roles)) if roles[i - 1] == "tool" and roles[i] == "user"]
     assert list(users_after_tool(index)) == expected
+
+
+def _call(call_id: str, tool_input: Any) -> dict[str, Any]:
+    return {"type": "tool-call", "toolCallId": call_id, "toolName": "f", "input": tool_input}
+
+
+def _result(call_id: str) -> dict[str, Any]:
+    output = {"type": "text", "value": "ok"}
+    return {"type": "tool-result", "toolCallId": call_id, "toolName": "f", "output": output}
+
+
+def _renamed(messages: list[Any], places: list[tuple[int, int]], new_id: str) -> Any:
+    """``messages`` with the parts at ``places`` renamed to ``new_id``, as the engine applies
+    :class:`RenamedId` edits, and the renames as the engine passes them to the index."""
+    out = list(messages)
+    renamed = []
+    for m, p in places:
+        edit = RenamedId.of(m, p, out[m].content[p], new_id)
+        content = list(out[m].content)
+        content[p] = edit.new
+        out[m] = out[m].model_copy(update={"content": tuple(content)})
+        renamed.append((m, p, edit.new))
+    return out, renamed
+
+
+def test_renamed_ids_are_indexed_without_a_scan() -> None:
+    messages = load_messages(
+        [
+            {"role": "user", "content": "go"},
+            {"role": "assistant", "content": [_call("call.1", {}), _call("call.2", "raw")]},
+            {"role": "tool", "content": [_result("call.1"), _result("call.2")]},
+        ]
+    )
+    index = HistoryIndex(messages)
+    assert index.paired
+    scans: list[int] = []
+    scan = HistoryIndex._scan
+
+    def counting(self: HistoryIndex, scanned: Any) -> Any:
+        scans.append(len(scanned))
+        return scan(self, scanned)
+
+    # A call renamed and one of its results not: no longer paired. One part object sitting
+    # in two places, renamed in one: the other keeps its id (renames go by place).
+    shared = messages[1].content[0]
+    twice = [*messages[:2], messages[2].model_copy(update={"content": (shared,)})]
+    for history, places in (
+        (messages, [(1, 0), (1, 1), (2, 1)]),
+        (messages, [(1, 1)]),
+        (twice, [(1, 0)]),
+    ):
+        old = HistoryIndex(history)
+        edited, renamed = _renamed(history, places, "x")
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(HistoryIndex, "_scan", counting)
+            got = old.after_edit(edited, [], renamed)
+        assert not scans
+        assert _exact(got) == _exact(HistoryIndex(edited))
+    assert not HistoryIndex(_renamed(messages, [(1, 0)], "x")[0]).paired
+
+
+def test_histories_moved_to_mistral_are_indexed_without_a_scan_after_the_renames() -> None:
+    messages = load_messages(
+        [
+            {"role": "user", "content": "go"},
+            {"role": "assistant", "content": [_call("call_1", {})]},
+            {"role": "tool", "content": [_result("call_1")]},
+        ]
+    )
+    scans: list[int] = []
+    scan = HistoryIndex._scan
+
+    def counting(self: HistoryIndex, scanned: Any) -> Any:
+        scans.append(len(scanned))
+        return scan(self, scanned)
+
+    with pytest.MonkeyPatch.context() as patch:
+        _checking_edits(patch)
+        patch.setattr(HistoryIndex, "_scan", counting)
+        healed = heal_messages(messages, provider="mistral")
+    assert [r.rule for r in healed.repairs] == ["mistral-tool-call-id"] * 2
+    # The scans: the history, then each index the check compares with; none after the edit.
+    assert scans == [3, 3]

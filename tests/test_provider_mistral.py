@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
+import string
 from collections.abc import Iterator
 from typing import Any
 
@@ -39,6 +41,34 @@ def test_generated_ids_satisfy_the_mistral_profile() -> None:
         assert profile.accepts_tool_call_id(new)
         assert new == mistral_tool_call_id(source)  # deterministic
         assert new != mistral_tool_call_id(source, 1)
+
+
+@pytest.mark.parametrize(
+    ("source", "attempt", "expected"),
+    [
+        ("call_1", 0, "8CWErRCEs"),
+        ("toolu_01ABC", 0, "5O959dAo8"),
+        ("", 0, "QPZlouDi4"),
+        ("\u00e9", 0, "8E2ylcjlD"),
+        ("call_1", 1, "NinAPsP1A"),
+        ("x" * 500, 3, "cQd6H9sw3"),
+        ("\udc80", 0, "NaHdEWgBX"),
+    ],
+)
+def test_generated_ids_never_change(source: str, attempt: int, expected: str) -> None:
+    # A stored history healed by one version and sent again by the next must get the same ids;
+    # these are the ids heal has always given (64 bits of blake2s, nine base62 digits, least
+    # significant first).
+    assert mistral_tool_call_id(source, attempt) == expected
+    text = source if attempt == 0 else f"{source}\x00{attempt}"
+    raw = hashlib.blake2s(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    value = int.from_bytes(raw, "big")
+    alphabet = string.digits + string.ascii_uppercase + string.ascii_lowercase
+    spelled = ""
+    for _ in range(9):
+        value, digit = divmod(value, 62)
+        spelled += alphabet[digit]
+    assert spelled == expected
 
 
 def _call(cid: str) -> dict[str, Any]:

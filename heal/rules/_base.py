@@ -18,14 +18,23 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 
+from heal._construct import replaced
 from heal.repairs import Action, Scope
 from heal.rules._index import FACTS, TRIGGER_LISTS
 
 if TYPE_CHECKING:
-    from heal.messages import ModelMessage, Part
+    from heal.messages import (
+        ModelMessage,
+        Part,
+        ToolApprovalRequest,
+        ToolCallPart,
+        ToolResultPart,
+    )
     from heal.providers import ProviderId, ProviderProfile
     from heal.rules._index import HistoryIndex
     from heal.targets import Target
+
+    IdPart: TypeAlias = ToolCallPart | ToolResultPart | ToolApprovalRequest
 
 __all__ = [
     "AddMessage",
@@ -40,6 +49,7 @@ __all__ = [
     "NEEDS",
     "Rejection",
     "RejectionPattern",
+    "RenamedId",
     "Rule",
     "SetMessage",
     "SetPart",
@@ -62,6 +72,18 @@ class SetPart:
     message: int
     part: int
     new: Part
+
+
+@dataclass(slots=True)
+class RenamedId(SetPart):
+    """A :class:`SetPart` whose new part is the old one with another ``tool_call_id``, and
+    nothing else changed: the engine then updates its index without scanning the edited
+    messages. Made by :meth:`of`, which makes the part, so that this holds."""
+
+    @classmethod
+    def of(cls, message: int, part: int, old: IdPart, tool_call_id: str) -> RenamedId:
+        """Rename part ``part`` (``old``) of message ``message`` to ``tool_call_id``."""
+        return cls(message, part, replaced(old, {"tool_call_id": tool_call_id}))
 
 
 @dataclass(slots=True)

@@ -46,6 +46,7 @@ from heal.messages import (
     ImagePart,
     JsonOutput,
     ModelMessage,
+    Part,
     ReasoningPart,
     TextOutput,
     TextPart,
@@ -244,7 +245,10 @@ class HistoryIndex:
         self._held = None
 
     def after_edit(
-        self, messages: Sequence[ModelMessage], kept: Sequence[tuple[int, int, int]]
+        self,
+        messages: Sequence[ModelMessage],
+        kept: Sequence[tuple[int, int, int]],
+        renamed: Sequence[tuple[int, int, Part]] | None = None,
     ) -> HistoryIndex:
         """The index of ``messages``, which an edit made from the history indexed here, equal
         to ``HistoryIndex(messages)`` (``tests/test_index.py`` compares the two after every
@@ -259,7 +263,12 @@ class HistoryIndex:
 
         What depends on the whole history is computed anew, when asked: the pairing verdict and
         view, the calls by message.
+
+        ``renamed`` (optional) lists ``(message, part, new part)`` for each part the edit gave
+        a new tool-call id, when it did nothing else (see :meth:`_after_renames`).
         """
+        if renamed is not None:
+            return self._after_renames(messages, renamed)
         n = len(messages)
         if _rescan(n, kept):
             return HistoryIndex(messages)
@@ -563,6 +572,48 @@ class HistoryIndex:
         need (``Rule.needs``); each rule declares that it finds nothing without one of them, so
         a clean verdict means no rule of the plan would find anything."""
         return lists.isdisjoint(self.present) and not self.holds(facts, target, profile)
+
+    def _after_renames(
+        self, messages: Sequence[ModelMessage], renamed: Sequence[tuple[int, int, Part]]
+    ) -> HistoryIndex:
+        """The index of ``messages``, made from this one without a scan, when the edit only gave
+        parts new tool-call ids (a history moved to Mistral renames every id; a foreign id
+        format renames many); ``renamed`` lists each ``(message, part, new part)``.
+
+        The engine passes them only for edits of :class:`~heal.rules._base.RenamedId` alone,
+        whose new part differs from the old in its ``tool_call_id`` alone, by construction.
+        Then the facts of every part stay as they are but for the references to the parts
+        renamed and the call ids; the pairing verdict is left to be computed when asked (the
+        new ids may pair otherwise).
+        """
+        new_part = {(m, p): new for m, p, new in renamed}
+        get = new_part.get
+        new_index = HistoryIndex.__new__(HistoryIndex)
+        new_index.messages = messages
+        new_index.roles = self.roles
+        new_index.strings = self.strings
+        new_index.empty = self.empty
+        new_index.texts = self.texts
+        new_index.texts_after_calls = self.texts_after_calls
+        new_index.calls = calls = _swapped_refs(self.calls, get)
+        new_index.call_ids = [ref[2].tool_call_id for ref in calls]
+        new_index.tool_names = self.tool_names
+        new_index.unusual_inputs = _swapped_refs(self.unusual_inputs, get)
+        new_index.results = _swapped_refs(self.results, get)
+        new_index.outputs = _swapped_refs(self.outputs, get)
+        new_index.content_outputs = _swapped_refs(self.content_outputs, get)
+        new_index.reasoning = self.reasoning
+        new_index.requests = _swapped_refs(self.requests, get)
+        new_index.responses = self.responses
+        new_index.files = self.files
+        new_index.images = self.images
+        new_index.present = self.present
+        new_index._executed = self._executed
+        new_index._paired = None
+        new_index._pairing = None
+        new_index._calls_by_message = None
+        new_index._held = None
+        return new_index
 
     def holds(self, facts: Sequence[Fact], target: Target, profile: ProviderProfile) -> bool:
         """Whether one of ``facts`` holds, for the target. Each fact is computed once per
@@ -914,6 +965,24 @@ _RUN_SPAN = 6
 scans the whole history instead. Measured on the benchmark corpus, every message after each run
 of L changed: the runs cost 2.3x a scan at L = 1, as much at L = 4 or 5, 0.7x at L = 8, 0.2x
 at L = 64 (an orphan call in every turn gives the same figures)."""
+
+
+_R = TypeVar("_R", bound=tuple[int, int, object])
+
+
+def _swapped_refs(refs: list[_R], new_part: Callable[[tuple[int, int]], object | None]) -> list[_R]:
+    """``refs`` with each part ``new_part`` gives a replacement for (by its place) replaced by
+    it; ``refs`` itself when none is (an index's lists are never changed)."""
+    out: list[_R] | None = None
+    i = -1
+    for ref in refs:
+        i += 1
+        new = new_part((ref[0], ref[1]))
+        if new is not None:
+            if out is None:
+                out = refs.copy()
+            out[i] = (ref[0], ref[1], new)  # type: ignore[assignment]
+    return refs if out is None else out
 
 
 def _rescan(n: int, kept: Sequence[tuple[int, int, int]]) -> bool:

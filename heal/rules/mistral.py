@@ -23,8 +23,9 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Iterator
+from hashlib import blake2s
+from operator import itemgetter
 
-from heal._construct import replaced
 from heal.messages import AssistantMessage, ToolApprovalRequest, ToolCallPart, ToolResultPart
 from heal.repairs import Action, Scope
 from heal.rules import _errors as err
@@ -35,11 +36,10 @@ from heal.rules._base import (
     Example,
     Finding,
     Rejection,
+    RenamedId,
     Rule,
-    SetPart,
 )
 from heal.rules._index import users_after_tool
-from heal.rules._naming import digest
 from heal.rules._options import SYNTHESIZED
 
 __all__ = [
@@ -61,20 +61,32 @@ Mistral (opencode's choice; avante writes "Ok, I understand."). Short and neutra
 nothing about the tool results, which the model has just read."""
 
 _BRIDGE = AssistantMessage(content=BRIDGE_TEXT, provider_options=SYNTHESIZED)
+_BRIDGE_JSON = _BRIDGE.model_dump(mode="json", exclude_unset=True)
+"""Its record form, dumped once (the engine copies JSON data for each record)."""
 
 _IdPart = ToolCallPart | ToolResultPart | ToolApprovalRequest
 
 
 def mistral_tool_call_id(tool_call_id: str, attempt: int = 0) -> str:
     """The nine-character base62 id heal gives ``tool_call_id`` for Mistral (deterministic: a
-    digest of the id; ``attempt`` > 0 salts it after a collision)."""
+    digest of the id; ``attempt`` > 0 salts it after a collision).
+
+    The digits are those of the digest's first 64 bits (every one of the nine is uniform),
+    least significant first, written two at a time: a history moved to Mistral renames every
+    id, and this is most of the rule's own cost."""
     text = tool_call_id if attempt == 0 else f"{tool_call_id}\x00{attempt}"
-    value = int(digest(text, 8), 16)  # 64 bits: every one of the 9 base62 digits is uniform
-    out = []
-    for _ in range(MISTRAL_ID_LENGTH):
-        value, r = divmod(value, 62)
-        out.append(_BASE62[r])
-    return "".join(out)
+    raw = blake2s(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    value = int.from_bytes(raw, "big")
+    value, a = divmod(value, _PAIR_BASE)
+    value, b = divmod(value, _PAIR_BASE)
+    value, c = divmod(value, _PAIR_BASE)
+    value, d = divmod(value, _PAIR_BASE)
+    return _PAIRS[a] + _PAIRS[b] + _PAIRS[c] + _PAIRS[d] + _BASE62[value % 62]
+
+
+_PAIR_BASE = 62 * 62
+_PAIRS = tuple(low + high for high in _BASE62 for low in _BASE62)
+"""Two base62 digits, least significant first, for each value below 62²."""
 
 
 class MistralToolCallId(Rule):
@@ -137,13 +149,17 @@ class MistralToolCallId(Rule):
         refs: list[tuple[int, int, _IdPart]] = [*index.calls, *index.results, *index.requests]
         if not refs:
             return
-        ids = {ref[2].tool_call_id for ref in refs}
         fits = _MISTRAL_ID.fullmatch
-        if all(fits(tid) for tid in ids):
+        used: set[str] = set()
+        foreign: set[str] = set()
+        for ref in refs:
+            tid = ref[2].tool_call_id
+            if tid not in used and tid not in foreign:
+                (used if fits(tid) else foreign).add(tid)
+        if not foreign:
             return
-        used = {tid for tid in ids if fits(tid)}
         mapping: dict[str, str] = {}
-        for old in sorted(ids - used):  # sorted: the result does not depend on history order
+        for old in sorted(foreign):  # sorted: the result does not depend on history order
             attempt = 0
             new = mistral_tool_call_id(old)
             while new in used:
@@ -151,7 +167,7 @@ class MistralToolCallId(Rule):
                 new = mistral_tool_call_id(old, attempt)
             used.add(new)
             mapping[old] = new
-        refs.sort(key=lambda ref: (ref[0], ref[1]))
+        refs.sort(key=_place)
         for m, p, part in refs:
             old = part.tool_call_id
             new_id = mapping.get(old)
@@ -162,11 +178,15 @@ class MistralToolCallId(Rule):
                 m,
                 p,
                 f"{part.type} id {old!r} is not 9 letters and digits; now {new_id!r}",
-                edits=(SetPart(m, p, replaced(part, {"tool_call_id": new_id})),),
-                tool_call_id=old,
-                removed={"toolCallId": old},
-                added={"toolCallId": new_id},
+                (RenamedId.of(m, p, part, new_id),),
+                old,
+                {"toolCallId": old},
+                {"toolCallId": new_id},
             )
+
+
+_place = itemgetter(0, 1)
+"""A reference's place in the history: (message, part)."""
 
 
 class MistralUserAfterTool(Rule):
@@ -229,6 +249,6 @@ class MistralUserAfterTool(Rule):
                     "user message right after a tool message; added an assistant message "
                     f"{BRIDGE_TEXT!r} between them",
                     edits=(AddMessage(i, _BRIDGE),),
-                    added=_BRIDGE,
+                    added=_BRIDGE_JSON,
                     anchor=i,
                 )

@@ -21,7 +21,16 @@ from heal.messages import (
 )
 from heal.repairs import Action
 from heal.rules import _errors as err
-from heal.rules._base import Context, DropPart, Example, Finding, Rejection, Rule, SetPart
+from heal.rules._base import (
+    Context,
+    DropPart,
+    Example,
+    Finding,
+    Rejection,
+    RenamedId,
+    Rule,
+    SetPart,
+)
 from heal.rules._naming import rename_all
 
 __all__ = ["DuplicateToolCallId", "InvalidToolCallId", "InvalidToolInput", "InvalidToolName"]
@@ -40,14 +49,12 @@ def _id_parts(ctx: Context) -> Iterator[tuple[int, int, _IdPart]]:
 def _retarget(refs: Iterable[tuple[int, int, _IdPart]], new_id: str, why: str) -> Iterator[Finding]:
     for m, p, part in refs:
         old = part.tool_call_id
-        new = replaced(part, {"tool_call_id": new_id})
-        kind = part.type
         yield Finding(
             Action.REPLACE,
             m,
             p,
-            f"{kind} id {old!r} {why}; now {new_id!r}",
-            edits=(SetPart(m, p, new),),
+            f"{part.type} id {old!r} {why}; now {new_id!r}",
+            edits=(RenamedId.of(m, p, part, new_id),),
             tool_call_id=old,
             removed={"toolCallId": old},
             added={"toolCallId": new_id},
