@@ -203,11 +203,16 @@ def _main(argv: list[str] | None) -> int:
     print(f"load average before: {_load()}")
     for provider in providers:
         label = provider or "none"
+        row = f"heal, loaded models, corpus, provider={label}"
         record(
-            f"heal, loaded models, corpus, provider={label}",
-            n_corpus,
-            _median_seconds(partial(_each, heal_messages, loaded, provider), runs),
+            row, n_corpus, _median_seconds(partial(_each, heal_messages, loaded, provider), runs)
         )
+        unpacked = results.get("heal, loaded models, corpus, provider=none")
+        if provider is not None and unpacked:
+            # Issue "Speed": every pack within 3x of the shared rules alone.
+            over = unpacked / results[row]
+            results[f"pack_over_none_{label}"] = round(over, 2)
+            print(f"  {label} over none: {over:.2f}x{'' if over <= 3 else '  (target: 3x)'}")
         record(
             f"validate, loaded models, corpus, provider={label}",
             n_corpus,
@@ -267,7 +272,8 @@ def _main(argv: list[str] | None) -> int:
             results[f"{ratio_key}_{label}"] = round(ratio, 2)
             print(
                 f"scaling, provider={label}: {what}, 80,000 vs 8,000 messages: "
-                f"{t_large:.3f} s / {t_small:.3f} s = {ratio:.2f} (linear is about 10)",
+                f"{t_large:.3f} s / {t_small:.3f} s = {ratio:.2f} (linear is about 10)"
+                + ("" if ratio <= 11 else "  (target: 11)"),
                 flush=True,
             )
     results["load_after"] = os.getloadavg()

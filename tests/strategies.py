@@ -164,7 +164,9 @@ def text_part(draw: st.DrawFn) -> dict[str, Any]:
 
 def image_part(draw: st.DrawFn) -> dict[str, Any]:
     # Base64 data starts with a real PNG or JPEG signature, so providers can tell its type.
-    image = draw(st.sampled_from(("https://example.com/cat.png", "iVBORw0KGgo=", "/9j/4AAQSkZJRg==")))
+    image = draw(
+        st.sampled_from(("https://example.com/cat.png", "iVBORw0KGgo=", "/9j/4AAQSkZJRg=="))
+    )
     return _with_optional(
         draw,
         {"type": "image", "image": image},
