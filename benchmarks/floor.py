@@ -1,6 +1,6 @@
 """How close heal runs to the cost of merely reading the history: where its time goes on the corpus.
 
-    python -m benchmarks.floor            # about half a minute
+    python -m benchmarks.floor            # about a minute
     python -m benchmarks.floor --runs 11
 
 Each line is a median over ``--runs`` passes over the benchmark corpus (1,000 conversations x 50
@@ -12,7 +12,10 @@ messages, 10% broken), as messages per second, with its time relative to the fir
 * index: build the :class:`~heal.rules._index.HistoryIndex`, the one scan heal makes of a clean
   history;
 * heal: ``heal_messages(history)``, shared rules only, as ``benchmarks.run`` measures it;
-* heal, clean only / broken only: the same, over the clean and the broken conversations apart.
+* heal, clean only / broken only: the same, over the clean and the broken conversations apart;
+* heal for Mistral, and the least a heal for Mistral can do here (every id of this corpus is
+  foreign to Mistral, so every part that carries one is renamed): index, map the ids, copy each
+  renamed part and each message holding one, make each record; nothing else.
 
 On a clean conversation heal costs about one index and a few microseconds of rule checks; a
 broken one costs an index per pass that changed something, plus the repair. The ratios tell
@@ -28,8 +31,11 @@ from functools import partial
 from benchmarks.corpus import corpus
 from benchmarks.run import _median_seconds
 from heal import heal_messages, load_messages
-from heal.messages import ModelMessage, TextOutput, TextPart, ToolCallPart, ToolResultPart
+from heal._construct import construct_complete, replaced
+from heal.messages import ModelMessage, Part, TextOutput, TextPart, ToolCallPart, ToolResultPart
+from heal.repairs import Action, Repair, Scope
 from heal.rules._index import HistoryIndex
+from heal.rules.mistral import _MISTRAL_ID, mistral_tool_call_id
 
 History = Sequence[ModelMessage]
 
@@ -75,6 +81,63 @@ def heal(histories: list[History]) -> None:
         heal_messages(history)
 
 
+def heal_mistral(histories: list[History]) -> None:
+    for history in histories:
+        heal_messages(history, provider="mistral")
+
+
+_RECORD_FIELDS = set(Repair.model_fields)
+
+
+def renames_alone(histories: list[History]) -> list[tuple[list[ModelMessage], list[Repair]]]:
+    """The least a heal for Mistral can do on this corpus, whose ids are all foreign to it: one
+    scan; each foreign id mapped to a Mistral id; each part that carries one copied with the
+    new id, each message holding such parts copied once, and a record made for each part as
+    the engine makes them (without validation). No other rule, no second index, no check.
+    Returns each healed history and its records (a test holds them to heal's)."""
+    fits = _MISTRAL_ID.fullmatch
+    healed: list[tuple[list[ModelMessage], list[Repair]]] = []
+    for history in histories:
+        index = HistoryIndex(history)
+        refs: list[tuple[int, int, ToolCallPart | ToolResultPart]] = [*index.calls, *index.results]
+        mapping: dict[str, str] = {}
+        for _, _, part in refs:
+            tid = part.tool_call_id
+            if tid not in mapping and not fits(tid):
+                mapping[tid] = ""
+        for tid in sorted(mapping):
+            mapping[tid] = mistral_tool_call_id(tid)
+        out = list(history)
+        records: list[Repair] = []
+        by_message: dict[int, dict[int, Part]] = {}
+        for m, p, part in refs:
+            old = part.tool_call_id
+            new = mapping.get(old)
+            if new is None:
+                continue
+            by_message.setdefault(m, {})[p] = replaced(part, {"tool_call_id": new})
+            values = {
+                "rule": "mistral-tool-call-id",
+                "action": Action.REPLACE,
+                "message_index": m,
+                "part_index": p,
+                "anchor_index": None,
+                "tool_call_id": old,
+                "reason": f"{part.type} id {old!r} is not 9 letters and digits; now {new!r}",
+                "removed": {"toolCallId": old},
+                "added": {"toolCallId": new},
+                "scope": Scope.REQUEST,
+            }
+            records.append(construct_complete(Repair, _RECORD_FIELDS, values))
+        for m, parts in by_message.items():
+            content = list(out[m].content)
+            for p, new_part in parts.items():
+                content[p] = new_part
+            out[m] = replaced(out[m], {"content": tuple(content)})
+        healed.append((out, records))
+    return healed
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
@@ -98,6 +161,8 @@ def main(argv: list[str] | None = None) -> int:
         ("heal_messages, provider=None", heal, loaded),
         ("heal_messages, clean conversations only", heal, clean),
         ("heal_messages, broken conversations only", heal, broken),
+        ("heal_messages, provider=mistral", heal_mistral, loaded),
+        ("renames alone: the floor for provider=mistral", renames_alone, loaded),
     ):
         seconds = _median_seconds(partial(work, histories), args.runs)
         messages = sum(map(len, histories))

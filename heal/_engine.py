@@ -12,10 +12,11 @@ Contract (tested by property tests):
 Each pass indexes the history once; a rule that changes something triggers a re-index before the
 next rule, so every rule sees a consistent history (from the previous index and the messages the
 edit changed, :meth:`~heal.rules._index.HistoryIndex.after_edit`; from the previous index alone
-when the edit only renamed tool-call ids, :class:`~heal.rules._base.RenamedId`). A rule is called only when
-what it needs holds (``Rule.needs``, or its triggers); when nothing that any rule of the plan
-needs holds (the clean verdict, :meth:`~heal.rules._index.HistoryIndex.clean`), no rule runs:
-a clean history costs one index and the few facts the plan asks.
+when the edit only renamed tool-call ids, :class:`~heal.rules._base.RenamedId`). A rule is
+called only when what it needs holds (``Rule.needs``, or its triggers); when nothing that any
+rule of the plan needs holds (the clean verdict,
+:meth:`~heal.rules._index.HistoryIndex.clean`), no rule runs: a clean history costs one index
+and the few facts the plan asks.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The benchmark corpus's second shape, and the peers benchmark end to end on a tiny corpus.
+"""The benchmark corpus's second shape, the peers benchmark end to end on a tiny corpus, and the
+Mistral floor healing as heal does.
 
 Nothing here is timed: speed is measured by ``python -m benchmarks.run`` and
 ``python -m benchmarks.peers``, never asserted in tests.
@@ -13,7 +14,7 @@ import pytest
 
 from benchmarks import peers
 from benchmarks.corpus import ORIGINS, corpus
-from heal import PROVIDERS, heal_messages
+from heal import PROVIDERS, Repair, dump_messages, heal_messages, load_messages
 
 SIGNATURE_KEYS = {
     "anthropic": "signature",
@@ -95,3 +96,24 @@ def test_scaling_times_the_two_sizes_in_turns(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(run, "heal_messages", lambda history, provider: seen.append(history[0]))
     run._scaling(["small"], ["large"], None, 3)
     assert seen == ["small", "large"] * 3
+
+
+def test_the_mistral_floor_does_what_heal_does_for_mistral() -> None:
+    # benchmarks.floor times "renames alone" as the least a heal for Mistral can do: it must
+    # heal as heal does (same messages, same records) wherever renaming ids is all it takes.
+    from benchmarks.floor import renames_alone
+
+    histories = [load_messages(h) for h in corpus(conversations=40, length=50, broken=0.1)]
+    compared = 0
+    for history, (messages, records) in zip(histories, renames_alone(histories), strict=True):
+        result = heal_messages(history, provider="mistral")
+        if {r.rule for r in result.repairs} != {"mistral-tool-call-id"}:
+            continue
+        assert dump_messages(messages) == dump_messages(result.messages)
+        assert sorted(records, key=_place) == sorted(result.repairs, key=_place)
+        compared += 1
+    assert compared > 20
+
+
+def _place(record: Repair) -> tuple[int, int]:
+    return (record.message_index or 0, record.part_index or 0)

@@ -605,3 +605,65 @@ def test_a_message_with_new_content_is_pydantics_copy(history: Any) -> None:
         )
         assert got.__pydantic_private__ == want.__pydantic_private__
         assert dump_messages([got]) == dump_messages([want])
+
+
+class _Text(str):
+    pass
+
+
+class _Mapping(dict):  # type: ignore[type-arg]
+    pass
+
+
+_STRINGS = st.text(alphabet=st.sampled_from(["a", "é", "\udc80", "\ud83d", "\\"]), max_size=4)
+_SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=False),
+    _STRINGS,
+    _STRINGS.map(_Text),
+)
+_RECORD_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.lists(inner, max_size=3).map(tuple),
+        st.dictionaries(st.one_of(_STRINGS, _STRINGS.map(_Text)), inner, max_size=3),
+        st.dictionaries(_STRINGS, inner, max_size=3).map(_Mapping),
+    ),
+    max_leaves=12,
+)
+
+
+def _escaped_by_definition(value: Any) -> Any:
+    if isinstance(value, str):
+        if not any("\ud800" <= c <= "\udfff" for c in value):
+            return value
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, dict):
+        return {_escaped_by_definition(k): _escaped_by_definition(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_escaped_by_definition(v) for v in value]
+    return value
+
+
+@given(_RECORD_VALUES)
+def test_record_values_are_copied_with_lone_surrogates_escaped(value: Any) -> None:
+    # The engine's copy of what a record keeps: new containers (lists for tuples), every lone
+    # surrogate escaped, every other value the very object given.
+    from heal._engine import _escaped
+
+    got = _escaped(value)
+    expected = _escaped_by_definition(value)
+    assert repr(got) == repr(expected)
+    assert _shape(got) == _shape(expected)
+
+
+def _shape(value: Any) -> Any:
+    """The classes and, for values kept as they are, the identities in ``value``."""
+    if isinstance(value, dict):
+        return ("dict", [(_shape(k), _shape(v)) for k, v in value.items()])
+    if isinstance(value, list):
+        return ("list", [_shape(v) for v in value])
+    return (type(value).__name__, id(value) if type(value) is _Text else None)
