@@ -8,6 +8,7 @@ Nothing here is timed: speed is measured by ``python -m benchmarks.run`` and
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ import pytest
 from benchmarks import peers
 from benchmarks.corpus import ORIGINS, corpus
 from heal import PROVIDERS, Repair, dump_messages, heal_messages, load_messages
+from heal.messages import ModelMessage
 
 SIGNATURE_KEYS = {
     "anthropic": "signature",
@@ -103,7 +105,9 @@ def test_the_mistral_floor_does_what_heal_does_for_mistral() -> None:
     # heal as heal does (same messages, same records) wherever renaming ids is all it takes.
     from benchmarks.floor import renames_alone
 
-    histories = [load_messages(h) for h in corpus(conversations=40, length=50, broken=0.1)]
+    histories: list[Sequence[ModelMessage]] = [
+        load_messages(h) for h in corpus(conversations=40, length=50, broken=0.1)
+    ]
     compared = 0
     for history, (messages, records) in zip(histories, renames_alone(histories), strict=True):
         result = heal_messages(history, provider="mistral")

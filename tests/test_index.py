@@ -16,8 +16,9 @@ from tests.strategies import histories
 from tests.test_cases import CASES
 
 
-def _call(cid: str) -> dict[str, Any]:
-    return {"type": "tool-call", "toolCallId": cid, "toolName": "f", "input": {}}
+def _call(cid: str, tool_input: Any = None) -> dict[str, Any]:
+    input_ = {} if tool_input is None else tool_input
+    return {"type": "tool-call", "toolCallId": cid, "toolName": "f", "input": input_}
 
 
 def _result(cid: str) -> dict[str, Any]:
@@ -246,15 +247,6 @@ def test_users_after_tool_are_found_by_one_search(roles: list[str]) -> None:
     assert list(users_after_tool(index)) == expected
 
 
-def _call(call_id: str, tool_input: Any) -> dict[str, Any]:
-    return {"type": "tool-call", "toolCallId": call_id, "toolName": "f", "input": tool_input}
-
-
-def _result(call_id: str) -> dict[str, Any]:
-    output = {"type": "text", "value": "ok"}
-    return {"type": "tool-result", "toolCallId": call_id, "toolName": "f", "output": output}
-
-
 def _renamed(messages: list[Any], places: list[tuple[int, int]], new_id: str) -> Any:
     """``messages`` with the parts at ``places`` renamed to ``new_id``, as the engine applies
     :class:`RenamedId` edits, and the renames as the engine passes them to the index."""
@@ -273,7 +265,7 @@ def test_renamed_ids_are_indexed_without_a_scan() -> None:
     messages = load_messages(
         [
             {"role": "user", "content": "go"},
-            {"role": "assistant", "content": [_call("call.1", {}), _call("call.2", "raw")]},
+            {"role": "assistant", "content": [_call("call.1"), _call("call.2", "raw")]},
             {"role": "tool", "content": [_result("call.1"), _result("call.2")]},
         ]
     )
@@ -309,7 +301,7 @@ def test_histories_moved_to_mistral_are_indexed_without_a_scan_after_the_renames
     messages = load_messages(
         [
             {"role": "user", "content": "go"},
-            {"role": "assistant", "content": [_call("call_1", {})]},
+            {"role": "assistant", "content": [_call("call_1")]},
             {"role": "tool", "content": [_result("call_1")]},
         ]
     )
