@@ -246,7 +246,11 @@ def test_record_json_takes_what_the_json_dump_refuses() -> None:
         deep=nested(2_000),
     )
     record = record_json(AssistantMessage(content=(part,)))
-    [dumped] = record["content"]  # type: ignore[index,call-overload]
+    assert isinstance(record, dict)
+    content = record["content"]
+    assert isinstance(content, list)
+    [dumped] = content
+    assert isinstance(dumped, dict)
     assert dumped["text"] == "\\ud83d"
     assert dumped["blob"] == "/w=="
     assert dumped["keys"] == {"\\udfff": [BIG, [1, 2]]}

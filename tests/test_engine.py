@@ -28,7 +28,7 @@ from heal import (
 from heal._engine import PAUSE_GC_FROM
 from heal.errors import ProtectedEditError
 from heal.messages import TextPart, UserMessage
-from heal.rules import BUILTIN_RULES, Context, Finding, Rule, SetMessage, SetPart
+from heal.rules import BUILTIN_RULES, Context, Edit, Finding, Rule, SetMessage, SetPart
 from heal.targets import Target
 from tests.strategies import histories, policies
 
@@ -316,7 +316,7 @@ def test_a_clean_history_costs_one_index_whatever_the_registry(
     from heal.rules._index import HistoryIndex
 
     builds = 0
-    real = engine.HistoryIndex
+    real = HistoryIndex
     after_edit = HistoryIndex.after_edit
 
     def counting(messages: Any) -> Any:
@@ -419,6 +419,7 @@ def _pass_loop(messages: Any, target: Target, policy: Any) -> tuple[Any, Any]:
     """The engine's contract, written the plain way: every rule in order, whole passes, until a
     pass changes nothing (its reports are the reports). The engine must agree with it exactly."""
     import heal._engine as engine
+    from heal.rules._index import HistoryIndex
 
     provider = target.provider
     plan = engine._plan_for(target, policy, None, "request")
@@ -431,14 +432,14 @@ def _pass_loop(messages: Any, target: Target, policy: Any) -> tuple[Any, Any]:
         for rule, choice, keep, *_ in plan.steps:
             ctx = Context(
                 work,
-                engine.HistoryIndex(work),
+                HistoryIndex(work),
                 provider,
                 plan.profile,
                 plan.guards,
                 target=target,
                 original=original,
             )
-            edits = []
+            edits: list[Edit] = []
             for finding in rule.check(ctx, choice):
                 action = Action.KEEP if keep else finding.action
                 record = origin.repair(rule, finding, action)
@@ -561,7 +562,9 @@ def test_a_record_holds_what_the_standard_encoder_decides(
 ) -> None:
     import heal._engine as engine
 
-    (model,) = load_messages([{"role": "assistant", "content": [part]}])[0].content
+    content = load_messages([{"role": "assistant", "content": [part]}])[0].content
+    assert isinstance(content, tuple)
+    (model,) = content
     fast = engine._to_json(model)
     monkeypatch.setattr(engine, "_fast_dumps", None)
     slow = engine._to_json(model)

@@ -109,7 +109,7 @@ _FACTS = (
     "unusual_inputs", "results", "outputs", "content_outputs", "reasoning", "requests",
     "responses", "files", "images", "present",
 )  # fmt: skip
-_SUBCLASSES: dict[type, type] = {}
+_SUBCLASSES: dict[type[Any], type[Any]] = {}
 
 
 def _subclassed(model: Any) -> Any:

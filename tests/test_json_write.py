@@ -31,6 +31,7 @@ from heal._json import clean_verdict, dumps
 from tests.test_json import (
     ALL_PROVIDERS,
     PLAIN,
+    _heal_json,
     _nested,
     _outcome,
     _standard_library_only,
@@ -218,7 +219,7 @@ _CHANGES = (_shuffle, _python_name, _loose_boolean, _unknown_key, _number, _deep
 @st.composite
 def odd_histories(draw: st.DrawFn) -> History:
     """A history with one to three odd changes, each on a dict anywhere in it."""
-    history = copy.deepcopy(draw(any_history))
+    history: History = copy.deepcopy(draw(any_history))
     for _ in range(draw(st.integers(1, 3))):
         targets = _dicts(history)
         if not targets:
@@ -245,7 +246,7 @@ def _heals_the_long_way(history: History) -> None:
 
 def _same_outcome(data: str | bytes, provider: Any) -> None:
     expected = _outcome(partial(_long_way, data, provider))
-    got = _outcome(partial(heal_json, data, provider=provider))
+    got = _outcome(partial(_heal_json, data, provider=provider))
     if isinstance(got, JsonHealResult) and got.data is data:
         # Plainly clean: the long way changes nothing (tests/test_json.py holds the verdict).
         assert clean_verdict(json.loads(data), provider)
@@ -367,7 +368,7 @@ def test_messages_heal_leaves_alone_are_not_dumped_again() -> None:
     history = copy.deepcopy(PLAIN)
     del history[3]  # the results are gone: the calls' message is changed
     dumped: list[int] = []
-    real = heal_json_module.dump_messages
+    real = models.dump_messages  # the function heal._json imports
 
     def spy(messages: Any) -> Any:
         messages = list(messages)

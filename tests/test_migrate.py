@@ -336,7 +336,14 @@ def test_native_formats_keep_every_request_key(tmp_path: Path, fmt: str) -> None
     history = request[field]
     path = tmp_path / "chats.db"
     native_db(path, [json.dumps(request), json.dumps(history)])
-    args = ("migrate", f"sqlite:///{path}", "--table", "chats", "--column", "messages")
+    args: tuple[str, ...] = (
+        "migrate",
+        f"sqlite:///{path}",
+        "--table",
+        "chats",
+        "--column",
+        "messages",
+    )
     args += ("--format", fmt, "--provider", provider)
     code, out, _ = run(*args)
     assert code == 0, out

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 import heal.migrate as migrate_module
+from heal._formats import healer
 from heal.migrate import PAUSE_GC_FROM_BYTES, heal_row
 
 
@@ -35,7 +36,7 @@ SHORT = json.dumps(_history(10))
 def collector_seen(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
     """Whether the collector was enabled while each row was healed."""
     seen: list[bool] = []
-    real = migrate_module.healer
+    real = healer  # what heal.migrate imports and calls
 
     def spying(fmt: str) -> Callable[..., Any]:
         heal = real(fmt)

@@ -360,8 +360,6 @@ def test_wrong_format_rows_in_postgres(pg_url: str, column_type: str) -> None:
     assert code == 2 and "failed row 3: ValueError: the history mixes formats" in out
     after = stored()
     assert_openai_chat_call_kept(after[1])
-    assert after[2] == dump_messages(
-        heal_messages(ORPHAN_AI_SDK, scope="history").messages  # type: ignore[arg-type]
-    )
+    assert after[2] == dump_messages(heal_messages(ORPHAN_AI_SDK, scope="history").messages)
     assert after[3] == MIXED_FORMATS
     engine.dispose()

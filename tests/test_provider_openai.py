@@ -479,7 +479,8 @@ def test_interop_tool_result_media_reaches_the_model_in_a_user_message() -> None
     assert before["ok"] and after["ok"]
 
     def tool_text(body: dict[str, Any]) -> str:
-        return next(m["content"] for m in body["messages"] if m["role"] == "tool")
+        content: str = next(m["content"] for m in body["messages"] if m["role"] == "tool")
+        return content
 
     assert "iVBORw0KGgo=" in tool_text(before["body"])
     assert "iVBORw0KGgo=" not in tool_text(after["body"])

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from heal import PROVIDERS, Action, dump_messages, heal_messages, load_messages, validate_messages
-from heal.messages import ToolApprovalRequest
+from heal.messages import ToolApprovalRequest, ToolResultPart
 from heal.providers import get_profile
 from heal.rules import Context
 from heal.rules._index import HistoryIndex
@@ -256,7 +256,11 @@ def _plain_owners(ctx: Context, dupes: dict[str, list[Any]]) -> dict[tuple[int, 
     roles = ctx.index.roles
     owners: dict[tuple[int, int], list[Any]] = {}
     seen: dict[tuple[int, str, str], int] = {}
-    for ref in [*ctx.index.results, *ctx.index.requests]:
+    refs: list[tuple[int, int, ToolResultPart | ToolApprovalRequest]] = [
+        *ctx.index.results,
+        *ctx.index.requests,
+    ]
+    for ref in refs:
         m, p, part = ref
         tid = part.tool_call_id
         calls = dupes.get(tid)

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any
+from typing import Any, cast
 
 import pydantic
 import pytest
 from agents.items import ModelResponse
 from agents.run_config import ModelInputData
 from agents.usage import Usage
-from openai.types.responses import Response, ResponseInputParam
+from openai.types.responses import Response, ResponseInputItemParam, ResponseInputParam
 
 from heal import Action, ConfigError, InputError, Policy, validate_messages
 from heal.adapters.openai_responses import heal_openai_responses, load_messages
@@ -131,7 +131,7 @@ def test_an_output_for_no_call_is_removed() -> None:
     result = heal(new, previous)
     assert result.messages == [output("call_1")]
     assert [(r.rule, r.message_index) for r in result.repairs] == [("orphan-tool-result", 1)]
-    assert result.repairs[0].removed["output"] == {"type": "text", "value": "stray"}  # type: ignore[index]
+    assert result.repairs[0].removed["output"] == {"type": "text", "value": "stray"}
     server_view_is_valid(previous, result.messages)
 
 
@@ -235,7 +235,8 @@ def test_openai_agents_previous_response_id_run() -> None:
     replayed = ModelResponse(
         output=previous.output, usage=Usage(), response_id=previous.id
     ).to_input_items()
-    data = ModelInputData(input=[*replayed, output("call_1")], instructions="Be brief.")
+    tool_output = cast(ResponseInputItemParam, output("call_1"))  # a function_call_output item
+    data = ModelInputData(input=[*replayed, tool_output], instructions="Be brief.")
     result = heal_openai_responses(data.input, previous=previous)
     assert result.messages == [output("call_1")]
     assert [(r.rule, r.message_index) for r in result.repairs] == [

@@ -11,6 +11,7 @@ import copy
 import dataclasses
 import io
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -323,7 +324,8 @@ def test_target_cases_pass_the_ai_sdk_for_the_model_they_name() -> None:
 
     if ensure_node_modules() is None:
         pytest.skip("node and npm are not installed; the interop judge cannot run")
-    packages = {
+    # Keyed by the case's provider, which may be None (such a case has no package of its own).
+    packages: dict[str | None, tuple[str, Callable[[Any], list[str]]]] = {
         "anthropic": ("anthropic", anthropic_wire_problems),
         "bedrock": ("bedrock", bedrock_wire_problems),
         "google": ("google", google_wire_problems),

@@ -14,13 +14,14 @@ from typing import Any
 
 import pytest
 from opentelemetry.sdk.metrics import MeterProvider
-from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader, NumberDataPoint
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
 
 from heal import HealingError, HealResult, fit, heal_messages, load_messages
+from heal.providers import ProviderId
 from heal.telemetry import (
     COUNTER_NAME,
     EVENT_NAME,
@@ -80,7 +81,11 @@ class Otel:
                     if metric.name != COUNTER_NAME:
                         continue
                     for point in metric.data.data_points:
-                        found[tuple(sorted(point.attributes.items()))] = point.value  # type: ignore[union-attr]
+                        # A counter's points are numbers, and whole ones: it only ever adds 1.
+                        assert isinstance(point, NumberDataPoint)
+                        assert isinstance(point.value, int)
+                        assert point.attributes is not None
+                        found[tuple(sorted(point.attributes.items()))] = point.value
         return found
 
 
@@ -173,7 +178,7 @@ def test_the_span_is_current_during_the_heal_and_counts_accumulate(otel: Otel) -
     telemetry = otel.telemetry()
     seen: list[str] = []
 
-    def heal(messages: Any, *, provider: str | None = None) -> HealResult:
+    def heal(messages: Any, *, provider: ProviderId | None = None) -> HealResult:
         from opentelemetry import trace
 
         seen.append(trace.get_current_span().name)  # type: ignore[attr-defined]
@@ -196,7 +201,7 @@ def test_the_model_is_recorded_and_passed_on_only_to_a_function_that_takes_it(ot
     telemetry = otel.telemetry()
     calls: list[dict[str, Any]] = []
 
-    def without_model(messages: Any, *, provider: str | None = None) -> HealResult:
+    def without_model(messages: Any, *, provider: ProviderId | None = None) -> HealResult:
         calls.append({"provider": provider})
         return heal_messages(messages, provider=provider)
 

@@ -19,7 +19,7 @@ from hypothesis import given
 
 from heal import PROVIDERS, load_messages
 from heal._engine import _plan_for
-from heal.providers import get_profile
+from heal.providers import ProviderId, get_profile
 from heal.rules import BUILTIN_RULES, Rule
 from heal.rules._base import TRIGGERS, Context
 from heal.rules._index import HistoryIndex
@@ -43,7 +43,7 @@ def _case_histories() -> Iterator[list[dict[str, Any]]]:
             yield rule.example.after
 
 
-def _skipped_rules_find_nothing(history: Any, provider: str | None) -> list[str]:
+def _skipped_rules_find_nothing(history: Any, provider: ProviderId | None) -> list[str]:
     """The rules the engine would skip on ``history`` that do find something (should be none)."""
     messages = load_messages(history)
     index = HistoryIndex(messages)
@@ -68,7 +68,7 @@ def test_triggers_name_index_lists(rule: Rule) -> None:
 
 
 @pytest.mark.parametrize("provider", ALL_PROVIDERS, ids=str)
-def test_skipped_rules_find_nothing_in_the_case_files(provider: str | None) -> None:
+def test_skipped_rules_find_nothing_in_the_case_files(provider: ProviderId | None) -> None:
     checked = 0
     for history in _case_histories():
         assert _skipped_rules_find_nothing(history, provider) == []
@@ -79,7 +79,7 @@ def test_skipped_rules_find_nothing_in_the_case_files(provider: str | None) -> N
 @pytest.mark.parametrize("provider", ALL_PROVIDERS, ids=str)
 @given(history=histories())
 def test_skipped_rules_find_nothing_in_generated_histories(
-    provider: str | None, history: list[dict[str, Any]]
+    provider: ProviderId | None, history: list[dict[str, Any]]
 ) -> None:
     assert _skipped_rules_find_nothing(history, provider) == []
 

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from heal import PROVIDERS, heal_messages, load_messages, validate_messages
 from heal._engine import _needs, _plan_for
 from heal.errors import ConfigError
-from heal.providers import get_profile
+from heal.providers import ProviderId, get_profile
 from heal.repairs import Action
 from heal.rules import BUILTIN_RULES, Finding, Rule
 from heal.rules._base import NEEDS, TRIGGERS, Context
@@ -92,7 +92,7 @@ def test_needs_name_index_facts(rule: Rule) -> None:
 
 
 @pytest.mark.parametrize("provider", ALL_PROVIDERS, ids=str)
-def test_clean_rules_find_nothing_in_the_case_files(provider: str | None) -> None:
+def test_clean_rules_find_nothing_in_the_case_files(provider: ProviderId | None) -> None:
     """Each case history for its own target, and for ``provider`` as well."""
     checked = clean = 0
     for history, target in _case_histories():
@@ -118,7 +118,7 @@ def test_clean_rules_find_nothing_in_generated_histories(
 @pytest.mark.parametrize("provider", ALL_PROVIDERS, ids=str)
 @given(history=valid_histories(), tools=st.one_of(st.none(), st.just(("search", "f"))))
 def test_clean_rules_find_nothing_in_valid_histories(
-    provider: str | None, history: list[dict[str, Any]], tools: Any
+    provider: ProviderId | None, history: list[dict[str, Any]], tools: Any
 ) -> None:
     target = Target.of(provider, tools=tools)
     assert _clean_rules_find_nothing(history, target)[0] == []
@@ -126,7 +126,7 @@ def test_clean_rules_find_nothing_in_valid_histories(
 
 @pytest.mark.parametrize("provider", ALL_PROVIDERS, ids=str)
 @given(history=histories())
-def test_a_clean_verdict_means_no_repairs(provider: str | None, history: Any) -> None:
+def test_a_clean_verdict_means_no_repairs(provider: ProviderId | None, history: Any) -> None:
     """What the engine does with the verdict: a history it calls clean for the plan comes back
     as it is, with no repair, exactly as running every rule would leave it."""
     healed = heal_messages(history, provider=provider).messages
@@ -146,7 +146,7 @@ class _Always(Rule):
 
     id = "always-but-needs-reasoning"
     summary = "reports every history"
-    needs = frozenset({"reasoning"})
+    needs: frozenset[str] | None = frozenset({"reasoning"})
 
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
         yield Finding(Action.REPORT, None, None, "always")

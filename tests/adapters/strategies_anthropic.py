@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 __all__ = ["histories", "valid_histories"]
 
-_CHARS = st.characters(blacklist_categories=("Cs",))
+_CHARS = st.characters(blacklist_categories=["Cs"])
 text = st.text(_CHARS, max_size=12)
 nonblank = st.text(_CHARS, min_size=1, max_size=12).filter(lambda s: s.strip() == s and bool(s))
 _ALNUM = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 __all__ = ["histories", "valid_histories"]
 
-_CHARS = st.characters(blacklist_categories=("Cs",))
+_CHARS = st.characters(blacklist_categories=["Cs"])
 text = st.text(_CHARS, max_size=12)
 nonblank = st.text(_CHARS, min_size=1, max_size=12).filter(lambda s: not s.isspace())
 _ALNUM = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
@@ -361,7 +361,7 @@ def histories(draw: st.DrawFn, sdk: bool = True) -> list[dict[str, Any]]:
         elif kind == "tool":
             # Answer a call already drawn, usually.
             known = [c["id"] for m in history for c in m.get("tool_calls") or ()]
-            call_id = draw(st.sampled_from(known)) if known and draw(st.booleans()) else None
+            call_id = draw(st.sampled_from(known)) if bool(known) and draw(st.booleans()) else None
             history.append(draw(tool_message(sdk, call_id)))
         else:
             history.append(draw(assistant_message(sdk)))

@@ -424,7 +424,12 @@ def _visible_reasoning(draw: st.DrawFn, key: str) -> Item:
     return item
 
 
-_CALL_KINDS = ("function_call", "function_call", "custom_tool_call", "local_shell_call")
+_CALL_KINDS: tuple[str, ...] = (
+    "function_call",
+    "function_call",
+    "custom_tool_call",
+    "local_shell_call",
+)
 _CALL_KINDS += ("tool_search_call",)
 
 

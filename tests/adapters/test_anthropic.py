@@ -21,7 +21,7 @@ from heal.adapters.anthropic import (
     load,
     load_messages,
 )
-from heal.messages import ReasoningPart, ToolMessage, UserMessage
+from heal.messages import ReasoningPart, ToolCallPart, ToolMessage, ToolResultPart, UserMessage
 
 from .strategies_anthropic import histories, valid_histories
 
@@ -134,8 +134,10 @@ def test_tool_results_split_and_merge_back_in_block_order() -> None:
     loaded = load(native)
     tool, user = loaded.messages[2:]
     assert isinstance(tool, ToolMessage) and isinstance(user, UserMessage)
-    assert [p.tool_name for p in tool.content] == ["a", "b"]
-    assert tool.content[1].output.type == "error-text"
+    first, second = tool.content
+    assert isinstance(first, ToolResultPart) and isinstance(second, ToolResultPart)
+    assert [first.tool_name, second.tool_name] == ["a", "b"]
+    assert second.output.type == "error-text"
     assert loaded.origins == [0, 1, 2, 2]
     assert loaded.part_origins is not None and loaded.part_origins[2:] == [(0, 2), (1,)]
     assert dump_messages(loaded.messages) == native
@@ -152,8 +154,10 @@ def test_thinking_keeps_its_signature_under_anthropic() -> None:
             ],
         }
     ]
-    thinking, redacted, _ = load_messages(native)[0].content
-    assert isinstance(thinking, ReasoningPart)
+    content = load_messages(native)[0].content
+    assert isinstance(content, tuple)
+    thinking, redacted, _ = content
+    assert isinstance(thinking, ReasoningPart) and isinstance(redacted, ReasoningPart)
     assert thinking.provider_options == {"anthropic": {"signature": "sig"}}
     assert redacted.provider_options == {"anthropic": {"redactedData": "opaque"}}
     assert redacted.text == ""
@@ -181,7 +185,10 @@ def test_server_tools_are_provider_executed_parts_of_the_assistant_message() -> 
             ],
         }
     ]
-    call, result = load_messages(native)[0].content
+    content = load_messages(native)[0].content
+    assert isinstance(content, tuple)
+    call, result = content
+    assert isinstance(call, ToolCallPart) and isinstance(result, ToolResultPart)
     assert call.provider_executed is True
     assert result.output.type == "error-json"
     assert dump_messages(load_messages(native)) == native
@@ -204,6 +211,7 @@ def test_cache_control_maps_to_the_ai_sdk_option() -> None:
         ],
     }
     system, user = load_messages(native)
+    assert system.provider_options is not None and isinstance(user.content, tuple)
     assert system.provider_options["anthropic"] == {"cacheControl": {"type": "ephemeral"}}
     assert user.content[0].provider_options == {
         "anthropic": {"cacheControl": {"type": "ephemeral", "ttl": "1h"}}
@@ -229,7 +237,9 @@ def test_result_without_a_call_gets_a_placeholder_name() -> None:
             "content": [{"type": "tool_result", "tool_use_id": "gone", "content": "x"}],
         }
     ]
-    assert load_messages(native)[0].content[0].tool_name == UNKNOWN_TOOL_NAME
+    result = load_messages(native)[0].content[0]
+    assert isinstance(result, ToolResultPart)
+    assert result.tool_name == UNKNOWN_TOOL_NAME
 
 
 def test_sdk_response_blocks_read_as_the_sdk_would_send_them() -> None:
@@ -337,6 +347,7 @@ def test_data_urls_from_other_formats_are_sent_as_their_payload() -> None:
     )
     out = dump_messages(messages)
     sdk_validate(out)
+    assert isinstance(out, list)  # no system message: the messages alone
     assert [block["source"] for block in out[0]["content"]] == [
         {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="},
         {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0="},
@@ -536,7 +547,7 @@ def test_malformed_input_names_the_native_place(native: Any, path: str, words: s
 
 def test_heal_puts_tool_results_first_in_a_user_message() -> None:
     # Anthropic: "Did not find 1 tool_result block(s) at the beginning of this message."
-    native = [
+    native: list[dict[str, Any]] = [
         {"role": "user", "content": "go"},
         {
             "role": "assistant",
@@ -587,6 +598,7 @@ def test_results_go_first_through_the_canonical_path_too(provider: Any) -> None:
     issues = validate_messages(loaded, provider=provider).issues
     assert [(i.rule, i.message_index) for i in issues] == [("misplaced-tool-result", 3)]
     out = dump_messages(heal.heal_messages(loaded, provider=provider).messages)
+    assert isinstance(out, list)  # no system message: the messages alone
     assert [block["type"] for block in out[2]["content"]] == ["tool_result", "text"]
     assert dump_messages(loaded) == native  # loading and dumping alone stay lossless
 

@@ -302,7 +302,11 @@ def test_a_made_up_id_is_one_mistral_takes() -> None:
     assert result.repairs == () and result.messages is native
     # Far into a long history the id grows past nine characters, still unique.
     far = [_user("hi"), {"role": "model", "parts": [{"text": "hello"}]}] * 5000 + native
-    ids = [p.tool_call_id for m in load_messages(far)[-3:-1] for p in m.content]
+    ids = []
+    for m in load_messages(far)[-3:-1]:
+        for p in m.content:
+            assert isinstance(p, (ToolCallPart, ToolResultPart))
+            ids.append(p.tool_call_id)
     assert ids == ["c10001p000", "c10001p000"]
 
 

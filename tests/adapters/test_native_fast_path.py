@@ -45,7 +45,7 @@ from benchmarks.corpus import corpus
 from heal import ConfigError, InputError, load_messages
 from heal.adapters import anthropic, openai_chat, pydantic_ai
 from heal.adapters._common import NativeHealResult
-from heal.providers import PROVIDERS
+from heal.providers import PROVIDERS, ProviderId
 from heal.rules import Context, Finding, Rule, default_registry, register_rule
 from tests.test_json import PLAIN, plain_histories
 
@@ -245,7 +245,7 @@ def _a_system(draw: st.DrawFn, native: Any) -> Any:
 
 def _a_request(draw: st.DrawFn, native: Any) -> Any:
     # Request parameters: the keys that name the target take the full path, the others do not.
-    extra = draw(
+    extra: dict[str, Any] = draw(
         st.sampled_from(
             (
                 {"model": "claude-sonnet-4-5", "max_tokens": 1024},
@@ -313,9 +313,12 @@ def plain_anthropic(draw: st.DrawFn) -> Any:
     """A plain AI SDK history written as the Anthropic adapter writes it, maybe with one native
     defect."""
     history = draw(plain_histories())
-    shape = draw(st.sampled_from(("auto", "params", "messages")))
+    shape: anthropic.Shape = draw(st.sampled_from(("auto", "params", "messages")))
+    native: dict[str, Any] | list[dict[str, Any]]
     try:
-        native = anthropic.dump_messages(history, shape=shape)
+        # The adapters' dump_messages load AI SDK dicts as heal_messages does, though their
+        # annotation names only the models: the plain histories here are dicts.
+        native = anthropic.dump_messages(history, shape=shape)  # type: ignore[arg-type]
     except InputError:  # a value nested deeper than the models take
         native = [{"role": "user", "content": "hi"}]
     if draw(st.integers(0, 2)) == 0:
@@ -459,6 +462,8 @@ def _c_assistant_fields(draw: st.DrawFn, native: list[dict[str, Any]]) -> None:
     if not spots:
         return
     message = draw(st.sampled_from(spots))
+    field: str
+    value: Any
     field, value = draw(
         st.sampled_from(
             (
@@ -515,7 +520,7 @@ def plain_chat(draw: st.DrawFn) -> list[dict[str, Any]]:
     native defect."""
     history = draw(plain_histories())
     try:
-        native = openai_chat.dump_messages(history)
+        native = openai_chat.dump_messages(history)  # type: ignore[arg-type]  # dicts: see plain_anthropic
     except InputError:  # a value nested deeper than the models take
         native = [{"role": "user", "content": "hi"}]
     if draw(st.integers(0, 2)) == 0:
@@ -544,9 +549,10 @@ def test_openai_chat_verdict_holds_on_the_formats_strategies(native: Any) -> Non
 
 # --- examples --------------------------------------------------------------------------------
 
-ANTHROPIC_PLAIN = anthropic.dump_messages(PLAIN, shape="params")
-CHAT_PLAIN = openai_chat.dump_messages(PLAIN)
-PYDANTIC_PLAIN = pydantic_ai.dump_messages(PLAIN)
+# AI SDK dicts, which the adapters' dump_messages load though their annotation names the models.
+ANTHROPIC_PLAIN = anthropic.dump_messages(PLAIN, shape="params")  # type: ignore[call-overload]
+CHAT_PLAIN = openai_chat.dump_messages(PLAIN)  # type: ignore[arg-type]
+PYDANTIC_PLAIN = pydantic_ai.dump_messages(PLAIN)  # type: ignore[arg-type]
 FORMATS = [
     pytest.param(anthropic, anthropic.heal_anthropic, ANTHROPIC_PLAIN, id="anthropic"),
     pytest.param(openai_chat, openai_chat.heal_openai_chat, CHAT_PLAIN, id="openai-chat"),
@@ -612,7 +618,7 @@ def test_request_parameters_that_name_the_target_take_the_full_path() -> None:
 
     def spy(*args: Any) -> bool:
         asked.append(args)
-        return verdict(*args)  # type: ignore[no-any-return]
+        return verdict(*args)
 
     params = {"model": "claude-sonnet-4-5", "max_tokens": 1024, **ANTHROPIC_PLAIN}
     with mock.patch.object(anthropic, "_plainly_clean", spy):
@@ -693,7 +699,7 @@ def test_common_openai_chat_spellings_are_plainly_clean(native: list[dict[str, A
 def test_the_benchmark_conversations_are_plainly_clean_unless_broken() -> None:
     # The benchmark's corpus (a short copy), written as benchmarks.peers writes it: every
     # conversation the full path finds nothing in is plainly clean.
-    pairs = (
+    pairs: tuple[tuple[ModuleType, Callable[..., NativeHealResult[Any]], ProviderId], ...] = (
         (anthropic, anthropic.heal_anthropic, "anthropic"),
         (openai_chat, openai_chat.heal_openai_chat, "openai-chat"),
     )
@@ -724,6 +730,18 @@ def _nest(depth: int) -> dict[str, Any]:
 
 
 Defect = Callable[[Any], object]
+
+
+def _each(*defects: Defect) -> Defect:
+    """One defect made of several edits, applied in order (a lambda holds one expression, and
+    a list of calls that return nothing is one mypy refuses)."""
+
+    def apply(native: Any) -> None:
+        for defect in defects:
+            defect(native)
+
+    return apply
+
 
 ANTHROPIC_DEFECTS: dict[str, Defect] = {
     "system-blank": lambda n: _put(n, "system", " "),
@@ -960,14 +978,14 @@ CHAT_DEFECTS: dict[str, Defect] = {
     "call-name-not-a-string": lambda n: _put(_call_at(n)["function"], "name", None),
     "call-name-dotted": lambda n: _put(_call_at(n)["function"], "name", "get.weather"),
     "call-name-digit-first": lambda n: _put(_call_at(n)["function"], "name", "1weather"),
-    "call-id-long": lambda n: [
-        _put(_call_at(n), "id", "c" * 41),
-        _put(n[4], "tool_call_id", "c" * 41),
-    ],
-    "call-id-shared": lambda n: [
-        _put(_call_at(n, 1), "id", "call_1"),
-        _put(n[3], "tool_call_id", "call_1"),
-    ],
+    "call-id-long": _each(
+        lambda n: _put(_call_at(n), "id", "c" * 41),
+        lambda n: _put(n[4], "tool_call_id", "c" * 41),
+    ),
+    "call-id-shared": _each(
+        lambda n: _put(_call_at(n, 1), "id", "call_1"),
+        lambda n: _put(n[3], "tool_call_id", "call_1"),
+    ),
     "arguments-spaced": lambda n: _args(n, '{"city": "Paris"}'),
     "arguments-indented": lambda n: _args(n, '{\n  "city": "Paris"\n}'),
     "arguments-ascii": lambda n: _args(n, '{"city": "\\u6771\\u4eac"}'),
@@ -1105,14 +1123,14 @@ PYDANTIC_DEFECTS: dict[str, Defect] = {
     "call-details": lambda n: _set(
         _request(n, 1)[1], provider_details={"thought_signature": "c2ln"}
     ),
-    "call-name-dotted": lambda n: [
-        _set(_request(n, 1)[1], tool_name="get.weather"),
-        _set(_request(n, 2)[1], tool_name="get.weather"),
-    ],
-    "call-id-shared": lambda n: [
-        _set(_request(n, 1)[2], tool_call_id="call_1"),
-        _set(_request(n, 2)[0], tool_call_id="call_1"),
-    ],
+    "call-name-dotted": _each(
+        lambda n: _set(_request(n, 1)[1], tool_name="get.weather"),
+        lambda n: _set(_request(n, 2)[1], tool_name="get.weather"),
+    ),
+    "call-id-shared": _each(
+        lambda n: _set(_request(n, 1)[2], tool_call_id="call_1"),
+        lambda n: _set(_request(n, 2)[0], tool_call_id="call_1"),
+    ),
     "message-not-a-model": lambda n: n.append({"role": "user", "content": "hi"}),
 }
 """Native pydantic-ai defects, applied to ``PLAIN`` as the adapter writes it: messages[0] holds
@@ -1166,7 +1184,7 @@ def plain_pydantic_ai(draw: st.DrawFn) -> list[Any]:
     native defect."""
     history = draw(plain_histories())
     try:
-        native = pydantic_ai.dump_messages(history)
+        native = pydantic_ai.dump_messages(history)  # type: ignore[arg-type]  # dicts: see plain_anthropic
     except InputError:  # a value nested deeper than the models take
         native = copy.deepcopy(PYDANTIC_PLAIN)
     if draw(st.integers(0, 2)) == 0:

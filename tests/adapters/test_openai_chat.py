@@ -24,7 +24,7 @@ from heal.adapters.openai_chat import (
     load,
     load_messages,
 )
-from heal.messages import ReasoningPart, SystemMessage, ToolCallPart, ToolMessage
+from heal.messages import ReasoningPart, SystemMessage, ToolCallPart, ToolMessage, ToolResultPart
 
 from .strategies_openai_chat import histories, valid_histories
 
@@ -126,11 +126,13 @@ def test_mapping_of_a_full_assistant_turn() -> None:
     assert system.provider_options == {
         "heal": {"openai_chat": {"role": "developer", "extra": {"name": "ops"}}}
     }
+    assert isinstance(assistant.content, tuple)
     reasoning, call = assistant.content
     assert isinstance(reasoning, ReasoningPart) and reasoning.text == "look it up"
     assert reasoning.provider_options == {"heal": {"openai_chat": {"field": "reasoning_content"}}}
     assert isinstance(call, ToolCallPart) and call.input == {"city": "Paris"}
-    assert isinstance(tool, ToolMessage) and tool.content[0].tool_name == "weather"
+    assert isinstance(tool, ToolMessage) and isinstance(tool.content[0], ToolResultPart)
+    assert tool.content[0].tool_name == "weather"
     assert loaded.origins == [0, 1, 2, 3]
     assert dump_messages(loaded.messages) == native
 
@@ -140,6 +142,7 @@ def test_arguments_keep_their_exact_text() -> None:
     for raw in spellings:
         native = [{"role": "assistant", "tool_calls": [_call("c1", "f", raw)], "content": None}]
         call = load_messages(native)[0].content[0]
+        assert isinstance(call, ToolCallPart)
         assert call.input == json.loads(raw)
         assert dump_messages(load_messages(native)) == native
 
@@ -148,6 +151,7 @@ def test_arguments_that_are_not_an_object_stay_the_raw_string() -> None:
     for raw in ["", "{bad", "[1]", '"s"', "null"]:
         native = [{"role": "assistant", "content": None, "tool_calls": [_call("c1", "f", raw)]}]
         call = load_messages(native)[0].content[0]
+        assert isinstance(call, ToolCallPart)
         assert call.input == raw
         assert dump_messages(load_messages(native)) == native
 
@@ -158,6 +162,7 @@ def test_a_raw_arguments_record_is_ignored_once_the_input_changed() -> None:
     ]
     message = load_messages(native)[0]
     call = message.content[0]
+    assert isinstance(call, ToolCallPart)
     edited = message.model_copy(update={"content": (call.model_copy(update={"input": {"b": 2}}),)})
     out = dump_messages([edited])
     assert out[0]["tool_calls"][0]["function"]["arguments"] == '{"b":2}'
@@ -176,6 +181,7 @@ def test_reasoning_repeated_in_two_fields_is_one_part() -> None:
     (message,) = load_messages(native)
     assert [type(p).__name__ for p in message.content] == ["ReasoningPart", "TextPart"]
     # The OpenRouter signature stays inside its native detail: never an Anthropic signature.
+    assert isinstance(message.content, tuple)
     assert "anthropic" not in (message.content[0].provider_options or {})
     assert dump_messages([message]) == native
 
@@ -183,6 +189,7 @@ def test_reasoning_repeated_in_two_fields_is_one_part() -> None:
 def test_tool_result_without_a_call_gets_a_placeholder_name() -> None:
     native = [{"role": "tool", "tool_call_id": "gone", "content": "x"}]
     (message,) = load_messages(native)
+    assert isinstance(message.content[0], ToolResultPart)
     assert message.content[0].tool_name == UNKNOWN_TOOL_NAME
     assert dump_messages([message]) == native
 
@@ -254,7 +261,7 @@ def _call(tid: str, name: str, arguments: str = "{}") -> dict[str, Any]:
     return {"id": tid, "type": "function", "function": {"name": name, "arguments": arguments}}
 
 
-BROKEN = {
+BROKEN: dict[str, tuple[list[dict[str, Any]], list[tuple[str, int | None, int | None]]]] = {
     "orphan-tool-call": (
         [
             {
@@ -461,7 +468,7 @@ def test_malformed_input_names_the_native_place(native: Any, path: str, words: s
 
 def test_a_single_object_is_not_a_history() -> None:
     with pytest.raises(InputError, match="messages' field"):
-        load_messages({"messages": []})  # type: ignore[arg-type]
+        load_messages({"messages": []})
 
 
 def test_what_the_format_cannot_hold_is_refused_on_dump() -> None:
@@ -579,6 +586,7 @@ def _screenshot_turn() -> list[dict[str, Any]]:
 def test_media_in_a_tool_message_is_read_and_written_back() -> None:
     native = _screenshot_turn()
     result = load_messages(native)[2].content[0]
+    assert isinstance(result, ToolResultPart)
     assert result.type == "tool-result"
     assert result.output.type == "content"
     assert [item["type"] for item in result.output.value] == ["text", "image-url"]

@@ -370,7 +370,7 @@ def _c_result(call_id: str = "call_1", **extra: Any) -> dict[str, Any]:
     return {"role": "tool", "tool_call_id": call_id, "content": "ok", **extra}
 
 
-_SIGNED = {"extra_content": {"google": {"thought_signature": "c2ln"}}}
+_SIGNED: dict[str, Any] = {"extra_content": {"google": {"thought_signature": "c2ln"}}}
 
 CHAT_EDGES: list[Any] = [
     # content absent, null, empty, an array, a string beside calls; reasoning fields

@@ -238,7 +238,7 @@ def test_json_timestamps_it_holds_are_kept(monkeypatch: pytest.MonkeyPatch) -> N
     import pydantic_ai._utils
 
     monkeypatch.setattr(pydantic_ai._utils, "datetime", _clock_at(2031))
-    native = [
+    native: list[pa.ModelMessage] = [
         user("hi"),
         pa.ModelResponse([pa.ToolCallPart("f", {}, "c1")], timestamp=TS),
         pa.ModelRequest([pa.UserPromptPart("next", timestamp=TS + timedelta(minutes=1))]),
@@ -943,10 +943,9 @@ def test_a_merged_responses_parts_keep_the_provider_that_signed_them() -> None:
     ]
     healed = heal_pydantic_ai(native, provider="anthropic").messages
     assert len(healed) == 2
-    signed = [
-        {k: v for k, v in (p.provider_options or {}).items() if k != "heal"}
-        for p in load_messages(healed)[1].content  # type: ignore[union-attr]
-    ]
+    content = load_messages(healed)[1].content
+    assert isinstance(content, tuple)
+    signed = [{k: v for k, v in (p.provider_options or {}).items() if k != "heal"} for p in content]
     assert signed == [{"anthropic": {"signature": "sig-A"}}, {}, {}]  # thinking first
     assert not _changing(heal_pydantic_ai(healed, provider="anthropic").repairs)
     # Each part reads as the system it read as before the merge (pydantic-ai's rule: the
@@ -989,11 +988,7 @@ def test_a_part_read_through_the_canonical_system_keeps_it_when_merged() -> None
     ]
     healed = heal_pydantic_ai(native, provider="google").messages
     assert len(healed) == 3  # Gemini wants one model turn: the responses merge
-    (thinking,) = [
-        p
-        for p in load_messages(healed)[1].content
-        if isinstance(p, ReasoningPart)  # type: ignore[union-attr]
-    ]
+    (thinking,) = [p for p in load_messages(healed)[1].content if isinstance(p, ReasoningPart)]
     assert thinking.provider_options is not None
     assert thinking.provider_options["openai"] == {"reasoningEncryptedContent": "sig-O"}
     assert not _changing(heal_pydantic_ai(healed, provider="google").repairs)

@@ -13,6 +13,7 @@ from typing import Any
 import httpx2
 import pytest
 from anthropic import Anthropic, AsyncAnthropic
+from anthropic.types import MessageParam, ToolParam
 from openai import AsyncOpenAI, AzureOpenAI, OpenAI
 
 from heal import ConfigError, HealingError, ProviderId, Repair, Target, validate_messages
@@ -604,14 +605,14 @@ def test_anthropic_thinking_of_the_call_decides_the_tool_loop_report(
 
 
 def test_anthropic_calls_to_tools_the_request_does_not_define() -> None:
-    history = [
+    history: list[MessageParam] = [
         {"role": "user", "content": "weather?"},
         {"role": "assistant", "content": [tool_use("t1")]},
         {"role": "user", "content": [tool_result("t1"), {"type": "text", "text": "thanks"}]},
     ]
     wire, repairs = Wire(), list[Repair]()
     client = heal_anthropic(anthropic_client(wire), on_repair=repairs.append)
-    get_time = {"name": "get_time", "input_schema": {"type": "object"}}
+    get_time: ToolParam = {"name": "get_time", "input_schema": {"type": "object"}}
     client.messages.create(
         model="claude-sonnet-4-6", max_tokens=10, messages=history, tools=[get_time]
     )

@@ -134,4 +134,4 @@ def test_request_target_takes_what_it_can_read_and_infers_nothing() -> None:
         "anthropic", model="  ", thinking=True, tools=[{"name": 3}], prefix_mismatch_behavior=1
     )
     assert target == Target("anthropic", None, True, None, None)
-    assert request_target("openai-chat", tools=["a", {"name": "b"}]).tools == {"a", "b"}
+    assert request_target("openai-chat", tools=["a", {"name": "b"}]).tools == frozenset({"a", "b"})

@@ -27,7 +27,7 @@ from pydantic_ai.messages import (
     ToolReturnPart,
     UserPromptPart,
 )
-from pydantic_ai.models.anthropic import AnthropicModel
+from pydantic_ai.models.anthropic import AnthropicModel, AnthropicModelSettings
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.providers.anthropic import AnthropicProvider
@@ -429,7 +429,7 @@ def openai_chat_model(name: str, bodies: list[dict[str, Any]]) -> OpenAIChatMode
 
 def test_the_request_is_healed_for_the_model_that_serves_it() -> None:
     # o3-mini takes no images (heal.targets): the image becomes a text marker for it alone.
-    looked = [
+    looked: list[ModelMessage] = [
         ModelRequest(parts=[UserPromptPart(["what is this?", IMAGE])]),
         ModelResponse(parts=[TextPart("A logo.")]),
     ]
@@ -451,7 +451,7 @@ def test_the_request_is_healed_for_the_model_that_serves_it() -> None:
 @pytest.mark.parametrize("form", ["capability", "processor"])
 def test_a_forced_provider_still_heals_for_the_model(form: str) -> None:
     # Mistral takes reasoning input from Magistral models only (heal.targets).
-    said = [
+    said: list[ModelMessage] = [
         ModelRequest(parts=[UserPromptPart("hi")]),
         ModelResponse(parts=[ThinkingPart("greet back"), TextPart("hello")]),
     ]
@@ -514,15 +514,16 @@ def open_tool_loop() -> list[ModelMessage]:
     ],
 )
 def test_the_thinking_setting_decides_the_tool_loop_report(
-    settings: dict[str, Any], reported: bool
+    settings: AnthropicModelSettings, reported: bool
 ) -> None:
     bodies: list[dict[str, Any]] = []
     repairs: list[Repair] = []
+    model_settings: AnthropicModelSettings = {"max_tokens": 2048, **settings}
     agent = Agent(
         anthropic_model(bodies),
         capabilities=[HealHistory(on_repair=repairs.append)],
         tools=[get_weather],
-        model_settings={"max_tokens": 2048, **settings},  # type: ignore[typeddict-item]
+        model_settings=model_settings,
     )
     agent.run_sync(message_history=open_tool_loop())
     assert len(bodies) == 1

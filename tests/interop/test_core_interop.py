@@ -39,7 +39,7 @@ def _sendable(history: list[dict[str, Any]]) -> bool:
 
 
 def test_healed_shared_cases_pass_ai_core_and_schema() -> None:
-    cases = []
+    cases: list[dict[str, Any]] = []
     for rule, case in _shared_cases():
         if "keep" in (case.get("policy") or {}).values():
             continue  # keep leaves the problem in place on purpose

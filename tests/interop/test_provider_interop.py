@@ -504,11 +504,11 @@ def judge_healed_batch(provider: ProviderId, histories: list[History]) -> list[s
     cases: list[dict[str, Any]] = []
     inputs: dict[str, History] = {}
     for n, history in enumerate(histories):
-        result = heal_messages(history, provider=provider)
-        healed = dump_messages(result.messages)
+        outcome = heal_messages(history, provider=provider)
+        healed = dump_messages(outcome.messages)
         if awaits_approval(healed):
             continue  # refused by ai core by design, see awaits_approval
-        if any(r.action is Action.REPORT for r in result.repairs):
+        if any(r.action is Action.REPORT for r in outcome.repairs):
             # heal said no edit can make this history sendable (all messages empty, a lost
             # signature, blank text in a message the provider forbids editing): not judged.
             continue

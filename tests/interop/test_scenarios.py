@@ -32,15 +32,15 @@ def test_scenarios_heal_and_pass_the_real_provider() -> None:
         name = f"{s['scenario']} {s['issue']} #{s['variant']} ({s['provider']})"
         broken = validate_messages(s["input"], provider=s["provider"])
         assert not broken.valid, f"{name}: heal finds nothing wrong"
-        result = heal_messages(s["input"], provider=s["provider"])
-        check = validate_messages(result.messages, provider=s["provider"])
-        if any(r.action is Action.REPORT for r in result.repairs):
+        outcome = heal_messages(s["input"], provider=s["provider"])
+        validation = validate_messages(outcome.messages, provider=s["provider"])
+        if any(r.action is Action.REPORT for r in outcome.repairs):
             reported.append(name)
-            assert not check.valid  # and it says so
+            assert not validation.valid  # and it says so
             continue
-        assert check.valid, f"{name}: {check.report()}"
+        assert validation.valid, f"{name}: {validation.report()}"
         cases.append(
-            {"id": name, "target": s["provider"], "messages": dump_messages(result.messages)}
+            {"id": name, "target": s["provider"], "messages": dump_messages(outcome.messages)}
         )
     results = judge(cases)
     assert [f"{r['id']}: {r['error']}" for r in results if not r["ok"]] == []
