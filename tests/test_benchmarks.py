@@ -103,13 +103,14 @@ def test_scaling_times_the_two_sizes_in_turns(monkeypatch: pytest.MonkeyPatch) -
 def test_the_mistral_floor_does_what_heal_does_for_mistral() -> None:
     # benchmarks.floor times "renames alone" as the least a heal for Mistral can do: it must
     # heal as heal does (same messages, same records) wherever renaming ids is all it takes.
-    from benchmarks.floor import renames_alone
+    from benchmarks.floor import renamed_alone
 
     histories: list[Sequence[ModelMessage]] = [
         load_messages(h) for h in corpus(conversations=40, length=50, broken=0.1)
     ]
     compared = 0
-    for history, (messages, records) in zip(histories, renames_alone(histories), strict=True):
+    for history in histories:
+        messages, records = renamed_alone(history)
         result = heal_messages(history, provider="mistral")
         if {r.rule for r in result.repairs} != {"mistral-tool-call-id"}:
             continue
