@@ -479,7 +479,7 @@ def _run(
                 if guards and not rule.edits_protected and ctx.protected:
                     _check_unprotected(rule, ctx.protected, edits)
                 work, origin, runs = _apply(work, origin, edits)
-                index = index.after_edit(work, runs, _swapped(edits))
+                index = index.after_edit(work, runs, _renames(edits))
                 ctx = _context(work, index, plan, target, messages)
                 unchanged_for = 0
         k = k + 1 if k + 1 < n_steps else 0
@@ -489,7 +489,7 @@ def _run(
     return (messages if work is messages else work), tuple(repairs)
 
 
-def _swapped(edits: list[Edit]) -> list[tuple[int, int, Part]] | None:
+def _renames(edits: list[Edit]) -> list[tuple[int, int, Part]] | None:
     """The place and new part of each tool-call id ``edits`` rename, when renaming ids is all
     they do (the index is then updated without a scan); else None."""
     places = []
