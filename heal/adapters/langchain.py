@@ -550,12 +550,16 @@ def _set_path(block: Json, path: Sequence[str], value: Any) -> None:
 
 
 def _loads(text: str) -> Any:
+    """The JSON value ``text`` holds, or ``_NOT_JSON``: no JSON, a NaN or infinity, or JSON
+    nested deeper than Python's reader goes (RecursionError), which stays text as in every
+    other format."""
+
     def reject(name: str) -> Any:
         raise ValueError(name)
 
     try:
         return json.loads(text, parse_constant=reject)
-    except ValueError:
+    except (ValueError, RecursionError):
         return _NOT_JSON
 
 

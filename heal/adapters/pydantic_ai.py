@@ -643,10 +643,7 @@ def _plain_args(args: Any) -> bool:
     if type(args) is str:
         if not args.strip():
             return True
-        try:
-            args = _loads_object(args)
-        except RecursionError:
-            return False
+        args = _loads_object(args)
     return plain_input(args)
 
 
@@ -992,12 +989,15 @@ def _with_options(node: Json, meta: Json, others: Json | None = None) -> Json:
 
 
 def _loads_object(text: str) -> Json | None:
+    """The JSON object ``text`` holds, or None: other JSON, no JSON, or JSON nested deeper than
+    Python's reader goes (RecursionError), which stays text as in every other format."""
+
     def reject(name: str) -> Any:
         raise ValueError(name)
 
     try:
         value = json.loads(text, parse_constant=reject)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
 

@@ -781,3 +781,46 @@ def test_a_finished_ai_messages_unanswered_call_gets_a_placeholder() -> None:
     assert "aborted" not in (load_messages(native)[1].provider_options or {}).get("heal", {})
     healed = heal_langchain(native, provider=None).messages
     assert [type(m).__name__ for m in healed].count("ToolMessage") == 2
+
+
+_DEEP = "[" * 50_000 + "]" * 50_000
+"""Argument text nested deeper than Python's json reader goes."""
+
+
+def test_arguments_nested_deeper_than_json_reads_are_text_to_heal() -> None:
+    # Both raised a bare RecursionError (found beside the same bug in the pydantic-ai adapter).
+    # A call block's argument text that holds no JSON object is healed as in every format: the
+    # input becomes {"raw": text}, the record keeps the text.
+    in_content = [
+        HumanMessage("go"),
+        AIMessage(
+            [
+                {
+                    "type": "function_call",
+                    "call_id": "c1",
+                    "name": "f",
+                    "arguments": _DEEP,
+                    "id": "fc_1",
+                }
+            ]
+        ),
+        ToolMessage("ok", tool_call_id="c1"),
+    ]
+    result = heal_langchain(in_content)
+    assert [r.rule for r in result.repairs] == ["invalid-tool-input"]
+    assert result.repairs[0].removed == {"input": _DEEP}
+    # The OpenAI Chat spelling kept beside the parsed calls: it is compared, not trusted, and
+    # stays as it was.
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": _DEEP}}
+    in_kwargs = [
+        HumanMessage("go"),
+        AIMessage(
+            "",
+            additional_kwargs={"tool_calls": [call]},
+            tool_calls=[{"name": "f", "args": {}, "id": "c1"}],
+        ),
+        ToolMessage("ok", tool_call_id="c1"),
+    ]
+    kept = heal_langchain(in_kwargs)
+    assert not kept.repairs
+    assert kept.messages[1].additional_kwargs["tool_calls"][0]["function"]["arguments"] == _DEEP

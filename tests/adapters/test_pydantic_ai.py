@@ -1060,3 +1060,26 @@ def test_a_renamed_part_is_copied_as_copy_copy_copies_it() -> None:
         assert copied is not obj
         assert type(copied) is type(obj)
         assert copied.__dict__ == copy.copy(obj).__dict__
+
+
+def test_arguments_nested_deeper_than_json_reads_are_text_to_heal() -> None:
+    # Argument text nested deeper than Python's json reader goes raised a bare RecursionError
+    # on load (found by a deep Hypothesis run). It is text that holds no JSON object, as in
+    # every other format: the call's input is kept as {"raw": text}, the record keeps the text.
+    deep = "[" * 50_000 + "]" * 50_000
+    native: list[pa.ModelMessage] = [
+        pa.ModelRequest(parts=[pa.UserPromptPart("go")]),
+        pa.ModelResponse(parts=[pa.ToolCallPart("f", deep, "c1")]),
+        pa.ModelRequest(parts=[pa.ToolReturnPart("f", "ok", "c1")]),
+    ]
+    loaded = load(native).messages[1].content
+    assert not isinstance(loaded, str)
+    call = loaded[0]
+    assert isinstance(call, ToolCallPart)
+    assert call.input == deep
+    result = heal_pydantic_ai(native)
+    assert [r.rule for r in result.repairs] == ["invalid-tool-input"]
+    assert result.repairs[0].removed == {"input": deep}
+    healed = result.messages[1].parts[0]
+    assert isinstance(healed, pa.ToolCallPart)
+    assert healed.args == {"raw": deep}
