@@ -1215,6 +1215,10 @@ class _Loader:
         part: Any
         for part in msg.parts:
             kind = type(part)
+            if kind not in _FAST_RESPONSE_PARTS:
+                # Any other part, a request's among them (which has no provider name), takes
+                # the general path, which words what it refuses.
+                return None
             name = part.provider_name
             system = (
                 canonical if canonical and name is not None and name == msg.provider_name else name
@@ -1253,7 +1257,7 @@ class _Loader:
                     meta["part"] = found
                 options = _part_options(meta, others)
                 content.append(built_call(call_id, tool, value, options))
-            else:
+            else:  # pragma: no cover - _FAST_RESPONSE_PARTS names the three above
                 return None
         if not content:
             return None
@@ -1541,6 +1545,10 @@ def _record_plan(cls: type, drop: frozenset[str]) -> _Plan:
     return tuple(
         (f.name, defaults.get(f.name, _NO_DEFAULT)) for f in fields(cls) if f.name not in drop
     )
+
+
+_FAST_RESPONSE_PARTS = frozenset({pa.TextPart, pa.ThinkingPart, pa.ToolCallPart})
+"""The response parts :meth:`_Loader._fast_response` reads (those classes exactly)."""
 
 
 def _fast_record(obj: Any, plan: _Plan) -> Json | None:

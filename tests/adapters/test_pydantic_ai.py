@@ -799,6 +799,27 @@ def test_pydantic_ai_history_dumps_through_the_anthropic_adapter() -> None:
             "messages",
             "nothing to heal",
         ),
+        # A request's part in a response: the fast reader asked it for its provider name, which
+        # it does not have, and raised a bare AttributeError (found by a deep Hypothesis run).
+        (
+            [user("hi"), pa.ModelResponse([pa.SystemPromptPart("s")], timestamp=TS)],  # type: ignore[list-item]  # on purpose
+            "messages[1].parts[0]",
+            "SystemPromptPart has no AI SDK equivalent",
+        ),
+        (
+            [
+                user("hi"),
+                pa.ModelResponse(
+                    [
+                        pa.ToolCallPart("f", {}, "c1"),
+                        pa.RetryPromptPart("bad", tool_name="f", tool_call_id="c1", timestamp=TS),  # type: ignore[list-item]
+                    ],
+                    timestamp=TS,
+                ),
+            ],
+            "messages[1].parts[1]",
+            "RetryPromptPart has no AI SDK equivalent",
+        ),
     ],
 )
 def test_malformed_input_names_the_native_place(native: Any, path: str, words: str) -> None:
