@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from functools import partial
 
 from benchmarks.corpus import corpus
-from benchmarks.run import _median_seconds
+from benchmarks.run import _median_seconds, collector_restored
 from heal import heal_messages, load_messages
 from heal._construct import construct_complete, replaced
 from heal.messages import ModelMessage, Part, TextOutput, TextPart, ToolCallPart, ToolResultPart
@@ -143,14 +143,8 @@ def renames_alone(histories: list[History]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the benchmark; the collector is left as it was found."""
-    enabled = gc.isenabled()
-    try:
-        return _main(argv)
-    finally:
-        gc.unfreeze()
-        if enabled:
-            gc.enable()
+    """Run the benchmark; the garbage collector is left as it was found."""
+    return collector_restored(_main, argv)
 
 
 def _main(argv: list[str] | None) -> int:

@@ -43,6 +43,7 @@ from functools import partial
 from typing import Any, cast
 
 from benchmarks.corpus import SHAPES, corpus
+from benchmarks.run import collector_restored
 from heal import InputError, ModelMessage, heal_messages, load_messages
 from heal.adapters import anthropic as anthropic_format
 from heal.adapters import openai_chat as openai_chat_format
@@ -109,15 +110,8 @@ def _each(fn: Callable[..., object], items: list[Any], **options: Any) -> Callab
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the benchmark; the garbage collector is left as it was found (it pauses and freezes
-    the benchmark's own data while it runs)."""
-    enabled = gc.isenabled()
-    try:
-        return _main(argv)
-    finally:
-        gc.unfreeze()
-        if enabled:
-            gc.enable()
+    """Run the benchmark; the garbage collector is left as it was found."""
+    return collector_restored(_main, argv)
 
 
 def _main(argv: list[str] | None) -> int:

@@ -128,11 +128,16 @@ def replayed_id_every_turn(length: int) -> list[dict[str, Any]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the benchmark; the garbage collector is left as it was found (it pauses and freezes
-    the benchmark's own data while it runs)."""
+    """Run the benchmark; the garbage collector is left as it was found."""
+    return collector_restored(_main, argv)
+
+
+def collector_restored(run: Callable[[list[str] | None], int], argv: list[str] | None) -> int:
+    """``run(argv)``, leaving the garbage collector as it was found: the benchmarks pause it
+    while they build their data, then freeze that data."""
     enabled = gc.isenabled()
     try:
-        return _main(argv)
+        return run(argv)
     finally:
         gc.unfreeze()
         if enabled:

@@ -54,6 +54,7 @@ __all__ = [
     "SetMessage",
     "SetPart",
     "TRIGGERS",
+    "renamed_id_finding",
 ]
 
 
@@ -163,6 +164,25 @@ class Finding:
     added: Any = None
     anchor: int | None = None
     """For inserts and moves: current index of the message the item goes into or after."""
+
+
+def renamed_id_finding(
+    message: int, part: int, old: IdPart, tool_call_id: str, why: str
+) -> Finding:
+    """The finding that renames part ``part`` (``old``) of message ``message`` to
+    ``tool_call_id`` because its id ``why`` (its reason: "tool-call id 'x' <why>; now 'y'"),
+    with the :class:`RenamedId` edit: every rule that renames ids makes its findings here."""
+    old_id = old.tool_call_id
+    return Finding(
+        Action.REPLACE,
+        message,
+        part,
+        f"{old.type} id {old_id!r} {why}; now {tool_call_id!r}",
+        (RenamedId.of(message, part, old, tool_call_id),),
+        old_id,
+        {"toolCallId": old_id},
+        {"toolCallId": tool_call_id},
+    )
 
 
 # --- rule declaration ------------------------------------------------------------------------

@@ -36,8 +36,8 @@ from heal.rules._base import (
     Example,
     Finding,
     Rejection,
-    RenamedId,
     Rule,
+    renamed_id_finding,
 )
 from heal.rules._index import users_after_tool
 from heal.rules._options import SYNTHESIZED
@@ -173,16 +173,7 @@ class MistralToolCallId(Rule):
             new_id = mapping.get(old)
             if new_id is None:
                 continue
-            yield Finding(
-                Action.REPLACE,
-                m,
-                p,
-                f"{part.type} id {old!r} is not 9 letters and digits; now {new_id!r}",
-                (RenamedId.of(m, p, part, new_id),),
-                old,
-                {"toolCallId": old},
-                {"toolCallId": new_id},
-            )
+            yield renamed_id_finding(m, p, part, new_id, "is not 9 letters and digits")
 
 
 _place = itemgetter(0, 1)

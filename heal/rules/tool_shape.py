@@ -27,9 +27,9 @@ from heal.rules._base import (
     Example,
     Finding,
     Rejection,
-    RenamedId,
     Rule,
     SetPart,
+    renamed_id_finding,
 )
 from heal.rules._naming import rename_all
 
@@ -48,17 +48,7 @@ def _id_parts(ctx: Context) -> Iterator[tuple[int, int, _IdPart]]:
 
 def _retarget(refs: Iterable[tuple[int, int, _IdPart]], new_id: str, why: str) -> Iterator[Finding]:
     for m, p, part in refs:
-        old = part.tool_call_id
-        yield Finding(
-            Action.REPLACE,
-            m,
-            p,
-            f"{part.type} id {old!r} {why}; now {new_id!r}",
-            edits=(RenamedId.of(m, p, part, new_id),),
-            tool_call_id=old,
-            removed={"toolCallId": old},
-            added={"toolCallId": new_id},
-        )
+        yield renamed_id_finding(m, p, part, new_id, why)
 
 
 class InvalidToolInput(Rule):
