@@ -54,6 +54,7 @@ from heal.rules._base import (
     DropPart,
     Edit,
     Finding,
+    FreshJson,
     RenamedId,
     SetMessage,
     SetPart,
@@ -597,6 +598,8 @@ _REPAIR_FIELDS = set(Repair.model_fields)  # shared by every record built here (
 def _to_json(value: Any) -> Any:
     if value is None:
         return None
+    if type(value) is FreshJson:
+        return value.make()
     if type(value) is dict:
         # The commonest record of all, a renamed or mended field ({"toolCallId": "call_1"}):
         # flat ASCII text needs no escaping, only a copy of its own.

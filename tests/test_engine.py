@@ -670,3 +670,18 @@ def _shape(value: Any) -> Any:
     if isinstance(value, list):
         return ("list", [_shape(v) for v in value])
     return (type(value).__name__, id(value) if type(value) is _Text else None)
+
+
+def test_fresh_record_json_is_the_dump_of_what_it_stands_for_and_new_each_time() -> None:
+    from heal._engine import _to_json
+    from heal.rules import compat, mistral
+
+    for fresh, model in (
+        (compat._EMPTY_REASONING_JSON, compat._EMPTY_REASONING),
+        (mistral._BRIDGE_JSON, mistral._BRIDGE),
+    ):
+        first, second = _to_json(fresh), _to_json(fresh)
+        assert first == second == model.model_dump(mode="json", exclude_unset=True)
+        assert first is not second
+        assert first["providerOptions"] is not second["providerOptions"]
+        assert first["providerOptions"]["heal"] is not second["providerOptions"]["heal"]

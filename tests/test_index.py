@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from heal import dump_messages, heal_messages, load_messages
 from heal.rules._base import RenamedId
-from heal.rules._index import HistoryIndex
+from heal.rules._index import FACTS, HistoryIndex
 from tests.strategies import histories
 from tests.test_cases import CASES
 
@@ -175,18 +175,32 @@ def _exact(index: HistoryIndex) -> dict[str, Any]:
     return out
 
 
-def _checking_edits(patch: pytest.MonkeyPatch) -> list[int]:
+def _checking_edits(patch: pytest.MonkeyPatch, kept_facts: list[int] | None = None) -> list[int]:
     """Make every index the engine builds after an edit be compared with a scan of the edited
-    history, and take the runs path whatever the runs (``_rescan`` would often scan instead).
-    Returns the list that counts the indexes compared."""
+    history (the facts it kept from the index before, too), and take the runs path whatever
+    the runs (``_rescan`` would often scan instead). Returns the list that counts the indexes
+    compared; ``kept_facts``, when given, gets the number of facts each kept."""
     import heal.rules._index as index_module
 
     done: list[int] = []
+    if kept_facts is None:
+        kept_facts = []
     after_edit = HistoryIndex.after_edit
 
     def checked(self: HistoryIndex, messages: Any, kept: Any, renamed: Any = None) -> HistoryIndex:
+        if self._held is not None:
+            # The engine asked some facts of the history before the edit: ask them all, so
+            # that every fact the edited index may keep is compared below.
+            target, profile = self._held_for
+            for fact in index_module.FACTS.values():
+                self.holds([fact], target, profile)
         got = after_edit(self, messages, kept, renamed)
-        assert _exact(got) == _exact(HistoryIndex(messages))
+        fresh = HistoryIndex(messages)
+        assert _exact(got) == _exact(fresh)
+        if got._held:  # facts kept from the index before the edit
+            target, profile = got._held_for
+            assert got._held == {fact: fact(fresh, target, profile) for fact in got._held}
+            kept_facts.append(len(got._held))
         done.append(1)
         return got
 
@@ -312,10 +326,13 @@ def test_histories_moved_to_mistral_are_indexed_without_a_scan_after_the_renames
         scans.append(len(scanned))
         return scan(self, scanned)
 
+    kept_facts: list[int] = []
     with pytest.MonkeyPatch.context() as patch:
-        _checking_edits(patch)
+        _checking_edits(patch, kept_facts)
         patch.setattr(HistoryIndex, "_scan", counting)
         healed = heal_messages(messages, provider="mistral")
     assert [r.rule for r in healed.repairs] == ["mistral-tool-call-id"] * 2
     # The scans: the history, then each index the check compares with; none after the edit.
     assert scans == [3, 3]
+    # The facts that read no id were kept through the renames (and compared with a scan's).
+    assert kept_facts and kept_facts[0] == len(FACTS) - 3

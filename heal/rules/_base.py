@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 
@@ -46,6 +46,7 @@ __all__ = [
     "Example",
     "FamilyRule",
     "Finding",
+    "FreshJson",
     "NEEDS",
     "Rejection",
     "RejectionPattern",
@@ -150,7 +151,8 @@ class Finding:
     """One problem a rule found, with the edits that fix it under the chosen policy.
 
     ``message`` and ``part`` are current indices. ``removed`` and ``added`` are the parts or
-    messages (models) that the fix takes out or puts in; the engine dumps them into the Repair.
+    messages (models) that the fix takes out or puts in, or their JSON (a :class:`FreshJson`
+    for one recorded over and over); the engine dumps them into the Repair.
     A finding with no edits is a report (``Action.REPORT``) or a kept problem (``Action.KEEP``).
     """
 
@@ -164,6 +166,16 @@ class Finding:
     added: Any = None
     anchor: int | None = None
     """For inserts and moves: current index of the message the item goes into or after."""
+
+
+@dataclass(frozen=True, slots=True)
+class FreshJson:
+    """A finding's ``removed`` or ``added`` JSON that a rule records over and over (the part or
+    message it adds in every turn): ``make`` returns it new at each call (a literal, say), and
+    the engine puts ``make()`` in the record, which costs a tenth of copying the same JSON
+    (every record owns its data)."""
+
+    make: Callable[[], Any]
 
 
 def renamed_id_finding(

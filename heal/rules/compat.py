@@ -35,6 +35,7 @@ from heal.rules._base import (
     DropPart,
     Example,
     Finding,
+    FreshJson,
     Rejection,
     Rule,
     SetMessage,
@@ -47,9 +48,11 @@ __all__ = [
 ]
 
 _EMPTY_REASONING = ReasoningPart(text="", provider_options=SYNTHESIZED)
-_EMPTY_REASONING_JSON = _EMPTY_REASONING.model_dump(mode="json", exclude_unset=True)
-"""Its record form, dumped once: a DeepSeek history adds one per tool-call turn, and the engine
-copies JSON data for each record for about a quarter less than dumping the model again."""
+_EMPTY_REASONING_JSON = FreshJson(
+    lambda: {"type": "reasoning", "text": "", "providerOptions": {"heal": {"synthesized": True}}}
+)
+"""Its record form (``tests/test_engine.py`` holds it to the part's dump), made new for
+each record: a DeepSeek history adds one per tool-call turn."""
 
 
 class XaiEncryptedReasoning(Rule):

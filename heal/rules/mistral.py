@@ -35,6 +35,7 @@ from heal.rules._base import (
     Context,
     Example,
     Finding,
+    FreshJson,
     Rejection,
     Rule,
     renamed_id_finding,
@@ -61,8 +62,15 @@ Mistral (opencode's choice; avante writes "Ok, I understand."). Short and neutra
 nothing about the tool results, which the model has just read."""
 
 _BRIDGE = AssistantMessage(content=BRIDGE_TEXT, provider_options=SYNTHESIZED)
-_BRIDGE_JSON = _BRIDGE.model_dump(mode="json", exclude_unset=True)
-"""Its record form, dumped once (the engine copies JSON data for each record)."""
+_BRIDGE_JSON = FreshJson(
+    lambda: {
+        "role": "assistant",
+        "content": BRIDGE_TEXT,
+        "providerOptions": {"heal": {"synthesized": True}},
+    }
+)
+"""Its record form (``tests/test_engine.py`` holds it to the message's dump), made new
+for each record."""
 
 _IdPart = ToolCallPart | ToolResultPart | ToolApprovalRequest
 

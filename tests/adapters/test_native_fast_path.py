@@ -1046,45 +1046,74 @@ def _request(n: list[Any], i: int) -> list[Any]:
     return n[i].parts  # type: ignore[no-any-return]
 
 
+class _NotHere(IndexError):
+    """A defect's place is not in this history: no such message or part, or one of another
+    class (a defect sets the fields of the class it names, so as not to make an object that
+    pydantic-ai itself would refuse)."""
+
+
+def _message(n: list[Any], i: int, cls: type) -> Any:
+    message = n[i]
+    if type(message) is not cls:
+        raise _NotHere(f"messages[{i}] is not a {cls.__name__}")
+    return message
+
+
+def _part(n: list[Any], i: int, j: int, cls: type) -> Any:
+    part = _request(n, i)[j]
+    if type(part) is not cls:
+        raise _NotHere(f"messages[{i}].parts[{j}] is not a {cls.__name__}")
+    return part
+
+
 PYDANTIC_DEFECTS: dict[str, Defect] = {
-    "system-blank": lambda n: _set(_request(n, 0)[0], content=" "),
-    "system-surrogate": lambda n: _set(_request(n, 0)[0], content="x\ud800"),
+    "system-blank": lambda n: _set(_part(n, 0, 0, pa.SystemPromptPart), content=" "),
+    "system-surrogate": lambda n: _set(_part(n, 0, 0, pa.SystemPromptPart), content="x\ud800"),
     "system-after-user": lambda n: _request(n, 0).reverse(),
     "system-subclass": lambda n: _request(n, 0).__setitem__(
         0, _Note(content="You are a helpful assistant.")
     ),
-    "user-string": lambda n: _set(_request(n, 0)[1], content="weather in Paris?"),
-    "user-two-items": lambda n: _set(_request(n, 0)[1], content=["a", "b"]),
-    "user-tuple": lambda n: _set(_request(n, 0)[1], content=("a",)),
-    "user-items-empty": lambda n: _set(_request(n, 0)[1], content=[]),
-    "user-item-blank": lambda n: _set(_request(n, 0)[1], content=["a", " "]),
+    "user-string": lambda n: _set(_part(n, 0, 1, pa.UserPromptPart), content="weather in Paris?"),
+    "user-two-items": lambda n: _set(_part(n, 0, 1, pa.UserPromptPart), content=["a", "b"]),
+    "user-tuple": lambda n: _set(_part(n, 0, 1, pa.UserPromptPart), content=("a",)),
+    "user-items-empty": lambda n: _set(_part(n, 0, 1, pa.UserPromptPart), content=[]),
+    "user-item-blank": lambda n: _set(_part(n, 0, 1, pa.UserPromptPart), content=["a", " "]),
     "user-image": lambda n: _set(
-        _request(n, 0)[1], content=["a", pa.ImageUrl(url="https://example.com/a.png")]
+        _part(n, 0, 1, pa.UserPromptPart),
+        content=["a", pa.ImageUrl(url="https://example.com/a.png")],
     ),
     "two-user-prompts": lambda n: _request(n, 0).append(pa.UserPromptPart(content="and?")),
     "request-empty": lambda n: n.insert(1, pa.ModelRequest(parts=[])),
-    "request-instructions": lambda n: _set(n[4], instructions="Be brief."),
+    "request-instructions": lambda n: _set(
+        _message(n, 4, pa.ModelRequest), instructions="Be brief."
+    ),
     "returns-with-prompt": lambda n: _request(n, 2).append(pa.UserPromptPart(content="and?")),
     "return-missing": lambda n: _request(n, 2).pop(0),
     "return-extra": lambda n: _request(n, 2).append(
         pa.ToolReturnPart(tool_name="search", content="x", tool_call_id="call_9")
     ),
-    "return-other-id": lambda n: _set(_request(n, 2)[1], tool_call_id="call_9"),
-    "return-other-name": lambda n: _set(_request(n, 2)[1], tool_name="other"),
-    "return-blank": lambda n: _set(_request(n, 2)[1], content=" "),
-    "return-surrogate": lambda n: _set(_request(n, 2)[1], content="\udfff"),
-    "return-json-nan": lambda n: _set(_request(n, 2)[1], content={"t": float("nan")}),
-    "return-json-datetime": lambda n: _set(_request(n, 2)[1], content={"at": datetime(2026, 1, 1)}),
-    "return-json-nested-65": lambda n: _set(_request(n, 2)[1], content=_nest(65)),
-    "return-file": lambda n: _set(
-        _request(n, 2)[1], content=pa.ImageUrl(url="https://example.com/a.png")
+    "return-other-id": lambda n: _set(_part(n, 2, 1, pa.ToolReturnPart), tool_call_id="call_9"),
+    "return-other-name": lambda n: _set(_part(n, 2, 1, pa.ToolReturnPart), tool_name="other"),
+    "return-blank": lambda n: _set(_part(n, 2, 1, pa.ToolReturnPart), content=" "),
+    "return-surrogate": lambda n: _set(_part(n, 2, 1, pa.ToolReturnPart), content="\udfff"),
+    "return-json-nan": lambda n: _set(
+        _part(n, 2, 1, pa.ToolReturnPart), content={"t": float("nan")}
     ),
-    "return-failed": lambda n: _set(_request(n, 2)[1], outcome="failed"),
-    "return-denied": lambda n: _set(_request(n, 2)[1], outcome="denied"),
+    "return-json-datetime": lambda n: _set(
+        _part(n, 2, 1, pa.ToolReturnPart), content={"at": datetime(2026, 1, 1)}
+    ),
+    "return-json-nested-65": lambda n: _set(_part(n, 2, 1, pa.ToolReturnPart), content=_nest(65)),
+    "return-file": lambda n: _set(
+        _part(n, 2, 1, pa.ToolReturnPart), content=pa.ImageUrl(url="https://example.com/a.png")
+    ),
+    "return-failed": lambda n: _set(_part(n, 2, 1, pa.ToolReturnPart), outcome="failed"),
+    "return-denied": lambda n: _set(_part(n, 2, 1, pa.ToolReturnPart), outcome="denied"),
     "return-retry-prompt": lambda n: _request(n, 2).__setitem__(
         1, pa.RetryPromptPart(content="bad", tool_name="weather", tool_call_id="call_1")
     ),
-    "return-metadata": lambda n: _set(_request(n, 2)[1], metadata={"source": "cache"}),
+    "return-metadata": lambda n: _set(
+        _part(n, 2, 1, pa.ToolReturnPart), metadata={"source": "cache"}
+    ),
     "response-empty": lambda n: n.insert(1, pa.ModelResponse(parts=[])),
     "response-empty-between-prompts": lambda n: n.extend(
         [pa.ModelResponse(parts=[]), pa.ModelRequest(parts=[pa.UserPromptPart("more")])]
@@ -1096,40 +1125,46 @@ PYDANTIC_DEFECTS: dict[str, Defect] = {
             pa.ModelResponse(parts=[pa.TextPart("More.")]),
         ],
     ),
-    "response-interrupted": lambda n: _set(n[1], state="interrupted"),
-    "response-length": lambda n: _set(n[1], finish_reason="length"),
-    "response-stop": lambda n: _set(n[3], finish_reason="stop", model_name="gpt-5"),
-    "response-provider": lambda n: _set(n[1], provider_name="openai", model_name="gpt-5.1"),
+    "response-interrupted": lambda n: _set(_message(n, 1, pa.ModelResponse), state="interrupted"),
+    "response-length": lambda n: _set(_message(n, 1, pa.ModelResponse), finish_reason="length"),
+    "response-stop": lambda n: _set(
+        _message(n, 3, pa.ModelResponse), finish_reason="stop", model_name="gpt-5"
+    ),
+    "response-provider": lambda n: _set(
+        _message(n, 1, pa.ModelResponse), provider_name="openai", model_name="gpt-5.1"
+    ),
     "two-responses": lambda n: n.insert(4, pa.ModelResponse(parts=[pa.TextPart("x")])),
     "response-first": lambda n: n.pop(0),
     "trailing-response": lambda n: n.append(pa.ModelResponse(parts=[pa.TextPart("ok")])),
     "calls-unanswered-at-end": lambda n: n.__delitem__(slice(2, None)),
     "text-after-call": lambda n: _request(n, 1).append(_request(n, 1).pop(0)),
-    "text-blank": lambda n: _set(_request(n, 1)[0], content=""),
-    "text-id": lambda n: _set(_request(n, 1)[0], id="msg_1", provider_name="openai"),
+    "text-blank": lambda n: _set(_part(n, 1, 0, pa.TextPart), content=""),
+    "text-id": lambda n: _set(_part(n, 1, 0, pa.TextPart), id="msg_1", provider_name="openai"),
     "text-details": lambda n: _set(
-        _request(n, 1)[0], provider_details={"thought_signature": "c2ln"}
+        _part(n, 1, 0, pa.TextPart), provider_details={"thought_signature": "c2ln"}
     ),
     "thinking": lambda n: _request(n, 1).insert(0, pa.ThinkingPart(content="hm")),
-    "call-args-json": lambda n: _set(_request(n, 1)[1], args='{"city": "Paris"}'),
-    "call-args-none": lambda n: _set(_request(n, 1)[1], args=None),
-    "call-args-blank": lambda n: _set(_request(n, 1)[1], args=" "),
-    "call-args-invalid": lambda n: _set(_request(n, 1)[1], args='{"city": '),
-    "call-args-array": lambda n: _set(_request(n, 1)[1], args="[1]"),
-    "call-args-too-deep-to-parse": lambda n: _set(_request(n, 1)[1], args="[" * 100_000),
-    "call-args-nan": lambda n: _set(_request(n, 1)[1], args={"a": float("nan")}),
-    "call-args-tuple": lambda n: _set(_request(n, 1)[1], args={"a": (1, 2)}),
-    "call-id": lambda n: _set(_request(n, 1)[1], id="fc_1", provider_name="openai"),
+    "call-args-json": lambda n: _set(_part(n, 1, 1, pa.ToolCallPart), args='{"city": "Paris"}'),
+    "call-args-none": lambda n: _set(_part(n, 1, 1, pa.ToolCallPart), args=None),
+    "call-args-blank": lambda n: _set(_part(n, 1, 1, pa.ToolCallPart), args=" "),
+    "call-args-invalid": lambda n: _set(_part(n, 1, 1, pa.ToolCallPart), args='{"city": '),
+    "call-args-array": lambda n: _set(_part(n, 1, 1, pa.ToolCallPart), args="[1]"),
+    "call-args-too-deep-to-parse": lambda n: _set(
+        _part(n, 1, 1, pa.ToolCallPart), args="[" * 100_000
+    ),
+    "call-args-nan": lambda n: _set(_part(n, 1, 1, pa.ToolCallPart), args={"a": float("nan")}),
+    "call-args-tuple": lambda n: _set(_part(n, 1, 1, pa.ToolCallPart), args={"a": (1, 2)}),
+    "call-id": lambda n: _set(_part(n, 1, 1, pa.ToolCallPart), id="fc_1", provider_name="openai"),
     "call-details": lambda n: _set(
-        _request(n, 1)[1], provider_details={"thought_signature": "c2ln"}
+        _part(n, 1, 1, pa.ToolCallPart), provider_details={"thought_signature": "c2ln"}
     ),
     "call-name-dotted": _each(
-        lambda n: _set(_request(n, 1)[1], tool_name="get.weather"),
-        lambda n: _set(_request(n, 2)[1], tool_name="get.weather"),
+        lambda n: _set(_part(n, 1, 1, pa.ToolCallPart), tool_name="get.weather"),
+        lambda n: _set(_part(n, 2, 1, pa.ToolReturnPart), tool_name="get.weather"),
     ),
     "call-id-shared": _each(
-        lambda n: _set(_request(n, 1)[2], tool_call_id="call_1"),
-        lambda n: _set(_request(n, 2)[0], tool_call_id="call_1"),
+        lambda n: _set(_part(n, 1, 2, pa.ToolCallPart), tool_call_id="call_1"),
+        lambda n: _set(_part(n, 2, 0, pa.ToolReturnPart), tool_call_id="call_1"),
     ),
     "message-not-a-model": lambda n: n.append({"role": "user", "content": "hi"}),
 }
