@@ -38,6 +38,7 @@ from heal.errors import ConfigError, ConvergenceError, HealingError, ProtectedEd
 from heal.messages import (
     ModelMessage,
     Part,
+    ReasoningPart,
     load_messages,
 )
 from heal.policy import KEEP, Policy
@@ -480,7 +481,7 @@ def _run(
                 if guards and not rule.edits_protected and ctx.protected:
                     _check_unprotected(rule, ctx.protected, edits)
                 work, origin, runs = _apply(work, origin, edits)
-                index = index.after_edit(work, runs, _renames(edits))
+                index = index.after_edit(work, runs, _renames(edits), _reasoning_added(edits))
                 ctx = _context(work, index, plan, target, messages)
                 unchanged_for = 0
         k = k + 1 if k + 1 < n_steps else 0
@@ -499,6 +500,17 @@ def _renames(edits: list[Edit]) -> list[tuple[int, int, Part]] | None:
             return None
         places.append((e.message, e.part, e.new))
     return places
+
+
+def _reasoning_added(edits: list[Edit]) -> set[int] | None:
+    """The messages ``edits`` insert reasoning parts into (of the class itself), when that is
+    all they do (the index is then updated without a scan); else None."""
+    messages = set()
+    for e in edits:
+        if type(e) is not AddPart or type(e.new) is not ReasoningPart:
+            return None
+        messages.add(e.message)
+    return messages
 
 
 def _check_unprotected(rule: Rule, protected: frozenset[int], edits: Iterable[Edit]) -> None:

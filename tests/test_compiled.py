@@ -1,10 +1,11 @@
 """Which build of heal the suite is testing, and the compiled build's script (tools/).
 
-CI runs the suite twice: on the source tree, then on the copy ``tools/build_compiled.py``
-compiles with Cython, with ``HEAL_EXPECT_COMPILED=1``. Without these checks the second run
-could silently test the pure files again (the copy missing from the import path, or a module
-left uncompiled), and the first could silently test a stale extension module left beside a
-``.py`` in the source tree, which Python would import instead of the edited source.
+The suite runs on the source tree; to test the compiled build, run it again on the copy
+``tools/build_compiled.py`` compiles with Cython, with ``HEAL_EXPECT_COMPILED=1`` (the README's
+"Compiled build" section; CI does not build it). Without these checks that run could silently
+test the pure files again (the copy missing from the import path, or a module left uncompiled),
+and the usual one could silently test a stale extension module left beside a ``.py`` in the
+source tree, which Python would import instead of the edited source.
 """
 
 from __future__ import annotations

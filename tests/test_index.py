@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from heal import dump_messages, heal_messages, load_messages
+from heal.messages import ReasoningPart, TextPart
 from heal.rules._base import RenamedId
 from heal.rules._index import FACTS, HistoryIndex
 from tests.strategies import histories
@@ -187,14 +188,16 @@ def _checking_edits(patch: pytest.MonkeyPatch, kept_facts: list[int] | None = No
         kept_facts = []
     after_edit = HistoryIndex.after_edit
 
-    def checked(self: HistoryIndex, messages: Any, kept: Any, renamed: Any = None) -> HistoryIndex:
+    def checked(
+        self: HistoryIndex, messages: Any, kept: Any, renamed: Any = None, added: Any = None
+    ) -> HistoryIndex:
         if self._held is not None:
             # The engine asked some facts of the history before the edit: ask them all, so
             # that every fact the edited index may keep is compared below.
             target, profile = self._held_for
             for fact in index_module.FACTS.values():
                 self.holds([fact], target, profile)
-        got = after_edit(self, messages, kept, renamed)
+        got = after_edit(self, messages, kept, renamed, added)
         fresh = HistoryIndex(messages)
         assert _exact(got) == _exact(fresh)
         if got._held:  # facts kept from the index before the edit
@@ -232,7 +235,15 @@ def test_the_index_after_an_edit_is_the_scan_of_the_edited_history(
         messages = [_subclassed(message) for message in messages]
     with pytest.MonkeyPatch.context() as patch:
         done = _checking_edits(patch)
-        for provider in (None, "anthropic", "bedrock", "google", "mistral", "openai-responses"):
+        for provider in (
+            None,
+            "anthropic",
+            "bedrock",
+            "deepseek",
+            "google",
+            "mistral",
+            "openai-responses",
+        ):
             heal_messages(messages, provider=provider)
     assert done or not heal_messages(messages).changed
 
@@ -336,3 +347,61 @@ def test_histories_moved_to_mistral_are_indexed_without_a_scan_after_the_renames
     assert scans == [3, 3]
     # The facts that read no id were kept through the renames (and compared with a scan's).
     assert kept_facts and kept_facts[0] == len(FACTS) - 3
+
+
+def test_reasoning_inserted_for_deepseek_is_indexed_without_a_scan() -> None:
+    # DeepSeek inserts an empty reasoning part before the calls of the turns without
+    # reasoning (the parts after it move along), and the index follows without a scan.
+    messages = load_messages(
+        [
+            {"role": "user", "content": "go"},
+            {"role": "assistant", "content": [{"type": "text", "text": "a"}, _call("c1")]},
+            {"role": "tool", "content": [_result("c1")]},
+            {"role": "user", "content": "again"},
+            {"role": "assistant", "content": [{"type": "reasoning", "text": "r"}, _call("c2")]},
+            {"role": "tool", "content": [_result("c2")]},
+            {"role": "user", "content": "and"},
+            {"role": "assistant", "content": [_call("c3"), _call("c4")]},
+            {"role": "tool", "content": [_result("c3"), _result("c4")]},
+        ]
+    )
+    scans: list[int] = []
+    scan = HistoryIndex._scan
+
+    def counting(self: HistoryIndex, scanned: Any) -> Any:
+        scans.append(len(scanned))
+        return scan(self, scanned)
+
+    with pytest.MonkeyPatch.context() as patch:
+        done = _checking_edits(patch)
+        patch.setattr(HistoryIndex, "_scan", counting)
+        healed = heal_messages(messages, provider="deepseek")
+    assert [(r.rule, r.message_index) for r in healed.repairs] == [
+        ("missing-reasoning-content", 1),
+        ("missing-reasoning-content", 7),
+    ]
+    # The history, then the scan the check compares the index after the edit with: the
+    # index after the edit was made without one.
+    assert done == [1] and scans == [9, 9]
+
+
+def test_an_insertion_the_index_cannot_follow_is_indexed_by_a_scan() -> None:
+    messages = load_messages(
+        [
+            {"role": "user", "content": "go"},
+            {"role": "assistant", "content": [_call("c1")]},
+            {"role": "tool", "content": [_result("c1")]},
+        ]
+    )
+    index = HistoryIndex(messages)
+    reasoning = ReasoningPart(text="")
+    inserted = list(messages)
+    inserted[1] = messages[1].model_copy(update={"content": (reasoning, *messages[1].content)})
+    got = index.after_edit(inserted, [], None, {1})
+    assert _exact(got) == _exact(HistoryIndex(inserted))
+    assert [(m, p) for m, p, _ in got.reasoning] == [(1, 0)] and got.calls[0][1] == 1
+    # Something other than reasoning inserted, or a part replaced: a scan tells.
+    for content in ((TextPart(text="x"), *messages[1].content), (reasoning,)):
+        other = list(messages)
+        other[1] = messages[1].model_copy(update={"content": content})
+        assert _exact(index.after_edit(other, [], None, {1})) == _exact(HistoryIndex(other))

@@ -31,7 +31,7 @@ assistant message) is computed on first use only, so histories without tools nev
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import compress
 from operator import eq, itemgetter
@@ -249,6 +249,7 @@ class HistoryIndex:
         messages: Sequence[ModelMessage],
         kept: Sequence[tuple[int, int, int]],
         renamed: Sequence[tuple[int, int, Part]] | None = None,
+        reasoning_added: Iterable[int] | None = None,
     ) -> HistoryIndex:
         """The index of ``messages``, which an edit made from the history indexed here, equal
         to ``HistoryIndex(messages)`` (``tests/test_index.py`` compares the two after every
@@ -266,9 +267,13 @@ class HistoryIndex:
 
         ``renamed`` (optional) lists ``(message, part, new part)`` for each part the edit gave
         a new tool-call id, when it did nothing else (see :meth:`_after_renames`).
+        ``reasoning_added`` (optional) names the messages into which the edit inserted
+        reasoning parts, when it did nothing else (see :meth:`_after_reasoning_added`).
         """
         if renamed is not None:
             return self._after_renames(messages, renamed)
+        if reasoning_added is not None:
+            return self._after_reasoning_added(messages, reasoning_added)
         n = len(messages)
         if _rescan(n, kept):
             return HistoryIndex(messages)
@@ -612,13 +617,79 @@ class HistoryIndex:
         new_index._paired = None
         new_index._pairing = None
         new_index._calls_by_message = None
+        # A fact that reads no id holds of the renamed history as it did of this one.
+        self._keep_facts(new_index, lambda fact: fact not in _READ_IDS)
+        return new_index
+
+    def _keep_facts(self, new_index: HistoryIndex, holds_still: Callable[[Fact], bool]) -> None:
+        """Give ``new_index`` the facts computed here that ``holds_still`` says the edit that
+        made it cannot change (``tests/test_index.py`` compares each with a scan's)."""
         held = self._held
         if held is None:
             new_index._held = None
         else:
-            # A fact that reads no id holds of the renamed history as it did of this one.
-            new_index._held = {fact: value for fact, value in held.items() if fact not in _READ_IDS}
+            new_index._held = {fact: value for fact, value in held.items() if holds_still(fact)}
             new_index._held_for = self._held_for
+
+    def _after_reasoning_added(
+        self, messages: Sequence[ModelMessage], edited: Iterable[int]
+    ) -> HistoryIndex:
+        """The index of ``messages``, made from this one without a scan, when the edit only
+        inserted reasoning parts (of the class itself) into the messages ``edited``, each of
+        which held parts (DeepSeek's empty reasoning before every call), every message staying
+        in its place. Such a part joins :attr:`reasoning` alone; the parts after it in its
+        message move along, in every list; what a message or its role says stays. Anything
+        else (a message that held a string or nothing, a part that is not where an insertion
+        leaves it) is indexed by a scan."""
+        old_messages = self.messages
+        moves: dict[int, list[int]] = {}  # by message: the new place of each old part
+        added: list[ReasoningRef] = []
+        for m in edited:
+            old = old_messages[m].content
+            new = messages[m].content
+            if type(old) is str or not old or type(new) is str:
+                return HistoryIndex(messages)
+            places: list[int] = []
+            k = 0
+            size = len(old)
+            for q, part in enumerate(new):
+                if k < size and part is old[k]:
+                    places.append(q)
+                    k += 1
+                elif type(part) is ReasoningPart:
+                    added.append((m, q, part))
+                else:
+                    return HistoryIndex(messages)
+            if k != size:
+                return HistoryIndex(messages)
+            moves[m] = places
+        place = moves.get
+        new_index = HistoryIndex.__new__(HistoryIndex)
+        new_index.messages = messages
+        new_index.roles = self.roles
+        new_index.strings = self.strings
+        new_index.empty = self.empty
+        new_index.texts = _moved_refs(self.texts, place)
+        new_index.texts_after_calls = self.texts_after_calls
+        new_index.calls = _moved_refs(self.calls, place)
+        new_index.call_ids = self.call_ids
+        new_index.tool_names = self.tool_names
+        new_index.unusual_inputs = _moved_refs(self.unusual_inputs, place)
+        new_index.results = _moved_refs(self.results, place)
+        new_index.outputs = _moved_refs(self.outputs, place)
+        new_index.content_outputs = _moved_refs(self.content_outputs, place)
+        new_index.reasoning = _merged(_moved_refs(self.reasoning, place), added)
+        new_index.requests = _moved_refs(self.requests, place)
+        new_index.responses = _moved_refs(self.responses, place)
+        new_index.files = _moved_refs(self.files, place)
+        new_index.images = _moved_refs(self.images, place)
+        new_index.present = self.present | {"reasoning"} if added else self.present
+        new_index._executed = self._executed
+        new_index._paired = self._paired  # messages, roles and ids as they were
+        new_index._pairing = None
+        new_index._calls_by_message = None
+        # The facts of roles, calls and results alone hold as they did.
+        self._keep_facts(new_index, _OF_ROLES_AND_TOOLS.__contains__)
         return new_index
 
     def holds(self, facts: Sequence[Fact], target: Target, profile: ProviderProfile) -> bool:
@@ -914,6 +985,29 @@ from the old in their id alone (``tests/test_index.py`` compares each kept fact 
 of a scan)."""
 
 
+_OF_ROLES_AND_TOOLS = frozenset(
+    {
+        _unpaired,
+        _unusual_inputs,
+        _duplicate_call_ids,
+        _invalid_tool_call_ids,
+        _invalid_tool_names,
+        _provider_executed,
+        _tool_options,
+        _unoffered_tools,
+        _final_assistant,
+        _same_role_runs,
+        _only_system,
+        _late_system,
+        _user_after_tool,
+        _calls_after_last_user,
+    }
+)
+"""The facts that read nothing but the roles and the calls and results (their ids, names,
+inputs, options and messages): reasoning parts inserted in place (:meth:`HistoryIndex.
+_after_reasoning_added`) leave them as they were."""
+
+
 FACTS: dict[str, Fact] = {
     "unusual_inputs": _unusual_inputs,
     "final_assistant": _final_assistant,
@@ -995,6 +1089,21 @@ def _swapped_refs(refs: list[_R], new_part: Callable[[tuple[int, int]], object |
             if out is None:
                 out = refs.copy()
             out[i] = (ref[0], ref[1], new)  # type: ignore[assignment]
+    return refs if out is None else out
+
+
+def _moved_refs(refs: list[_R], place: Callable[[int], list[int] | None]) -> list[_R]:
+    """``refs`` with the part index of each reference in a message ``place`` gives new places
+    for (old part index -> new) moved there; ``refs`` itself when none moved."""
+    out: list[_R] | None = None
+    i = -1
+    for ref in refs:
+        i += 1
+        places = place(ref[0])
+        if places is not None:
+            if out is None:
+                out = refs.copy()
+            out[i] = (ref[0], places[ref[1]], ref[2])  # type: ignore[assignment]
     return refs if out is None else out
 
 
