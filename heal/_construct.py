@@ -93,12 +93,13 @@ def construct_complete(cls: type[M], fields_set: set[str], values: dict[str, Any
     return obj
 
 
-_COPY_AS_IS: set[type[BaseModel]] = set()
-"""The classes :func:`replaced` copies itself (heal's own frozen models, once seen)."""
+_COPY_AS_IS: dict[type[BaseModel], frozenset[str]] = {}
+"""The classes :func:`replaced` copies itself (heal's own frozen models, once seen), with the
+names of their fields."""
 
 
 def replaced(model: M, update: dict[str, Any]) -> M:
-    """``model.model_copy(update=update)``, exactly, at about a quarter of its cost.
+    """``model.model_copy(update=update)``, exactly, at about a fifth of its cost.
 
     Every repair that mends a field (a renamed id, a parsed input, stripped provider options)
     copies one part, and a history with a repair in every turn makes thousands of them: pydantic's
@@ -109,24 +110,19 @@ def replaced(model: M, update: dict[str, Any]) -> M:
     frozen). A subclass of a heal model, or any other model, is copied by pydantic.
     """
     cls = type(model)
-    if cls not in _COPY_AS_IS:
+    names = _COPY_AS_IS.get(cls)
+    if names is None:
         if cls.__module__ != "heal.messages" or not cls.model_config.get("frozen"):
             return model.model_copy(update=update)
-        _COPY_AS_IS.add(cls)
-    fields = cls.__pydantic_fields__
-    for name in update:
-        if name not in fields:  # an extra or unknown name: pydantic's rules apply
-            return model.model_copy(update=update)
-    data = model.__dict__.copy()
-    data.update(update)
+        names = _COPY_AS_IS[cls] = frozenset(cls.__pydantic_fields__)
+    if not names.issuperset(update):  # an extra or unknown name: pydantic's rules apply
+        return model.model_copy(update=update)
     new = new_instance(cls)
-    set_dict(new, data)
+    set_dict(new, {**model.__dict__, **update})
     extra = model.__pydantic_extra__
     set_extra(new, None if extra is None else extra.copy())
     fields_set = model.__pydantic_fields_set__
-    if not fields_set.issuperset(update):
-        fields_set = fields_set | update.keys()
-    set_fields(new, fields_set)
+    set_fields(new, fields_set if fields_set.issuperset(update) else fields_set | update.keys())
     set_private(new, None)
     return new
 

@@ -869,6 +869,11 @@ def _edited_parts(
     if sets is None and drops is None and adds is not None and min(adds) >= 0:
         # Insertions alone (an empty reasoning part before a DeepSeek call): the parts between
         # them are carried over in slices.
+        if len(adds) == 1:  # at one place, the commonest: one tuple each
+            ((before, added),) = adds.items()
+            to = min(before, n)
+            added_locs = [moved.get(id(new)) for new in added] if moved else [None] * len(added)
+            return (*content[:to], *added, *content[to:]), (*locs[:to], *added_locs, *locs[to:])
         parts: list[Part] = []
         part_locs: list[_Loc | None] = []
         at = 0
