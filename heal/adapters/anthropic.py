@@ -217,18 +217,18 @@ def load_messages(native: Any) -> list[ModelMessage]:
 
 @overload
 def dump_messages(
-    messages: Iterable[ModelMessage], *, shape: Literal["params"]
+    messages: Iterable[ModelMessage | Mapping[str, Any]], *, shape: Literal["params"]
 ) -> dict[str, Any]: ...
 @overload
 def dump_messages(
-    messages: Iterable[ModelMessage], *, shape: Literal["messages"]
+    messages: Iterable[ModelMessage | Mapping[str, Any]], *, shape: Literal["messages"]
 ) -> list[NativeMessage]: ...
 @overload
 def dump_messages(
-    messages: Iterable[ModelMessage], *, shape: Shape = "auto"
+    messages: Iterable[ModelMessage | Mapping[str, Any]], *, shape: Shape = "auto"
 ) -> dict[str, Any] | list[NativeMessage]: ...
 def dump_messages(
-    messages: Iterable[ModelMessage], *, shape: Shape = "auto"
+    messages: Iterable[ModelMessage | Mapping[str, Any]], *, shape: Shape = "auto"
 ) -> dict[str, Any] | list[NativeMessage]:
     """Write canonical messages as an Anthropic history.
 

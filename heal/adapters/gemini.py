@@ -199,14 +199,14 @@ def load_messages(native: Any) -> list[ModelMessage]:
 
 @overload
 def dump_messages(
-    messages: Iterable[ModelMessage], *, sdk: Literal[False] = False
+    messages: Iterable[ModelMessage | Mapping[str, Any]], *, sdk: Literal[False] = False
 ) -> GeminiNative: ...
 @overload
 def dump_messages(
-    messages: Iterable[ModelMessage], *, sdk: Literal[True]
+    messages: Iterable[ModelMessage | Mapping[str, Any]], *, sdk: Literal[True]
 ) -> list[types.Content] | dict[str, Any]: ...
 def dump_messages(
-    messages: Iterable[ModelMessage], *, sdk: bool = False
+    messages: Iterable[ModelMessage | Mapping[str, Any]], *, sdk: bool = False
 ) -> GeminiNative | list[types.Content]:
     """Write canonical messages as Gemini contents.
 

@@ -227,7 +227,7 @@ def load_messages(native: Iterable[BaseMessage]) -> list[ModelMessage]:
     return load(native).messages
 
 
-def dump_messages(messages: Iterable[ModelMessage]) -> list[BaseMessage]:
+def dump_messages(messages: Iterable[ModelMessage | Mapping[str, Any]]) -> list[BaseMessage]:
     """Write canonical messages as LangChain message objects.
 
     The inverse of :func:`load_messages` for everything it loaded; see the module docstring for

@@ -228,7 +228,7 @@ def load_messages(native: Iterable[Any]) -> list[ModelMessage]:
     return load(native).messages
 
 
-def dump_messages(messages: Iterable[ModelMessage]) -> list[NativeMessage]:
+def dump_messages(messages: Iterable[ModelMessage | Mapping[str, Any]]) -> list[NativeMessage]:
     """Write canonical messages as Chat Completions message dicts.
 
     The inverse of :func:`load_messages` for everything it loaded; see the module docstring for

@@ -292,7 +292,7 @@ def load_messages(native: Iterable[Any]) -> list[ModelMessage]:
     return load(native).messages
 
 
-def dump_messages(messages: Iterable[ModelMessage]) -> list[Item]:
+def dump_messages(messages: Iterable[ModelMessage | Mapping[str, Any]]) -> list[Item]:
     """Write canonical messages as Responses input items (JSON-compatible dicts).
 
     Takes message models or AI SDK message JSON. Exact inverse of :func:`load_messages` for

@@ -281,12 +281,14 @@ def load_messages(
 
 @overload
 def dump_messages(
-    messages: Iterable[ModelMessage], *, as_json: Literal[False] = False
+    messages: Iterable[ModelMessage | Mapping[str, Any]], *, as_json: Literal[False] = False
 ) -> list[pa.ModelMessage]: ...
 @overload
-def dump_messages(messages: Iterable[ModelMessage], *, as_json: Literal[True]) -> bytes: ...
 def dump_messages(
-    messages: Iterable[ModelMessage], *, as_json: bool = False
+    messages: Iterable[ModelMessage | Mapping[str, Any]], *, as_json: Literal[True]
+) -> bytes: ...
+def dump_messages(
+    messages: Iterable[ModelMessage | Mapping[str, Any]], *, as_json: bool = False
 ) -> list[pa.ModelMessage] | bytes:
     """Write canonical messages as pydantic-ai ``ModelRequest`` / ``ModelResponse`` objects, or,
     with ``as_json=True``, as the JSON bytes ``ModelMessagesTypeAdapter.dump_json`` writes.

@@ -316,9 +316,8 @@ def plain_anthropic(draw: st.DrawFn) -> Any:
     shape: anthropic.Shape = draw(st.sampled_from(("auto", "params", "messages")))
     native: dict[str, Any] | list[dict[str, Any]]
     try:
-        # The adapters' dump_messages load AI SDK dicts as heal_messages does, though their
-        # annotation names only the models: the plain histories here are dicts.
-        native = anthropic.dump_messages(history, shape=shape)  # type: ignore[arg-type]
+        # The adapters' dump_messages take AI SDK dicts as well as models.
+        native = anthropic.dump_messages(history, shape=shape)
     except InputError:  # a value nested deeper than the models take
         native = [{"role": "user", "content": "hi"}]
     if draw(st.integers(0, 2)) == 0:
@@ -520,7 +519,7 @@ def plain_chat(draw: st.DrawFn) -> list[dict[str, Any]]:
     native defect."""
     history = draw(plain_histories())
     try:
-        native = openai_chat.dump_messages(history)  # type: ignore[arg-type]  # dicts: see plain_anthropic
+        native = openai_chat.dump_messages(history)
     except InputError:  # a value nested deeper than the models take
         native = [{"role": "user", "content": "hi"}]
     if draw(st.integers(0, 2)) == 0:
@@ -550,9 +549,9 @@ def test_openai_chat_verdict_holds_on_the_formats_strategies(native: Any) -> Non
 # --- examples --------------------------------------------------------------------------------
 
 # AI SDK dicts, which the adapters' dump_messages load though their annotation names the models.
-ANTHROPIC_PLAIN = anthropic.dump_messages(PLAIN, shape="params")  # type: ignore[call-overload]
-CHAT_PLAIN = openai_chat.dump_messages(PLAIN)  # type: ignore[arg-type]
-PYDANTIC_PLAIN = pydantic_ai.dump_messages(PLAIN)  # type: ignore[arg-type]
+ANTHROPIC_PLAIN = anthropic.dump_messages(PLAIN, shape="params")
+CHAT_PLAIN = openai_chat.dump_messages(PLAIN)
+PYDANTIC_PLAIN = pydantic_ai.dump_messages(PLAIN)
 FORMATS = [
     pytest.param(anthropic, anthropic.heal_anthropic, ANTHROPIC_PLAIN, id="anthropic"),
     pytest.param(openai_chat, openai_chat.heal_openai_chat, CHAT_PLAIN, id="openai-chat"),
@@ -1219,7 +1218,7 @@ def plain_pydantic_ai(draw: st.DrawFn) -> list[Any]:
     native defect."""
     history = draw(plain_histories())
     try:
-        native = pydantic_ai.dump_messages(history)  # type: ignore[arg-type]  # dicts: see plain_anthropic
+        native = pydantic_ai.dump_messages(history)
     except InputError:  # a value nested deeper than the models take
         native = copy.deepcopy(PYDANTIC_PLAIN)
     if draw(st.integers(0, 2)) == 0:
