@@ -1093,8 +1093,8 @@ def _swapped_refs(refs: list[_R], new_part: Callable[[tuple[int, int]], object |
 
 
 def _moved_refs(refs: list[_R], place: Callable[[int], list[int] | None]) -> list[_R]:
-    """``refs`` with the part index of each reference in a message ``place`` gives new places
-    for (old part index -> new) moved there; ``refs`` itself when none moved."""
+    """``refs`` with each reference in a message that ``place`` maps (to the new index of each
+    of its old parts) moved to its part's new index; ``refs`` itself when none moved."""
     out: list[_R] | None = None
     i = -1
     for ref in refs:
