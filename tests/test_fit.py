@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -321,10 +322,25 @@ def test_whole_turns_go_oldest_first(case: tuple[History, int, list[int]]) -> No
     assert not gone or not gone[-1], "the newest turn went"
 
 
-def _orphans(history: Any) -> set[tuple[str, str | None]]:
+def _orphans(
+    history: Any, at: Sequence[int] | None = None
+) -> set[tuple[str, int | None, int | None, int | None]]:
+    """The pairing problems in ``history``, each by its rule and the place of the part it names
+    (message, part, anchor), in the history ``at`` maps message indices into (when given).
+
+    By place, not by tool-call id: an id that another call shares is renamed before pairing
+    is judged, so one orphan is named ``call_3_2`` in a history and ``call_3`` in a part of it
+    that has one ``call_3`` only."""
     pairing = {"orphan-tool-result", "orphan-tool-call", "orphan-tool-approval"}
-    issues = validate_messages(history).issues
-    return {(r.rule, r.tool_call_id) for r in issues if r.rule in pairing}
+
+    def place(i: int | None) -> int | None:
+        return i if i is None or at is None else at[i]
+
+    return {
+        (r.rule, place(r.message_index), r.part_index, place(r.anchor_index))
+        for r in validate_messages(history).issues
+        if r.rule in pairing
+    }
 
 
 @given(case=_cases())
@@ -332,7 +348,46 @@ def test_nothing_kept_loses_its_call_or_its_result(case: tuple[History, int, lis
     history, budget, pinned = case
     result = fit(history, budget, pinned=pinned)
     kept = [history[i] for i in result.kept]
-    assert _orphans(kept) <= _orphans(history)
+    assert _orphans(kept, result.kept) <= _orphans(history)
+
+
+def test_an_orphan_is_the_same_whatever_its_id_is_renamed_to() -> None:
+    # The second provider-executed call_3 has its result in a tool message: an orphan. In the
+    # whole history call_3 is shared, so the orphan is named call_3_2; in the last turns alone
+    # it keeps its id. It is the same orphan, in the same place (found by the deep profile).
+    def call(call_id: str) -> dict[str, Any]:
+        return {
+            "type": "tool-call",
+            "toolCallId": call_id,
+            "toolName": "search",
+            "input": {},
+            "providerExecuted": True,
+        }
+
+    result = {
+        "type": "tool-result",
+        "toolCallId": "call_3",
+        "toolName": "search",
+        "output": {"type": "text", "value": "ok"},
+    }
+    history: History = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [call("call_3"), result]},
+        {"role": "user", "content": "again"},
+        {"role": "assistant", "content": [call("call_3")]},
+        {"role": "tool", "content": [result]},
+        {"role": "user", "content": "and"},
+    ]
+    kept = [2, 3, 4, 5]
+    named = {
+        r.tool_call_id for r in validate_messages(history).issues if r.rule == "orphan-tool-result"
+    }
+    assert named == {"call_3_2"}
+    assert (
+        _orphans([history[i] for i in kept], kept)
+        == _orphans(history)
+        == {("orphan-tool-result", 4, 0, None)}
+    )
 
 
 @given(history=valid_histories(), data=st.data())
