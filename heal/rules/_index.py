@@ -593,6 +593,23 @@ class HistoryIndex:
         """
         new_part = {(m, p): new for m, p, new in renamed}
         get = new_part.get
+        new_index = self._carried(messages)
+        new_index.calls = calls = _swapped_refs(self.calls, get)
+        new_index.call_ids = [ref[2].tool_call_id for ref in calls]
+        new_index.unusual_inputs = _swapped_refs(self.unusual_inputs, get)
+        new_index.results = _swapped_refs(self.results, get)
+        new_index.outputs = _swapped_refs(self.outputs, get)
+        new_index.content_outputs = _swapped_refs(self.content_outputs, get)
+        new_index.requests = _swapped_refs(self.requests, get)
+        # A fact that reads no id holds of the renamed history as it did of this one.
+        self._keep_facts(new_index, lambda fact: fact not in _READ_IDS)
+        return new_index
+
+    def _carried(self, messages: Sequence[ModelMessage]) -> HistoryIndex:
+        """An index of ``messages`` holding this one's lists and facts as they are (an index's
+        lists are never changed in place), for an edit that changes only what its caller
+        replaces; what depends on the whole history (the pairing verdict and view, the calls
+        by message, the facts) is left to be computed when asked."""
         new_index = HistoryIndex.__new__(HistoryIndex)
         new_index.messages = messages
         new_index.roles = self.roles
@@ -600,15 +617,15 @@ class HistoryIndex:
         new_index.empty = self.empty
         new_index.texts = self.texts
         new_index.texts_after_calls = self.texts_after_calls
-        new_index.calls = calls = _swapped_refs(self.calls, get)
-        new_index.call_ids = [ref[2].tool_call_id for ref in calls]
+        new_index.calls = self.calls
+        new_index.call_ids = self.call_ids
         new_index.tool_names = self.tool_names
-        new_index.unusual_inputs = _swapped_refs(self.unusual_inputs, get)
-        new_index.results = _swapped_refs(self.results, get)
-        new_index.outputs = _swapped_refs(self.outputs, get)
-        new_index.content_outputs = _swapped_refs(self.content_outputs, get)
+        new_index.unusual_inputs = self.unusual_inputs
+        new_index.results = self.results
+        new_index.outputs = self.outputs
+        new_index.content_outputs = self.content_outputs
         new_index.reasoning = self.reasoning
-        new_index.requests = _swapped_refs(self.requests, get)
+        new_index.requests = self.requests
         new_index.responses = self.responses
         new_index.files = self.files
         new_index.images = self.images
@@ -617,8 +634,7 @@ class HistoryIndex:
         new_index._paired = None
         new_index._pairing = None
         new_index._calls_by_message = None
-        # A fact that reads no id holds of the renamed history as it did of this one.
-        self._keep_facts(new_index, lambda fact: fact not in _READ_IDS)
+        new_index._held = None
         return new_index
 
     def _keep_facts(self, new_index: HistoryIndex, holds_still: Callable[[Fact], bool]) -> None:
@@ -664,16 +680,9 @@ class HistoryIndex:
                 return HistoryIndex(messages)
             moves[m] = places
         place = moves.get
-        new_index = HistoryIndex.__new__(HistoryIndex)
-        new_index.messages = messages
-        new_index.roles = self.roles
-        new_index.strings = self.strings
-        new_index.empty = self.empty
+        new_index = self._carried(messages)
         new_index.texts = _moved_refs(self.texts, place)
-        new_index.texts_after_calls = self.texts_after_calls
         new_index.calls = _moved_refs(self.calls, place)
-        new_index.call_ids = self.call_ids
-        new_index.tool_names = self.tool_names
         new_index.unusual_inputs = _moved_refs(self.unusual_inputs, place)
         new_index.results = _moved_refs(self.results, place)
         new_index.outputs = _moved_refs(self.outputs, place)
@@ -683,11 +692,9 @@ class HistoryIndex:
         new_index.responses = _moved_refs(self.responses, place)
         new_index.files = _moved_refs(self.files, place)
         new_index.images = _moved_refs(self.images, place)
-        new_index.present = self.present | {"reasoning"} if added else self.present
-        new_index._executed = self._executed
+        if added:
+            new_index.present = self.present | {"reasoning"}
         new_index._paired = self._paired  # messages, roles and ids as they were
-        new_index._pairing = None
-        new_index._calls_by_message = None
         # The facts of roles, calls and results alone hold as they did.
         self._keep_facts(new_index, _OF_ROLES_AND_TOOLS.__contains__)
         return new_index
