@@ -2,10 +2,10 @@
 
 The suite runs on the source tree; to test the compiled build, run it again on the copy
 ``tools/build_compiled.py`` compiles with Cython, with ``HEAL_EXPECT_COMPILED=1`` (the README's
-"Compiled build" section; CI does not build it). Without these checks that run could silently
-test the pure files again (the copy missing from the import path, or a module left uncompiled),
-and the usual one could silently test a stale extension module left beside a ``.py`` in the
-source tree, which Python would import instead of the edited source.
+"Compiled build" section; ``.ci/run`` does so after the usual run). Without these checks that
+run could silently test the pure files again (the copy missing from the import path, or a module
+left uncompiled), and the usual one could silently test a stale extension module left beside a
+``.py`` in the source tree, which Python would import instead of the edited source.
 """
 
 from __future__ import annotations
