@@ -84,11 +84,11 @@ def construct_complete(cls: type[M], fields_set: set[str], values: dict[str, Any
     ``values`` becomes the instance's ``__dict__`` as it is, so the caller must not keep or
     reuse it, and ``fields_set`` is shared as :func:`construct_trusted` shares it. Nothing is
     checked per call: a history with a repair in every turn makes thousands of records."""
-    extra = _layout(cls)[1]
+    layout = _LAYOUTS.get(cls) or _layout(cls)
     obj = new_instance(cls)
     set_dict(obj, values)
     set_fields(obj, fields_set)
-    set_extra(obj, {} if extra else None)
+    set_extra(obj, {} if layout[1] else None)
     set_private(obj, None)
     return obj
 

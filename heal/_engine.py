@@ -560,7 +560,10 @@ class _Origin:
         mi = self.msgs[m]
         if mi is None:
             return (None,) * count
-        return tuple([(mi, p) for p in range(count)])
+        found = []
+        for p in range(count):  # a comprehension costs a frame of its own (most hold 1-3 parts)
+            found.append((mi, p))  # noqa: PERF401
+        return tuple(found)
 
     def repair(self, rule: Rule, f: Finding, action: Action) -> Repair:
         message_index: int | None = None
@@ -660,6 +663,8 @@ def _to_json(value: Any) -> Any:
 def _escaped(value: Any) -> Any:
     """A copy of ``value`` (its dicts and lists) with lone surrogates (``\\udxxx``) escaped, so a
     record always encodes as UTF-8, even when it holds removed text that was never mended."""
+    if value is None:  # a record's tool_call_id, mostly
+        return None
     if isinstance(value, str):
         if value.isascii() or not _SURROGATE.search(value):
             return value
@@ -762,12 +767,14 @@ class _EditGroups:
         self.add_msgs: dict[int, list[ModelMessage]] = {}
         """Messages to insert, by the index of the message they go after (-1: the start)."""
         for e in edits:
-            if isinstance(e, SetPart):
+            # Inserted parts and renamed ids, the commonest, cost one test each (a batch may
+            # hold thousands); a subclass of an edit is told by isinstance.
+            if type(e) is AddPart or (type(e) is not RenamedId and isinstance(e, AddPart)):
+                self.add_parts.setdefault(e.message, {}).setdefault(e.before, []).append(e.new)
+            elif isinstance(e, SetPart):
                 self.set_parts.setdefault(e.message, {})[e.part] = e.new
             elif isinstance(e, DropPart):
                 self.drop_parts.setdefault(e.message, set()).add(e.part)
-            elif isinstance(e, AddPart):
-                self.add_parts.setdefault(e.message, {}).setdefault(e.before, []).append(e.new)
             elif isinstance(e, SetMessage):
                 self.set_msgs[e.message] = e.new
             elif isinstance(e, DropMessage):
@@ -804,11 +811,15 @@ def _edited_message(
 ) -> tuple[ModelMessage, tuple[_Loc | None, ...] | None]:
     """Message ``i`` with its edits (replaced first, then its parts edited), and the input
     location of each of its parts (None: each where it sat in the input message)."""
-    new = edit.set_msgs.get(i, message)
     locs = origin.parts[i]
-    if new.content is not message.content:
-        locs = _replaced_locs(origin, i, message.content, new.content)
-    content = new.content
+    if edit.set_msgs and i in edit.set_msgs:
+        new = edit.set_msgs[i]
+        content = new.content
+        if content is not message.content:
+            locs = _replaced_locs(origin, i, message.content, content)
+    else:
+        new = message
+        content = message.content
     if isinstance(content, str) or i not in edit.part_edited:
         return new, locs
     if locs is None and new is message and i not in edit.add_parts and i not in edit.drop_parts:
@@ -871,8 +882,10 @@ def _edited_parts(
         # them are carried over in slices.
         if len(adds) == 1:  # at one place, the commonest: one tuple each
             ((before, added),) = adds.items()
-            to = min(before, n)
             added_locs = [moved.get(id(new)) for new in added] if moved else [None] * len(added)
+            if before == 0:  # at the start (DeepSeek's reasoning before a call): no slices
+                return (*added, *content), (*added_locs, *locs)
+            to = min(before, n)
             return (*content[:to], *added, *content[to:]), (*locs[:to], *added_locs, *locs[to:])
         parts: list[Part] = []
         part_locs: list[_Loc | None] = []

@@ -634,7 +634,10 @@ def _plain_prompt(content: Any) -> bool:
         return plain_text(content)
     if type(content) is not list or not content:
         return False
-    return all(plain_text(item) for item in content)
+    for item in content:  # noqa: SIM110 - a loop: all() over a generator or map costs more
+        if not plain_text(item):
+            return False
+    return True
 
 
 def _plain_args(args: Any) -> bool:

@@ -343,7 +343,10 @@ class HistoryIndex:
         returned in order for :meth:`_sort_remaining_parts`.
         """
         # The hot loop of healing: plain tuples, local names, bound methods and class identity
-        # tests keep it near the cost of merely iterating the parts.
+        # tests keep it near the cost of merely iterating the parts. Fields are read from the
+        # model's ``__dict__`` where more than one is read: an attribute read on a pydantic
+        # model goes through its class's ``__getattr__`` hook and costs about three dict
+        # look-ups (a pydantic model keeps every field there; the values are the same).
         roles = self.roles = []
         strings = self.strings = []
         empty = self.empty = []
@@ -378,7 +381,8 @@ class HistoryIndex:
         last_non_tool = i = -1
         for message in messages:
             i += 1
-            role = message.role
+            fields = message.__dict__
+            role = fields["role"]
             add_role(role)
             is_tool = role == "tool"
             if not is_tool:
@@ -386,7 +390,7 @@ class HistoryIndex:
                     paired = False  # a call's result block ended without its result
                     waiting.clear()
                 last_non_tool = i
-            content = message.content
+            content = fields["content"]
             if type(content) is str:
                 # Only blank or non-ASCII strings can concern a text rule; these tests are O(1)
                 # for ordinary text (isspace stops at the first visible character).
@@ -410,12 +414,13 @@ class HistoryIndex:
                     ref = (i, j, part)
                     add_call(ref)
                     call_at = i
-                    tid = part.tool_call_id
+                    fields = part.__dict__
+                    tid = fields["tool_call_id"]
                     add_id(tid)
-                    add_name(part.tool_name)
-                    if type(part.input) is not dict:
+                    add_name(fields["tool_name"])
+                    if type(fields["input"]) is not dict:
                         unusual_inputs.append(ref)
-                    if part.provider_executed:
+                    if fields["provider_executed"]:
                         simple = False
                         executed = True
                     else:
@@ -423,8 +428,9 @@ class HistoryIndex:
                 elif type(part) is result_cls:
                     result = (i, j, part)
                     add_result(result)
-                    add_name(part.tool_name)
-                    output = part.output
+                    fields = part.__dict__
+                    add_name(fields["tool_name"])
+                    output = fields["output"]
                     if type(output) is text_output or type(output) is error_output:
                         value = output.value
                         if not value.isascii() or value.isspace() or not value:
@@ -438,7 +444,7 @@ class HistoryIndex:
                         content_outputs.append(result)
                     if not is_tool:
                         simple = False  # a provider-executed result, in the assistant message
-                    elif waiting.pop(part.tool_call_id, -2) != last_non_tool:
+                    elif waiting.pop(fields["tool_call_id"], -2) != last_non_tool:
                         paired = False  # no call waits for it right before
                 elif type(part) is reasoning_cls:
                     add_reasoning((i, j, part))
@@ -679,19 +685,18 @@ class HistoryIndex:
             if k != size:
                 return HistoryIndex(messages)
             moves[m] = places
-        place = moves.get
         new_index = self._carried(messages)
-        new_index.texts = _moved_refs(self.texts, place)
-        new_index.calls = _moved_refs(self.calls, place)
-        new_index.unusual_inputs = _moved_refs(self.unusual_inputs, place)
-        new_index.results = _moved_refs(self.results, place)
-        new_index.outputs = _moved_refs(self.outputs, place)
-        new_index.content_outputs = _moved_refs(self.content_outputs, place)
-        new_index.reasoning = _merged(_moved_refs(self.reasoning, place), added)
-        new_index.requests = _moved_refs(self.requests, place)
-        new_index.responses = _moved_refs(self.responses, place)
-        new_index.files = _moved_refs(self.files, place)
-        new_index.images = _moved_refs(self.images, place)
+        new_index.texts = _moved_refs(self.texts, moves)
+        new_index.calls = _moved_refs(self.calls, moves)
+        new_index.unusual_inputs = _moved_refs(self.unusual_inputs, moves)
+        new_index.results = _moved_refs(self.results, moves)
+        new_index.outputs = _moved_refs(self.outputs, moves)
+        new_index.content_outputs = _moved_refs(self.content_outputs, moves)
+        new_index.reasoning = _merged(_moved_refs(self.reasoning, moves), added)
+        new_index.requests = _moved_refs(self.requests, moves)
+        new_index.responses = _moved_refs(self.responses, moves)
+        new_index.files = _moved_refs(self.files, moves)
+        new_index.images = _moved_refs(self.images, moves)
         if added:
             new_index.present = self.present | {"reasoning"}
         new_index._paired = self._paired  # messages, roles and ids as they were
@@ -1099,18 +1104,18 @@ def _swapped_refs(refs: list[_R], new_part: Callable[[tuple[int, int]], object |
     return refs if out is None else out
 
 
-def _moved_refs(refs: list[_R], place: Callable[[int], list[int] | None]) -> list[_R]:
-    """``refs`` with each reference in a message that ``place`` maps (to the new index of each
-    of its old parts) moved to its part's new index; ``refs`` itself when none moved."""
+def _moved_refs(refs: list[_R], moves: dict[int, list[int]]) -> list[_R]:
+    """``refs`` with each reference in a message ``moves`` maps (to the new index of each of
+    its old parts) moved to its part's new index; ``refs`` itself when none moved."""
     out: list[_R] | None = None
     i = -1
     for ref in refs:
         i += 1
-        places = place(ref[0])
-        if places is not None:
+        m = ref[0]
+        if m in moves:
             if out is None:
                 out = refs.copy()
-            out[i] = (ref[0], places[ref[1]], ref[2])  # type: ignore[assignment]
+            out[i] = (m, moves[m][ref[1]], ref[2])  # type: ignore[assignment]
     return refs if out is None else out
 
 
@@ -1218,8 +1223,8 @@ def _base(part: object) -> type | None:
     return None
 
 
-def _position(ref: _PartRef) -> tuple[int, int]:
-    return ref[0], ref[1]
+_position: Callable[[_Ref], tuple[int, int]] = itemgetter(0, 1)
+"""A reference's place: (message, part)."""
 
 
 def _merged(listed: list[_Ref], more: list[_Ref]) -> list[_Ref]:
