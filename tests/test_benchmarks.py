@@ -1,13 +1,15 @@
 """The benchmark corpus's second shape, the peers benchmark end to end on a tiny corpus, and the
 Mistral floor healing as heal does.
 
-Nothing here is timed: speed is measured by ``python -m benchmarks.run`` and
-``python -m benchmarks.peers``, never asserted in tests.
+Nothing here is timed: speed is measured by ``python -m benchmarks.run``,
+``python -m benchmarks.peers`` and ``python -m benchmarks.instructions``, never asserted in tests.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -122,3 +124,54 @@ def test_the_mistral_floor_does_what_heal_does_for_mistral() -> None:
 
 def _place(record: Repair) -> tuple[int, int]:
     return (record.message_index or 0, record.part_index or 0)
+
+
+def test_the_instruction_count_is_the_difference_of_two_counted_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Each child run is counted whole (imports, the corpus, a warm heal); only the passes
+    # differ between the two, so their difference over passes and conversations is heal's.
+    from benchmarks import instructions
+
+    counted: dict[str, int] = {"0": 1_000_000, str(instructions.PASSES): 1_000_000 + 2 * 3 * 500}
+    calls: list[Sequence[str]] = []
+
+    def fake_count(args: Sequence[str]) -> int:
+        calls.append(args)
+        return counted[args[-1]]
+
+    monkeypatch.setattr(instructions, "_count", fake_count)
+    assert instructions.per_conversation("deepseek", "tools", 3) == 500
+    assert [call[-1] for call in calls] == ["0", str(instructions.PASSES)]
+    assert all(call[:4] == ["corpus", "deepseek", "tools", "3"] for call in calls)
+
+
+def test_the_instruction_benchmark_refuses_an_unknown_provider(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from benchmarks import instructions
+
+    assert instructions.main(["--providers", "none,openai"]) == 2
+    assert "unknown provider 'openai'" in capsys.readouterr().out
+
+
+def test_the_instruction_child_heals_the_corpus() -> None:
+    from benchmarks import instructions
+
+    assert instructions._child(["corpus", "mistral", "reasoning", "2", "1"]) == 0
+    assert instructions._child(["scaling", "replayed", "none", "40", "1"]) == 0
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
+def test_callgrind_counts_are_read_from_its_own_report() -> None:
+    # The benchmark's children run for about a minute under callgrind; a program that does
+    # almost nothing shows that the count is read from callgrind's real report, and that a
+    # second run counts the same.
+    from benchmarks import instructions
+
+    command = [sys.executable, "-S", "-c", "pass"]
+    first = instructions.counted(command)
+    assert first > 1_000_000  # an interpreter's start alone
+    assert instructions.counted(command) == pytest.approx(first, rel=0.001)
+    with pytest.raises(RuntimeError, match="failed under valgrind"):
+        instructions.counted([sys.executable, "-S", "-c", "raise SystemExit(3)"])

@@ -1,0 +1,163 @@
+"""Instructions per conversation, counted by valgrind's callgrind: ratios that load cannot move.
+
+    python -m benchmarks.instructions                                # about three minutes
+    python -m benchmarks.instructions --providers none,deepseek --conversations 50
+    python -m benchmarks.instructions --shape reasoning --providers none,anthropic
+    python -m benchmarks.instructions --scaling --providers none   # 8,000 vs 80,000 messages
+
+The machines here are shared: the same tree times 10-30% apart from one minute to the next, so a
+ratio of two timings moves by as much as a change worth making. Callgrind counts the
+instructions a process executes instead, the same count for the same code and input whatever
+else the machine is doing (``PYTHONHASHSEED`` is fixed for the child, so set and dict order are
+too). An instruction is not a nanosecond: an attribute read that misses the cache costs more
+than its count says, so this complements ``benchmarks.run`` (seconds) and does not replace it.
+It tells whether a change does less work, and what a provider pack costs over provider none.
+
+Method: for each provider, the child builds ``benchmarks.corpus`` (the ``benchmarks.run``
+corpus: 50 messages a conversation, 10% broken), loads it, heals every conversation once (plan
+caches, compiled patterns), then heals them all ``PASSES`` more times; it runs twice under
+callgrind, with those passes and without, and the difference over the passes and conversations
+is the count per conversation. ``--scaling`` counts one heal of the history with an orphan call
+in every turn at the two sizes ``benchmarks.run`` times, and the same for a call id replayed in
+every turn: a heal linear in the history's length reads 10.0.
+
+Needs ``valgrind`` on the PATH (Debian's package); exits 2 without it. Each child runs about 50
+times slower than it would alone: the corpus takes about 40 seconds a provider, the scaling
+histories about four minutes a provider and history.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from benchmarks.corpus import SHAPES, corpus, orphan_every_turn
+from heal import PROVIDERS, heal_messages, load_messages
+
+PASSES = 2
+"""Heals of every conversation counted, after the first (which warms the caches)."""
+
+_COLLECTED = re.compile(r"Collected : (\d+)")
+
+
+def _child(argv: Sequence[str]) -> int:
+    """The workload callgrind counts: ``corpus PROVIDER SHAPE CONVERSATIONS PASSES`` or
+    ``scaling WHICH PROVIDER LENGTH PASSES``."""
+    gc.disable()  # the collector's rescans of the corpus are not heal's work
+    kind, *rest = argv
+    if kind == "corpus":
+        provider, shape, conversations, passes = rest
+        shaped = next(known for known in SHAPES if known == shape)
+        raw = corpus(conversations=int(conversations), length=50, broken=0.1, shape=shaped)
+        histories = [load_messages(history) for history in raw]
+    else:
+        which, provider, length, passes = rest
+        from benchmarks.run import replayed_id_every_turn
+
+        make = orphan_every_turn if which == "orphan" else replayed_id_every_turn
+        histories = [load_messages(make(int(length)))]
+    target: Any = None if provider == "none" else provider
+    if kind == "corpus":
+        for history in histories:
+            heal_messages(history, provider=target)
+    for _ in range(int(passes)):
+        for history in histories:
+            heal_messages(history, provider=target)
+    return 0
+
+
+def _count(args: Sequence[str]) -> int:
+    """Instructions callgrind counts for one child run with ``args``."""
+    return counted([sys.executable, "-m", "benchmarks.instructions", "--child", *args])
+
+
+def counted(command: Sequence[str]) -> int:
+    """Instructions callgrind counts for one run of ``command`` (``PYTHONHASHSEED`` fixed)."""
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    done = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *command],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    found = _COLLECTED.search(done.stderr)
+    if done.returncode != 0 or found is None:
+        raise RuntimeError(f"{command} failed under valgrind:\n{done.stderr[-2000:]}")
+    return int(found.group(1))
+
+
+def per_conversation(provider: str, shape: str, conversations: int) -> float:
+    """Instructions ``heal_messages`` executes per conversation of the corpus, for ``provider``
+    (``"none"``: shared rules only)."""
+    base = [provider, shape, str(conversations)]
+    without = _count(["corpus", *base, "0"])
+    with_passes = _count(["corpus", *base, str(PASSES)])
+    return (with_passes - without) / (PASSES * conversations)
+
+
+def per_heal(which: str, provider: str, length: int) -> int:
+    """Instructions one heal of the ``which`` history (``orphan`` or ``replayed``) executes."""
+    base = [which, provider, str(length)]
+    return _count(["scaling", *base, "1"]) - _count(["scaling", *base, "0"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--child"]:
+        return _child(argv[1:])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
+    parser.add_argument(
+        "--providers",
+        default="none,anthropic,mistral,deepseek",
+        help="comma list; 'none' for shared rules only (the ratios are over it)",
+    )
+    parser.add_argument("--shape", choices=SHAPES, default="tools", help="the corpus shape")
+    parser.add_argument("--conversations", type=int, default=100)
+    parser.add_argument(
+        "--scaling", action="store_true", help="count the scaling histories instead"
+    )
+    args = parser.parse_args(argv)
+    if shutil.which("valgrind") is None:
+        print("valgrind is not on the PATH (Debian: apt-get install valgrind)", file=sys.stderr)
+        return 2
+    providers: list[str] = args.providers.split(",")
+    unknown = [p for p in providers if p != "none" and p not in PROVIDERS]
+    if unknown:
+        print(f"unknown provider {unknown[0]!r}; expected none or one of: {', '.join(PROVIDERS)}")
+        return 2
+    if args.scaling:
+        for which in ("orphan", "replayed"):
+            for provider in providers:
+                small = per_heal(which, provider, 8_000)
+                large = per_heal(which, provider, 80_000)
+                print(
+                    f"scaling, provider={provider}, {which} in every turn: 80,000 vs 8,000 "
+                    f"messages: {large:,} / {small:,} instructions = {large / small:.2f}"
+                )
+        return 0
+    print(
+        f"corpus: {args.conversations:,} conversations x 50 messages, shape {args.shape!r} "
+        f"(10% broken); instructions per conversation, {PASSES} passes after a warm one"
+    )
+    counts: dict[str, float] = {}
+    for provider in providers:
+        counts[provider] = per_conversation(provider, args.shape, args.conversations)
+        over = ""
+        if provider != "none" and "none" in counts:
+            over = f"  ({counts[provider] / counts['none']:.2f}x none)"
+        print(f"heal, provider={provider:<10} {counts[provider]:>12,.0f}{over}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
