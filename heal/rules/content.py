@@ -126,8 +126,9 @@ class LoneSurrogate(Rule):
             *index.reasoning,
         ]
         for m, p, part in text_refs:
-            if _has_surrogate(part.text):
-                fixed = replaced(part, {"text": _mend(part.text)})
+            text = part.text
+            if not text.isascii() and _has_surrogate(text):  # ASCII (most) told without a call
+                fixed = replaced(part, {"text": _mend(text)})
                 yield self._finding(m, p, part.text, SetPart(m, p, fixed))
         for m, p, result in index.outputs:
             output = result.output
