@@ -39,6 +39,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from benchmarks.corpus import SHAPES, corpus, orphan_every_turn
+from benchmarks.run import collector_restored, replayed_id_every_turn
 from heal import PROVIDERS, heal_messages, load_messages
 
 PASSES = 2
@@ -47,9 +48,12 @@ PASSES = 2
 _COLLECTED = re.compile(r"Collected : (\d+)")
 
 
-def _child(argv: Sequence[str]) -> int:
+def _child(argv: list[str] | None) -> int:
     """The workload callgrind counts: ``corpus PROVIDER SHAPE CONVERSATIONS PASSES`` or
     ``scaling WHICH PROVIDER LENGTH PASSES``."""
+    if not argv:
+        print("--child needs a workload: corpus ... or scaling ...", file=sys.stderr)
+        return 2
     gc.disable()  # the collector's rescans of the corpus are not heal's work
     kind, *rest = argv
     if kind == "corpus":
@@ -59,8 +63,6 @@ def _child(argv: Sequence[str]) -> int:
         histories = [load_messages(history) for history in raw]
     else:
         which, provider, length, passes = rest
-        from benchmarks.run import replayed_id_every_turn
-
         make = orphan_every_turn if which == "orphan" else replayed_id_every_turn
         histories = [load_messages(make(int(length)))]
     target: Any = None if provider == "none" else provider
@@ -110,9 +112,11 @@ def per_heal(which: str, provider: str, length: int) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark (or, with ``--child``, the workload it counts); the garbage collector
+    is left as it was found."""
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--child"]:
-        return _child(argv[1:])
+        return collector_restored(_child, argv[1:])
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
     )
