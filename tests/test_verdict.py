@@ -196,3 +196,22 @@ def test_a_fact_is_computed_for_the_target_asked() -> None:
     assert not index.holds(unoffered, offered, profile)
     assert index.holds(unoffered, other, profile)  # not the answer kept for the other target
     assert not index.holds(unoffered, offered, profile)
+
+
+_TEXTS = st.one_of(
+    st.text(),
+    st.sampled_from(["", " ", "\n\t", "ok", "caf\u00e9", "a\ud800b", "\udfff"]),
+    st.none(),
+    st.integers(),
+    st.lists(st.text(max_size=3), max_size=2),
+)
+
+
+@given(values=st.lists(_TEXTS, max_size=6))
+def test_plain_texts_is_plain_text_of_each(values: list[Any]) -> None:
+    # The adapters' walks gather their texts and ask once; the answer must be the per-text
+    # one's, blank, non-string and lone-surrogate texts included.
+    from heal._verdict import plain_text, plain_texts
+
+    assert plain_texts(values) == all(plain_text(value) for value in values)
+    assert plain_texts(iter(values)) == plain_texts(values)

@@ -155,7 +155,7 @@ from heal._verdict import (
     calls_accepted,
     judge,
     plain_input,
-    plain_text,
+    plain_texts,
     plain_value,
 )
 from heal.adapters._common import (
@@ -547,6 +547,10 @@ def _plain_messages(
     added to ``ids`` and ``names``, and each response's system to ``systems`` when given."""
     waiting: dict[str, str] | None = None  # the previous response's calls: id -> name
     previous = ""
+    # Every text that must be plain (plain_text), judged at the end in one loop: a call per
+    # text was a sixth of the walk.
+    texts: list[Any] = []
+    add_text, add_texts = texts.append, texts.extend
     for message in messages:
         kind = type(message)
         if kind is pa.ModelRequest:
@@ -565,7 +569,9 @@ def _plain_messages(
                     if type(call_id) is not str or waiting.pop(call_id, None) != part.tool_name:
                         return None
                     content = part.content
-                    if not (plain_text(content) if type(content) is str else plain_value(content)):
+                    if type(content) is str:
+                        add_text(content)
+                    elif not plain_value(content):
                         return None
                 waiting = None
                 previous = "tool"
@@ -574,14 +580,17 @@ def _plain_messages(
                 part_kind = type(part)
                 if part_kind is pa.SystemPromptPart:
                     role = "system"
-                    if not plain_text(part.content):
-                        return None
+                    add_text(part.content)
                 elif part_kind is pa.UserPromptPart:
                     role = "user"
                     content = part.content
-                    if not (
-                        plain_text(content) if type(content) is str else _plain_prompt(content)
-                    ):
+                    if type(content) is str:
+                        add_text(content)
+                    elif type(content) is list and content:
+                        # Strings alone load as text (other items are media, cache points or
+                        # structured content: not plain, and not strings).
+                        add_texts(content)
+                    else:
                         return None
                 else:
                     return None
@@ -590,16 +599,19 @@ def _plain_messages(
                 previous = role
         elif kind is pa.ModelResponse:
             parts = message.parts
-            if previous not in AFTER["assistant"] or not parts or _aborted(message):
+            if previous not in AFTER["assistant"] or not parts:
                 return None
+            if message.state == "interrupted" or message.finish_reason in _CUT_OFF_REASONS:
+                return None  # _aborted, without the call
             if systems is not None:
                 systems.add(message.canonical_system or message.provider_name)
             for part in parts:
                 part_kind = type(part)
                 if part_kind is pa.TextPart:
                     # Text after a call is moved before it for Anthropic.
-                    if waiting is not None or not plain_text(part.content):
+                    if waiting is not None:
                         return None
+                    add_text(part.content)
                     if part.id is not None or part.citations is not None:
                         return None
                 elif part_kind is pa.ToolCallPart:
@@ -623,21 +635,10 @@ def _plain_messages(
             previous = "assistant"
         else:
             return None
+    if not plain_texts(texts):
+        return None
     # Calls left unanswered are the last message's, a response: not an end.
     return previous if previous in ENDS else None
-
-
-def _plain_prompt(content: Any) -> bool:
-    """Whether a user prompt's content loads as plain text: a non-blank string, or a non-empty
-    list of them (other items are media, cache points or structured content)."""
-    if type(content) is str:
-        return plain_text(content)
-    if type(content) is not list or not content:
-        return False
-    for item in content:  # noqa: SIM110 - a loop: all() over a generator or map costs more
-        if not plain_text(item):
-            return False
-    return True
 
 
 def _plain_args(args: Any) -> bool:
