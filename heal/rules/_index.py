@@ -345,8 +345,9 @@ class HistoryIndex:
         # The hot loop of healing: plain tuples, local names, bound methods and class identity
         # tests keep it near the cost of merely iterating the parts. Fields are read from the
         # model's ``__dict__`` where more than one is read: an attribute read on a pydantic
-        # model goes through its class's ``__getattr__`` hook and costs about three dict
-        # look-ups (a pydantic model keeps every field there; the values are the same).
+        # model goes through the ``__getattr__`` hook of ``BaseModel`` and is never specialized
+        # (callgrind: about 400 instructions, against about 100 for a look-up in the dict,
+        # where a pydantic model keeps every field; the values are the same).
         roles = self.roles = []
         strings = self.strings = []
         empty = self.empty = []
