@@ -813,7 +813,7 @@ def _edited_message(
     """Message ``i`` with its edits (replaced first, then its parts edited), and the input
     location of each of its parts (None: each where it sat in the input message)."""
     locs = origin.parts[i]
-    if edit.set_msgs and i in edit.set_msgs:
+    if i in edit.set_msgs:
         new = edit.set_msgs[i]
         content = new.content
         if content is not message.content:

@@ -1224,7 +1224,7 @@ def _base(part: object) -> type | None:
     return None
 
 
-_position: Callable[[_Ref], tuple[int, int]] = itemgetter(0, 1)
+_position: Callable[[_PartRef], tuple[int, int]] = itemgetter(0, 1)
 """A reference's place: (message, part)."""
 
 

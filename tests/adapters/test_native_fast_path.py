@@ -548,7 +548,7 @@ def test_openai_chat_verdict_holds_on_the_formats_strategies(native: Any) -> Non
 
 # --- examples --------------------------------------------------------------------------------
 
-# AI SDK dicts, which the adapters' dump_messages load though their annotation names the models.
+# AI SDK dicts, written in each format by its adapter's dump_messages.
 ANTHROPIC_PLAIN = anthropic.dump_messages(PLAIN, shape="params")
 CHAT_PLAIN = openai_chat.dump_messages(PLAIN)
 PYDANTIC_PLAIN = pydantic_ai.dump_messages(PLAIN)
