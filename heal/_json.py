@@ -39,7 +39,15 @@ from typing import Any, Generic, TypeVar
 from pydantic import TypeAdapter
 
 from heal._engine import heal_messages
-from heal._verdict import AFTER, ENDS, calls_accepted, judge, plain_input, plain_text, plain_value
+from heal._verdict import (
+    AFTER,
+    ENDS,
+    calls_accepted,
+    judge,
+    plain_inputs,
+    plain_texts,
+    plain_value,
+)
 from heal.errors import InputError
 from heal.messages import ModelMessage, Part, dump_messages, load_messages
 from heal.policy import Policy
@@ -564,6 +572,12 @@ def _scan(history: list[Any], ids: list[str], names: list[str]) -> str | None:
     raises KeyError) check each dict's keys."""
     waiting: dict[str, str] | None = None  # the previous message's calls: id -> name
     previous = ""
+    # Texts, tool inputs and JSON outputs are gathered and judged once at the end: a call per
+    # value would cost more than the test (nearly every part holds one).
+    texts: list[Any] = []
+    inputs: list[Any] = []
+    values: list[Any] = []
+    add_text = texts.append
     for message in history:
         if type(message) is not dict or len(message) != 2:
             return None
@@ -588,9 +602,10 @@ def _scan(history: list[Any], ids: list[str], names: list[str]) -> str | None:
                     return None
                 kind = output["type"]
                 if kind in {"text", "error-text"}:
-                    if not plain_text(output["value"]):
-                        return None
-                elif kind not in {"json", "error-json"} or not plain_value(output["value"]):
+                    add_text(output["value"])
+                elif kind in {"json", "error-json"}:
+                    values.append(output["value"])
+                else:
                     return None
             waiting = None
             previous = "tool"
@@ -599,16 +614,14 @@ def _scan(history: list[Any], ids: list[str], names: list[str]) -> str | None:
         if follows is None or previous not in follows:
             return None  # a tool message that answers no calls, or no known role
         if type(content) is str:
-            if not plain_text(content):
-                return None
+            add_text(content)
         elif role == "system" or type(content) is not list or not content:
             return None
         elif role == "user":
             for part in content:
                 if type(part) is not dict or len(part) != 2 or part["type"] != "text":
                     return None
-                if not plain_text(part["text"]):
-                    return None
+                add_text(part["text"])
         else:
             for part in content:
                 if type(part) is not dict:
@@ -616,15 +629,15 @@ def _scan(history: list[Any], ids: list[str], names: list[str]) -> str | None:
                 kind = part["type"]
                 if kind == "text":
                     # Text after a call is moved before it for Anthropic.
-                    if waiting is not None or len(part) != 2 or not plain_text(part["text"]):
+                    if waiting is not None or len(part) != 2:
                         return None
+                    add_text(part["text"])
                 elif kind == "tool-call" and len(part) == 4:
                     call_id = part["toolCallId"]
                     name = part["toolName"]
                     if type(call_id) is not str or type(name) is not str:
                         return None
-                    if not plain_input(part["input"]):
-                        return None
+                    inputs.append(part["input"])
                     if waiting is None:
                         waiting = {}
                     waiting[call_id] = name
@@ -634,4 +647,9 @@ def _scan(history: list[Any], ids: list[str], names: list[str]) -> str | None:
                     return None
         previous = role
     # Calls left unanswered are the last message's, an assistant message: not an end.
+    if not (plain_texts(texts) and plain_inputs(inputs)):
+        return None
+    for value in values:
+        if not plain_value(value):
+            return None
     return previous if previous in ENDS else None

@@ -176,6 +176,15 @@ def plain_input(value: Any) -> bool:
     return type(value) is dict and (not value or _plain(value, MAX_DEPTH))
 
 
+def plain_inputs(values: Iterable[Any]) -> bool:
+    """Whether every one of ``values`` is a :func:`plain_input`, in one loop (see
+    :func:`plain_texts`)."""
+    for value in values:
+        if type(value) is not dict or (value and not _plain(value, MAX_DEPTH)):
+            return False
+    return True
+
+
 _SCALARS = frozenset({str, int, bool, type(None)})
 
 

@@ -215,3 +215,23 @@ def test_plain_texts_is_plain_text_of_each(values: list[Any]) -> None:
 
     assert plain_texts(values) == all(plain_text(value) for value in values)
     assert plain_texts(iter(values)) == plain_texts(values)
+
+
+_INPUTS = st.one_of(
+    st.dictionaries(st.text(max_size=2), st.one_of(st.integers(), st.text(max_size=2)), max_size=2),
+    st.sampled_from([{}, {"a": {"b": [1, 2.5]}}, {"a": float("nan")}, {"a": (1, 2)}, {1: "x"}]),
+    st.just({"deep": json.loads("[" * 70 + "]" * 70)}),
+    st.none(),
+    st.text(max_size=3),
+    st.lists(st.integers(), max_size=2),
+)
+
+
+@given(values=st.lists(_INPUTS, max_size=5))
+def test_plain_inputs_is_plain_input_of_each(values: list[Any]) -> None:
+    # heal_json's walk gathers the tool inputs and asks once: the per-input answer, for
+    # non-objects, non-JSON values (a NaN, a tuple, a non-string key) and nesting past the limit.
+    from heal._verdict import plain_input, plain_inputs
+
+    assert plain_inputs(values) == all(plain_input(value) for value in values)
+    assert plain_inputs(iter(values)) == plain_inputs(values)

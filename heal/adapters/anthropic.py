@@ -89,7 +89,16 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal, cast, overload
 from urllib.parse import unquote_to_bytes
 
-from heal._verdict import AFTER, ENDS, bare, calls_accepted, judge, plain_input, plain_text
+from heal._verdict import (
+    AFTER,
+    ENDS,
+    bare,
+    calls_accepted,
+    judge,
+    plain_input,
+    plain_inputs,
+    plain_texts,
+)
 from heal.adapters._common import (
     NO_FACTS,
     Loaded,
@@ -387,15 +396,19 @@ def _plain_messages(
     added to ``ids`` and ``names``. Exact key counts and indexing (a missing key raises
     KeyError) check each dict's keys."""
     previous = ""
+    # Texts and tool inputs are gathered and judged once at the end: a call per value would
+    # cost more than the test (nearly every block holds one).
+    texts: list[Any] = []
+    inputs: list[Any] = []
+    add_text = texts.append
     if system is not _ABSENT:
         if type(system) is list and system:
             for block in system:
                 if type(block) is not dict or len(block) != 2 or block["type"] != "text":
                     return None
-                if not plain_text(block["text"]):
-                    return None
-        elif not plain_text(system):
-            return None
+                add_text(block["text"])
+        else:
+            add_text(system)
         previous = "system"
     waiting: dict[str, str] | None = None  # the previous message's calls: id -> name
     for message in messages:
@@ -419,8 +432,7 @@ def _plain_messages(
                 call_id = block["tool_use_id"]
                 if type(call_id) is not str or waiting.pop(call_id, None) is None:
                     return None
-                if not plain_text(block["content"]):
-                    return None
+                add_text(block["content"])
             waiting = None
             previous = "tool"
             continue
@@ -428,16 +440,14 @@ def _plain_messages(
         if follows is None or previous not in follows:
             return None
         if type(content) is str:
-            if not plain_text(content):
-                return None
+            add_text(content)
         elif role == "system" or type(content) is not list or not content:
             return None
         elif role == "user":
             for block in content:
                 if type(block) is not dict or len(block) != 2 or block["type"] != "text":
                     return None
-                if not plain_text(block["text"]):
-                    return None
+                add_text(block["text"])
         else:
             for block in content:
                 if type(block) is not dict:
@@ -445,15 +455,15 @@ def _plain_messages(
                 kind = block["type"]
                 if kind == "text":
                     # Text after a call is moved before it for Anthropic.
-                    if waiting is not None or len(block) != 2 or not plain_text(block["text"]):
+                    if waiting is not None or len(block) != 2:
                         return None
+                    add_text(block["text"])
                 elif kind == "tool_use" and len(block) == 4:
                     call_id = block["id"]
                     name = block["name"]
                     if type(call_id) is not str or type(name) is not str:
                         return None
-                    if not plain_input(block["input"]):
-                        return None
+                    inputs.append(block["input"])
                     if waiting is None:
                         waiting = {}
                     waiting[call_id] = name
@@ -463,6 +473,8 @@ def _plain_messages(
                     return None
         previous = role
     # Calls left unanswered are the last message's, an assistant message: not an end.
+    if not (plain_texts(texts) and plain_inputs(inputs)):
+        return None
     return previous if previous in ENDS else None
 
 

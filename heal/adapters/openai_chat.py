@@ -115,6 +115,7 @@ from heal._verdict import (
     judge,
     plain_input,
     plain_text,
+    plain_texts,
 )
 from heal.adapters._common import (
     Loaded,
@@ -339,6 +340,10 @@ def _plain_messages(messages: list[Any], ids: list[str], names: list[str]) -> st
     KeyError) check each dict's keys."""
     waiting: dict[str, str] | None = None  # the calls not answered yet: id -> name
     previous = ""
+    # The texts of tool messages and string contents are gathered and judged once at the end:
+    # a call per text would cost more than the test.
+    texts: list[Any] = []
+    add_text = texts.append
     for message in messages:
         if type(message) is not dict:
             return None
@@ -350,8 +355,7 @@ def _plain_messages(messages: list[Any], ids: list[str], names: list[str]) -> st
             call_id = message["tool_call_id"]
             if type(call_id) is not str or waiting.pop(call_id, None) is None:
                 return None
-            if not plain_text(message["content"]):
-                return None
+            add_text(message["content"])
             if not waiting:
                 waiting = None
             previous = "tool"
@@ -366,8 +370,7 @@ def _plain_messages(messages: list[Any], ids: list[str], names: list[str]) -> st
                 return None
             content = message["content"]
             if type(content) is str:
-                if not plain_text(content):
-                    return None
+                add_text(content)
             elif role == "system" or not _plain_parts(content):
                 return None
             previous = role
@@ -399,6 +402,8 @@ def _plain_messages(messages: list[Any], ids: list[str], names: list[str]) -> st
                 ids.append(call_id)
                 names.append(name)
         previous = role
+    if not plain_texts(texts):
+        return None
     return None if waiting is not None or previous not in ENDS else previous
 
 
