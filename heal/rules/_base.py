@@ -184,12 +184,13 @@ def renamed_id_finding(
     """The finding that renames part ``part`` (``old``) of message ``message`` to
     ``tool_call_id`` because its id ``why`` (its reason: "tool-call id 'x' <why>; now 'y'"),
     with the :class:`RenamedId` edit: every rule that renames ids makes its findings here."""
-    old_id = old.tool_call_id
+    fields = old.__dict__  # two fields: one read of a pydantic model, not two
+    old_id = fields["tool_call_id"]
     return Finding(
         Action.REPLACE,
         message,
         part,
-        f"{old.type} id {old_id!r} {why}; now {tool_call_id!r}",
+        f"{fields['type']} id {old_id!r} {why}; now {tool_call_id!r}",
         (RenamedId.of(message, part, old, tool_call_id),),
         old_id,
         {"toolCallId": old_id},

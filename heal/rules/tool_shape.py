@@ -293,20 +293,24 @@ class InvalidToolCallId(Rule):
             ids.update(ref[2].tool_call_id for ref in index.results)
         valid = profile.valid_tool_call_id
         good = {tid for tid in ids if valid(tid)}
-        bad: dict[str, list[tuple[int, int, _IdPart]]] = {}
-        for ref in _id_parts(ctx):
-            if ref[2].tool_call_id not in good:
-                bad.setdefault(ref[2].tool_call_id, []).append(ref)
+        # Each part to rename with its id, in history order (a place is never repeated, so the
+        # sort compares places alone).
+        bad: list[tuple[int, int, str, _IdPart]] = []
+        for m, p, part in _id_parts(ctx):
+            tid = part.tool_call_id
+            if tid not in good:
+                bad.append((m, p, tid, part))
+        bad.sort()
         mapping = rename_all(
-            bad, good, profile.tool_call_id_forbidden, profile.tool_call_id_max, "call"
+            {ref[2] for ref in bad},
+            good,
+            profile.tool_call_id_forbidden,
+            profile.tool_call_id_max,
+            "call",
         )
-        findings = [
-            finding
-            for old, refs in bad.items()
-            for finding in _retarget(refs, mapping[old], "is not a valid tool-call id")
-        ]
-        findings.sort(key=lambda f: (f.message, f.part))
-        yield from findings
+        why = "is not a valid tool-call id"
+        for m, p, tid, part in bad:
+            yield renamed_id_finding(m, p, part, mapping[tid], why)
 
 
 class DuplicateToolCallId(Rule):
