@@ -4,6 +4,7 @@
     python -m benchmarks.instructions --providers none,deepseek --conversations 50
     python -m benchmarks.instructions --shape reasoning --providers none,anthropic
     python -m benchmarks.instructions --scaling --providers none   # 8,000 vs 80,000 messages
+    python -m benchmarks.instructions --formats pydantic_ai --shape reasoning   # an adapter
 
 The machines here are shared: the same tree times 10-30% apart from one minute to the next, so a
 ratio of two timings moves by as much as a change worth making. Callgrind counts the
@@ -21,6 +22,12 @@ is the count per conversation. ``--scaling`` counts one heal of the history with
 in every turn at the two sizes ``benchmarks.run`` times, and the same for a call id replayed in
 every turn: a heal linear in the history's length reads 10.0.
 
+``--formats`` counts native entry points instead (``heal_anthropic``, ``heal_openai_chat``,
+``heal_pydantic_ai``) on the corpus written in each format, beside ``heal_messages`` on the same
+histories as the adapter's loader reads them, for the provider it heals for: the pairs and the
+"own cost" ratio of ``benchmarks.peers``, without its noise (needs the ``bench`` and
+``pydantic-ai`` extras).
+
 Needs ``valgrind`` on the PATH (Debian's package); exits 2 without it. Each child runs about 50
 times slower than it would alone: the corpus takes about 40 seconds a provider, the scaling
 histories about four minutes a provider and history.
@@ -35,7 +42,7 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from benchmarks.corpus import SHAPES, corpus, orphan_every_turn
@@ -49,13 +56,23 @@ _COLLECTED = re.compile(r"Collected : (\d+)")
 
 
 def _child(argv: list[str] | None) -> int:
-    """The workload callgrind counts: ``corpus PROVIDER SHAPE CONVERSATIONS PASSES`` or
-    ``scaling WHICH PROVIDER LENGTH PASSES``."""
+    """The workload callgrind counts: ``corpus PROVIDER SHAPE CONVERSATIONS PASSES``,
+    ``scaling WHICH PROVIDER LENGTH PASSES`` or ``native FORMAT SIDE SHAPE CONVERSATIONS
+    PASSES``."""
     if not argv:
-        print("--child needs a workload: corpus ... or scaling ...", file=sys.stderr)
+        print("--child needs a workload: corpus ..., scaling ... or native ...", file=sys.stderr)
         return 2
     gc.disable()  # the collector's rescans of the corpus are not heal's work
     kind, *rest = argv
+    if kind == "native":
+        name, side, shape, conversations, passes = rest
+        histories, work = _native_workload(name, side, shape, int(conversations))
+        for history in histories:  # warm, outside the count
+            work(history)
+        for _ in range(int(passes)):
+            for history in histories:
+                work(history)
+        return 0
     if kind == "corpus":
         provider, shape, conversations, passes = rest
         shaped = next(known for known in SHAPES if known == shape)
@@ -74,6 +91,23 @@ def _child(argv: list[str] | None) -> int:
         for history in histories:
             heal_messages(history, provider=target)
     return 0
+
+
+def _native_workload(
+    name: str, side: str, shape: str, conversations: int
+) -> tuple[list[Any], Callable[[Any], object]]:
+    """What a ``native`` child heals: format ``name``'s histories of the corpus and its entry
+    point (``side`` ``adapter``), or the same histories as its loader reads them and
+    ``heal_messages`` for the provider it heals for (``core``: the floor under the adapter),
+    as ``benchmarks.peers`` pairs them."""
+    from benchmarks.peers import HEALS, native_set  # needs the bench and pydantic-ai extras
+
+    shaped = next(known for known in SHAPES if known == shape)
+    raw = corpus(conversations=conversations, length=50, broken=0.1, shape=shaped)
+    histories, _, floor = native_set(name, [load_messages(history) for history in raw])
+    if side == "adapter":
+        return histories, HEALS[name]
+    return floor, lambda pair: heal_messages(pair[0], provider=pair[1])
 
 
 def _count(args: Sequence[str]) -> int:
@@ -106,6 +140,16 @@ def per_conversation(provider: str, shape: str, conversations: int) -> float:
     return (with_passes - without) / (PASSES * conversations)
 
 
+def per_native(name: str, side: str, shape: str, conversations: int, held: int) -> float:
+    """Instructions per history of format ``name``'s entry point (``side`` ``adapter``) or of
+    ``heal_messages`` on the same histories (``core``), over the ``held`` histories of the
+    corpus the format can hold."""
+    base = [name, side, shape, str(conversations)]
+    without = _count(["native", *base, "0"])
+    with_passes = _count(["native", *base, str(PASSES)])
+    return (with_passes - without) / (PASSES * held)
+
+
 def per_heal(which: str, provider: str, length: int) -> int:
     """Instructions one heal of the ``which`` history (``orphan`` or ``replayed``) executes."""
     base = [which, provider, str(length)]
@@ -131,7 +175,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--scaling", action="store_true", help="count the scaling histories instead"
     )
+    parser.add_argument(
+        "--formats",
+        metavar="NAMES",
+        help="count these native entry points instead (comma list of "
+        "anthropic, openai_chat, pydantic_ai), each beside heal_messages on its histories",
+    )
     args = parser.parse_args(argv)
+    if args.formats is not None:
+        return _native_main(args.formats.split(","), args.shape, args.conversations)
     providers: list[str] = args.providers.split(",")
     unknown = [p for p in providers if p != "none" and p not in PROVIDERS]
     if unknown:
@@ -161,6 +213,39 @@ def main(argv: list[str] | None = None) -> int:
         if provider != "none" and "none" in counts:
             over = f"  ({counts[provider] / counts['none']:.2f}x none)"
         print(f"heal, provider={provider:<10} {counts[provider]:>12,.0f}{over}")
+    return 0
+
+
+def _native_main(names: list[str], shape: str, conversations: int) -> int:
+    """``--formats``: each entry point's instructions per history, and its own cost (over
+    ``heal_messages`` on the same histories), the ratio ``benchmarks.peers`` times."""
+    try:
+        from benchmarks.peers import FORMATS, native_set
+    except ImportError as exc:
+        print(f"missing a peer ({exc.name}): pip install 'heal-messages[bench,pydantic-ai]'")
+        return 2
+    unknown = [name for name in names if name not in FORMATS]
+    if unknown:
+        print(f"unknown format {unknown[0]!r}; expected one of: {', '.join(FORMATS)}")
+        return 2
+    if shutil.which("valgrind") is None:
+        print("valgrind is not on the PATH (Debian: apt-get install valgrind)", file=sys.stderr)
+        return 2
+    shaped = next(known for known in SHAPES if known == shape)
+    raw = corpus(conversations=conversations, length=50, broken=0.1, shape=shaped)
+    loaded = [load_messages(history) for history in raw]
+    print(
+        f"corpus: {conversations:,} conversations x 50 messages, shape {shape!r} (10% broken); "
+        f"instructions per history each format holds, {PASSES} passes after a warm one"
+    )
+    for name in names:
+        held = len(native_set(name, loaded)[0])
+        adapter = per_native(name, "adapter", shape, conversations, held)
+        core = per_native(name, "core", shape, conversations, held)
+        print(
+            f"{name:<12} {held:>5,} histories: adapter {adapter:>12,.0f}, heal_messages "
+            f"{core:>12,.0f}, own cost {adapter / core:.2f}x"
+        )
     return 0
 
 

@@ -93,7 +93,44 @@ def _native(
     return out, messages
 
 
-def _each_floor(floor: list[tuple[list[ModelMessage], ProviderId | None]]) -> Callable[[], None]:
+FORMATS = ("anthropic", "openai_chat", "pydantic_ai")
+"""The native formats heal is timed on beside a peer, by their adapters' module names."""
+
+HEALS: dict[str, Callable[..., Any]] = {
+    "anthropic": anthropic_format.heal_anthropic,
+    "openai_chat": openai_chat_format.heal_openai_chat,
+    "pydantic_ai": pydantic_ai_format.heal_pydantic_ai,
+}
+"""Each format's entry point, called as a caller would: the native list alone."""
+
+Floor = list[tuple[list[ModelMessage], ProviderId | None]]
+
+
+def native_set(name: str, loaded: list[list[ModelMessage]]) -> tuple[list[Any], int, Floor]:
+    """The histories of ``loaded`` format ``name`` can hold, written in it; their canonical
+    message count; and heal_messages' floor under the adapter: each history as the adapter's
+    own loader reads it, with the provider the adapter heals it for (Anthropic's and OpenAI
+    Chat's own; pydantic-ai's inferred per history, as ``provider="auto"`` does)."""
+    if name == "anthropic":
+        histories, messages = _native(
+            lambda h: anthropic_format.dump_messages(h, shape="params")["messages"], loaded
+        )
+        floor: Floor = [(anthropic_format.load(h).messages, "anthropic") for h in histories]
+    elif name == "openai_chat":
+        histories, messages = _native(openai_chat_format.dump_messages, loaded)
+        floor = [(openai_chat_format.load(h).messages, "openai-chat") for h in histories]
+    elif name == "pydantic_ai":
+        histories, messages = _native(pydantic_ai_format.dump_messages, loaded)
+        floor = [
+            (pydantic_ai_format.load(h).messages, pydantic_ai_format.infer_provider(h))
+            for h in histories
+        ]
+    else:
+        raise ValueError(f"unknown format {name!r}; expected one of: {', '.join(FORMATS)}")
+    return histories, messages, floor
+
+
+def _each_floor(floor: Floor) -> Callable[[], None]:
     def work() -> None:
         for messages, provider in floor:
             heal_messages(messages, provider=provider)
@@ -135,20 +172,8 @@ def _main(argv: list[str] | None) -> int:
     raw = corpus(conversations=args.conversations, length=args.length, broken=0.1, shape=args.shape)
     loaded = [load_messages(history) for history in raw]
     n = sum(len(history) for history in loaded)
-    anthropic = _native(
-        lambda h: anthropic_format.dump_messages(h, shape="params")["messages"], loaded
-    )
-    openai_chat = _native(openai_chat_format.dump_messages, loaded)
-    pydantic_ai = _native(pydantic_ai_format.dump_messages, loaded)
-    # heal_messages on the very histories of each pair: (canonical messages, provider) pairs.
-    floors: tuple[list[tuple[list[ModelMessage], ProviderId | None]], ...] = (
-        [(anthropic_format.load(h).messages, "anthropic") for h in anthropic[0]],
-        [(openai_chat_format.load(h).messages, "openai-chat") for h in openai_chat[0]],
-        [
-            (pydantic_ai_format.load(h).messages, pydantic_ai_format.infer_provider(h))
-            for h in pydantic_ai[0]
-        ],
-    )
+    anthropic, openai_chat, pydantic_ai = (native_set(name, loaded) for name in FORMATS)
+    floors = tuple(floor for _, _, floor in (anthropic, openai_chat, pydantic_ai))
     # Everything built so far lives to the end: keep the cyclic collector from rescanning it.
     gc.enable()
     gc.collect()
@@ -176,7 +201,7 @@ def _main(argv: list[str] | None) -> int:
 
     pairs: list[tuple[str, float, float]] = []
     own: list[tuple[str, float, float]] = []
-    for (label, heal_one, peer_name, peer_one), (histories, messages), floor in zip(
+    for (label, heal_one, peer_name, peer_one), (histories, messages, _), floor in zip(
         (
             (
                 "heal_anthropic, Anthropic lists",

@@ -165,7 +165,41 @@ def test_the_instruction_child_heals_the_corpus_and_restores_the_collector() -> 
     assert gc.isenabled()
     assert instructions.main(["--child", "corpus", "mistral", "reasoning", "2", "1"]) == 0
     assert instructions.main(["--child", "scaling", "replayed", "none", "40", "1"]) == 0
+    assert (
+        instructions.main(["--child", "native", "pydantic_ai", "adapter", "tools", "2", "1"]) == 0
+    )
     assert gc.isenabled()
+
+
+@pytest.mark.parametrize("name", ["anthropic", "openai_chat", "pydantic_ai"])
+def test_the_native_workload_pairs_an_adapter_with_heal_messages_on_its_histories(
+    name: str,
+) -> None:
+    # The two sides of a format count the same histories: the native lists its entry point
+    # takes, and those lists as its loader reads them (the floor of benchmarks.peers).
+    from benchmarks import instructions
+    from benchmarks.peers import HEALS
+
+    natives, heal_native = instructions._native_workload(name, "adapter", "reasoning", 6)
+    floor, heal_floor = instructions._native_workload(name, "core", "reasoning", 6)
+    assert natives and len(natives) == len(floor)
+    assert heal_native is HEALS[name]
+    for native, pair in zip(natives, floor, strict=True):
+        healed = HEALS[name](native)
+        assert [r.rule for r in healed.repairs] == [
+            r.rule for r in heal_messages(pair[0], provider=pair[1]).repairs
+        ]
+        heal_native(native)  # what the child counts, run once
+        heal_floor(pair)
+
+
+def test_the_instruction_benchmark_refuses_an_unknown_format(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from benchmarks import instructions
+
+    assert instructions.main(["--formats", "anthropic,gemini"]) == 2
+    assert "unknown format 'gemini'" in capsys.readouterr().out
 
 
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
