@@ -103,6 +103,46 @@ def test_the_scan_agrees_with_the_definition(history: Any) -> None:
     _agree(history)
 
 
+def _shortcut_facts(index: HistoryIndex) -> dict[str, bool]:
+    """The facts that answer from another fact when they can, by their definition."""
+    ids = index.call_ids
+    return {
+        "duplicate_call_ids": len(set(ids)) != len(ids),
+        "only_system": all(role == "system" for role in index.roles),
+    }
+
+
+def _ask_facts(history: Any) -> None:
+    # duplicate_call_ids answers from the pairing verdict once it is known (paired client
+    # calls each have their own id); only_system from the last role. Asked before and after
+    # the verdict is computed, each must say what its definition says.
+    from heal.providers import get_profile
+    from heal.targets import Target
+
+    messages = load_messages(history)
+    target, profile = Target.of(None), get_profile(None)
+    for verdict_first in (False, True):
+        index = HistoryIndex(messages)
+        if verdict_first:
+            assert index.paired in (True, False)
+        for name, want in _shortcut_facts(index).items():
+            assert FACTS[name](index, target, profile) is want, name
+
+
+@pytest.mark.parametrize(("history", "paired"), EXAMPLES)
+def test_facts_with_a_shortcut_agree_with_their_definition_in_the_examples(
+    history: Any, paired: bool
+) -> None:
+    _ask_facts(history)
+    _ask_facts([{"role": "system", "content": "be brief"}])
+    _ask_facts([{"role": "system", "content": "be brief"}, *history])
+
+
+@given(histories())
+def test_facts_with_a_shortcut_agree_with_their_definition(history: Any) -> None:
+    _ask_facts(history)
+
+
 # --- parts and messages of subclassed models -------------------------------------------------
 
 _FACTS = (
