@@ -646,10 +646,10 @@ def _scan(history: list[Any], ids: list[str], names: list[str]) -> str | None:
                 else:
                     return None
         previous = role
-    # Calls left unanswered are the last message's, an assistant message: not an end.
     if not (plain_texts(texts) and plain_inputs(inputs)):
         return None
     for value in values:
         if not plain_value(value):
             return None
+    # Calls left unanswered are the last message's, an assistant message: not an end.
     return previous if previous in ENDS else None

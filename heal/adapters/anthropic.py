@@ -472,9 +472,9 @@ def _plain_messages(
                 else:
                     return None
         previous = role
-    # Calls left unanswered are the last message's, an assistant message: not an end.
     if not (plain_texts(texts) and plain_inputs(inputs)):
         return None
+    # Calls left unanswered are the last message's, an assistant message: not an end.
     return previous if previous in ENDS else None
 
 
