@@ -172,8 +172,8 @@ def _main(argv: list[str] | None) -> int:
     raw = corpus(conversations=args.conversations, length=args.length, broken=0.1, shape=args.shape)
     loaded = [load_messages(history) for history in raw]
     n = sum(len(history) for history in loaded)
+    # Each format's histories, their message count, and heal_messages on the very same ones.
     anthropic, openai_chat, pydantic_ai = (native_set(name, loaded) for name in FORMATS)
-    floors = tuple(floor for _, _, floor in (anthropic, openai_chat, pydantic_ai))
     # Everything built so far lives to the end: keep the cyclic collector from rescanning it.
     gc.enable()
     gc.collect()
@@ -201,7 +201,7 @@ def _main(argv: list[str] | None) -> int:
 
     pairs: list[tuple[str, float, float]] = []
     own: list[tuple[str, float, float]] = []
-    for (label, heal_one, peer_name, peer_one), (histories, messages, _), floor in zip(
+    for (label, heal_one, peer_name, peer_one), (histories, messages, floor) in zip(
         (
             (
                 "heal_anthropic, Anthropic lists",
@@ -223,7 +223,6 @@ def _main(argv: list[str] | None) -> int:
             ),
         ),
         (anthropic, openai_chat, pydantic_ai),
-        floors,
         strict=True,
     ):
         print(
