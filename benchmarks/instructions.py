@@ -47,7 +47,7 @@ from typing import Any
 
 from benchmarks.corpus import SHAPES, corpus, orphan_every_turn
 from benchmarks.run import collector_restored, replayed_id_every_turn
-from heal import PROVIDERS, heal_messages, load_messages
+from heal import PROVIDERS, ModelMessage, heal_messages, load_messages
 
 PASSES = 2
 """Heals of every conversation counted, after the first (which warms the caches)."""
@@ -75,9 +75,7 @@ def _child(argv: list[str] | None) -> int:
         return 0
     if kind == "corpus":
         provider, shape, conversations, passes = rest
-        shaped = next(known for known in SHAPES if known == shape)
-        raw = corpus(conversations=int(conversations), length=50, broken=0.1, shape=shaped)
-        histories = [load_messages(history) for history in raw]
+        histories = _loaded_corpus(shape, int(conversations))
         warm = histories  # plan caches, compiled patterns: outside the count
     else:
         which, provider, length, passes = rest
@@ -102,12 +100,25 @@ def _native_workload(
     as ``benchmarks.peers`` pairs them."""
     from benchmarks.peers import HEALS, native_set  # needs the bench and pydantic-ai extras
 
-    shaped = next(known for known in SHAPES if known == shape)
-    raw = corpus(conversations=conversations, length=50, broken=0.1, shape=shaped)
-    histories, _, floor = native_set(name, [load_messages(history) for history in raw])
+    histories, _, floor = native_set(name, _loaded_corpus(shape, conversations))
     if side == "adapter":
         return histories, HEALS[name]
     return floor, lambda pair: heal_messages(pair[0], provider=pair[1])
+
+
+def _loaded_corpus(shape: str, conversations: int) -> list[list[ModelMessage]]:
+    """``benchmarks.corpus`` of ``shape`` (50 messages a conversation, 10% broken), loaded."""
+    shaped = next(known for known in SHAPES if known == shape)
+    raw = corpus(conversations=conversations, length=50, broken=0.1, shape=shaped)
+    return [load_messages(history) for history in raw]
+
+
+def _valgrind_missing() -> bool:
+    """Whether valgrind is missing from the PATH (said on stderr, for an exit 2)."""
+    if shutil.which("valgrind") is not None:
+        return False
+    print("valgrind is not on the PATH (Debian: apt-get install valgrind)", file=sys.stderr)
+    return True
 
 
 def _count(args: Sequence[str]) -> int:
@@ -189,8 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         print(f"unknown provider {unknown[0]!r}; expected none or one of: {', '.join(PROVIDERS)}")
         return 2
-    if shutil.which("valgrind") is None:
-        print("valgrind is not on the PATH (Debian: apt-get install valgrind)", file=sys.stderr)
+    if _valgrind_missing():
         return 2
     if args.scaling:
         for which in ("orphan", "replayed"):
@@ -228,12 +238,9 @@ def _native_main(names: list[str], shape: str, conversations: int) -> int:
     if unknown:
         print(f"unknown format {unknown[0]!r}; expected one of: {', '.join(FORMATS)}")
         return 2
-    if shutil.which("valgrind") is None:
-        print("valgrind is not on the PATH (Debian: apt-get install valgrind)", file=sys.stderr)
+    if _valgrind_missing():
         return 2
-    shaped = next(known for known in SHAPES if known == shape)
-    raw = corpus(conversations=conversations, length=50, broken=0.1, shape=shaped)
-    loaded = [load_messages(history) for history in raw]
+    loaded = _loaded_corpus(shape, conversations)
     print(
         f"corpus: {conversations:,} conversations x 50 messages, shape {shape!r} (10% broken); "
         f"instructions per history each format holds, {PASSES} passes after a warm one"

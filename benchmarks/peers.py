@@ -205,19 +205,19 @@ def _main(argv: list[str] | None) -> int:
         (
             (
                 "heal_anthropic, Anthropic lists",
-                anthropic_format.heal_anthropic,
+                HEALS["anthropic"],
                 "turnsafe repair_detailed, anthropic",
                 partial(turnsafe.repair_detailed, provider="anthropic"),
             ),
             (
                 "heal_openai_chat, OpenAI Chat lists",
-                openai_chat_format.heal_openai_chat,
+                HEALS["openai_chat"],
                 "turnsafe repair_detailed, openai",
                 partial(turnsafe.repair_detailed, provider="openai"),
             ),
             (
                 "heal_pydantic_ai, ModelMessage lists",
-                pydantic_ai_format.heal_pydantic_ai,
+                HEALS["pydantic_ai"],
                 "pydantic-ai repair_messages",
                 repair_messages,
             ),

@@ -189,7 +189,6 @@ def test_the_native_workload_pairs_an_adapter_with_heal_messages_on_its_historie
         assert [r.rule for r in healed.repairs] == [
             r.rule for r in heal_messages(pair[0], provider=pair[1]).repairs
         ]
-        heal_native(native)  # what the child counts, run once
         heal_floor(pair)
 
 
