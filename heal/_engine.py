@@ -482,6 +482,11 @@ def _run(
                     _check_unprotected(rule, ctx.protected, edits)
                 work, origin, runs = _apply(work, origin, edits)
                 index = index.after_edit(work, runs, _renames(edits), _reasoning_added(edits))
+                if verdict is not None and index.clean(*verdict, target, profile):
+                    # No rule can find anything in the edited history: every check the pass
+                    # loop would still make finds nothing, and reports nothing.
+                    reports = []
+                    break
                 ctx = _context(work, index, plan, target, messages)
                 unchanged_for = 0
         k = k + 1 if k + 1 < n_steps else 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import gc
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import pytest
@@ -27,7 +27,8 @@ from heal import (
 )
 from heal._engine import PAUSE_GC_FROM
 from heal.errors import ProtectedEditError
-from heal.messages import TextPart, UserMessage
+from heal.messages import ModelMessage, TextPart, UserMessage
+from heal.providers import ProviderId
 from heal.rules import BUILTIN_RULES, Context, Edit, Finding, Rule, SetMessage, SetPart
 from heal.targets import Target
 from tests.strategies import histories, policies
@@ -413,6 +414,38 @@ def test_a_rule_that_checked_the_final_history_is_not_asked_again() -> None:
     assert heal_messages(ORPHAN_CALL, rules=[spy]).changed
     assert len(spy.seen) == 1
     assert any(m["role"] == "tool" for m in spy.seen[0])
+
+
+@pytest.mark.parametrize("provider", [None, *PROVIDERS], ids=str)
+@pytest.mark.parametrize("history", [ORPHAN_CALL, BROKEN], ids=["orphan-call", "broken"])
+def test_the_loop_stops_at_an_edit_the_verdict_calls_clean(
+    provider: ProviderId | None, history: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The verdict is asked again after each edit: when no rule of the plan can find anything in
+    # the edited history, the loop stops there, instead of asking each rule's needs again (the
+    # results are the pass loop's either way: the test below).
+    import heal._engine as engine
+    from heal.rules._index import HistoryIndex
+
+    asked: list[Sequence[ModelMessage]] = []  # the history of each index asked for facts
+    holds = HistoryIndex.holds
+
+    def spy(self: HistoryIndex, *args: Any) -> bool:
+        asked.append(self.messages)
+        return holds(self, *args)
+
+    monkeypatch.setattr(HistoryIndex, "holds", spy)
+    target = Target(provider)
+    plan = engine._plan_for(target, None, None, "request")
+    assert plan.verdict is not None
+    result = heal_messages(history, provider=provider)
+    assert result.changed
+    healed = [m for m in asked if m is result.messages]
+    asked.clear()
+    if HistoryIndex(result.messages).clean(*plan.verdict, target, plan.profile):
+        assert len(healed) == 1  # the verdict's question, once
+    else:  # each rule's, as the loop confirms the healed history rule by rule
+        assert len(healed) > 1
 
 
 def _pass_loop(messages: Any, target: Target, policy: Any) -> tuple[Any, Any]:
