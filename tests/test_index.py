@@ -3,6 +3,7 @@ the plain definition (``HistoryIndex._check_paired``) on every history."""
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from heal import dump_messages, heal_messages, load_messages
 from heal.messages import ReasoningPart, TextPart
 from heal.rules._base import RenamedId
 from heal.rules._index import FACTS, HistoryIndex
+from heal.rules._options import results_not_first
 from tests.strategies import histories
 from tests.test_cases import CASES
 
@@ -104,18 +106,35 @@ def test_the_scan_agrees_with_the_definition(history: Any) -> None:
 
 
 def _shortcut_facts(index: HistoryIndex) -> dict[str, bool]:
-    """The facts that answer from another fact when they can, by their definition."""
+    """The facts that answer from another fact, or from what the scan noted, when they can, by
+    their definition."""
     ids = index.call_ids
+    roles = index.roles
+    pairs = list(pairwise(roles))
+    options = [ref[2].provider_options for ref in index.calls]
+    options += [ref[2].provider_options for ref in index.results]
     return {
         "duplicate_call_ids": len(set(ids)) != len(ids),
-        "only_system": all(role == "system" for role in index.roles),
+        "only_system": all(role == "system" for role in roles),
+        "same_role_runs": any(a == b for a, b in pairs),
+        "user_after_tool": ("tool", "user") in pairs,
+        "results_not_first": any(
+            results_not_first(index.messages[i + 1])
+            for i, pair in enumerate(pairs)
+            if pair == ("tool", "user")
+        ),
+        "tool_options": any(found is not None for found in options),
+        "anthropic_tool_options": any(
+            found is not None and "anthropic" in found for found in options
+        ),
     }
 
 
 def _ask_facts(history: Any) -> None:
     # duplicate_call_ids answers from the pairing verdict once it is known (paired client
-    # calls each have their own id); only_system from the last role. Asked before and after
-    # the verdict is computed, each must say what its definition says.
+    # calls each have their own id); only_system from the last role; the role and option facts
+    # from what the scan noted. Asked before and after the verdict is computed, each must say
+    # what its definition says.
     from heal.providers import get_profile
     from heal.targets import Target
 
@@ -178,6 +197,7 @@ def _facts(index: HistoryIndex) -> dict[str, Any]:
         value = getattr(index, name)
         out[name] = [_shown(x) for x in value] if isinstance(value, list) else sorted(value)
     out["paired"] = index.paired
+    out.update(_noted(index))
     return out
 
 
@@ -213,7 +233,18 @@ def _exact(index: HistoryIndex) -> dict[str, Any]:
             out[name] = sorted(value)
     out["paired"] = index.paired
     out["executed"] = index._executed
+    out.update(_noted(index))
     return out
+
+
+def _noted(index: HistoryIndex) -> dict[str, bool]:
+    """The facts the scan notes (an index made otherwise carries them, or asks the history)."""
+    from heal.providers import get_profile
+    from heal.targets import Target
+
+    target, profile = Target.of(None), get_profile(None)
+    names = ("user_after_tool", "tool_options")
+    return {name: FACTS[name](index, target, profile) for name in names}
 
 
 def _checking_edits(patch: pytest.MonkeyPatch, kept_facts: list[int] | None = None) -> list[int]:

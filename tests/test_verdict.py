@@ -198,6 +198,58 @@ def test_a_fact_is_computed_for_the_target_asked() -> None:
     assert not index.holds(unoffered, offered, profile)
 
 
+def test_only_anthropic_options_make_the_anthropic_options_fact() -> None:
+    # heal's mark on a result it made up is an option of another namespace: the history an
+    # orphan call is healed into is clean for Anthropic, where it used to run a rule per check.
+    call = {"type": "tool-call", "toolCallId": "c1", "toolName": "f", "input": {}}
+    history = [{"role": "user", "content": "weather?"}, {"role": "assistant", "content": [call]}]
+    healed = heal_messages(history, provider="anthropic").messages
+    target, profile = Target("anthropic"), get_profile("anthropic")
+    index = HistoryIndex(healed)
+    assert index.holds((FACTS["tool_options"],), target, profile)  # the mark is there
+    assert not index.holds((FACTS["anthropic_tool_options"],), target, profile)
+    caller = {"anthropic": {"caller": {"type": "code_execution_20250825", "toolId": "srv_1"}}}
+    history[1] = {"role": "assistant", "content": [{**call, "providerOptions": caller}]}
+    index = HistoryIndex(load_messages(history))
+    assert index.holds((FACTS["anthropic_tool_options"],), target, profile)
+
+
+def test_reasoning_that_deepseek_accepts_leaves_its_history_clean() -> None:
+    # A DeepSeek history from thinking mode: reasoning before each call. Neither the calls
+    # (missing-reasoning-content needs a call without reasoning) nor the ASCII reasoning
+    # (lone-surrogate needs text that is not ASCII) make the plan run a rule.
+    reasoning = {"type": "reasoning", "text": "The user wants the weather."}
+    call = {"type": "tool-call", "toolCallId": "c1", "toolName": "f", "input": {}}
+    result = {
+        "type": "tool-result",
+        "toolCallId": "c1",
+        "toolName": "f",
+        "output": {"type": "text", "value": "sunny"},
+    }
+    history = [
+        {"role": "user", "content": "weather?"},
+        {"role": "assistant", "content": [reasoning, call]},
+        {"role": "tool", "content": [result]},
+        {"role": "assistant", "content": "Sunny."},
+    ]
+    for provider in (None, "deepseek"):
+        target = Target(provider)
+        plan = _plan_for(target, None, None, "request")
+        assert plan.verdict is not None
+        clean = HistoryIndex(load_messages(history)).clean(*plan.verdict, target, plan.profile)
+        assert clean, provider
+    bare = [history[0], {"role": "assistant", "content": [call]}, *history[2:]]
+    deepseek = _plan_for(Target("deepseek"), None, None, "request")
+    assert deepseek.verdict is not None
+    index = HistoryIndex(load_messages(bare))
+    assert not index.clean(*deepseek.verdict, Target("deepseek"), deepseek.profile)
+    cut = [history[0], {"role": "assistant", "content": [{**reasoning, "text": "\ud83d"}, call]}]
+    index = HistoryIndex(load_messages([*cut, *history[2:]]))
+    plan = _plan_for(Target(None), None, None, "request")
+    assert plan.verdict is not None
+    assert not index.clean(*plan.verdict, Target(None), plan.profile)
+
+
 _TEXTS = st.one_of(
     st.text(),
     st.sampled_from(["", " ", "\n\t", "ok", "caf\u00e9", "a\ud800b", "\udfff"]),

@@ -161,6 +161,8 @@ class HistoryIndex:
         "_held_for",
         "_paired",
         "_pairing",
+        "_tool_options",
+        "_user_after_tool",
         "call_ids",
         "calls",
         "content_outputs",
@@ -225,6 +227,12 @@ class HistoryIndex:
     _paired: bool | None
     _executed: bool
     """Whether a call is provider-executed (the ``provider_executed`` fact)."""
+    _user_after_tool: bool | None
+    """Whether a user message comes right after a tool message (``user_after_tool``)..."""
+    _tool_options: bool | None
+    """... and whether a call or result has provider options (``tool_options``): noted by the
+    scan; None where an index was made otherwise and did not carry them (the fact computes
+    itself then)."""
     _held: dict[Fact, bool] | None
     """The facts computed so far (see :meth:`holds`)..."""
     _held_for: tuple[Target, ProviderProfile]
@@ -316,6 +324,7 @@ class HistoryIndex:
         else:
             new._executed = any(ref[2].provider_executed for ref in new.calls)
         new.present = new._list_present()
+        new._user_after_tool = new._tool_options = None  # asked of the facts
         new._paired = None
         new._pairing = None
         new._calls_by_message = None
@@ -378,7 +387,7 @@ class HistoryIndex:
         # tool message whose last non-tool message is the call's.
         waiting: dict[str, int] = {}
         paired = simple = True
-        executed = False
+        executed = user_after_tool = tool_options = False
         last_non_tool = i = -1
         for message in messages:
             i += 1
@@ -390,6 +399,8 @@ class HistoryIndex:
                 if waiting:
                     paired = False  # a call's result block ended without its result
                     waiting.clear()
+                if last_non_tool < i - 1 and role == "user":
+                    user_after_tool = True  # the message before was a tool message
                 last_non_tool = i
             content = fields["content"]
             if type(content) is str:
@@ -421,6 +432,8 @@ class HistoryIndex:
                     add_name(fields["tool_name"])
                     if type(fields["input"]) is not dict:
                         unusual_inputs.append(ref)
+                    if fields["provider_options"] is not None:
+                        tool_options = True
                     if fields["provider_executed"]:
                         simple = False
                         executed = True
@@ -431,6 +444,8 @@ class HistoryIndex:
                     add_result(result)
                     fields = part.__dict__
                     add_name(fields["tool_name"])
+                    if fields["provider_options"] is not None:
+                        tool_options = True
                     output = fields["output"]
                     if type(output) is text_output or type(output) is error_output:
                         value = output.value
@@ -452,6 +467,8 @@ class HistoryIndex:
                 else:
                     add_remaining((i, j, part))
         self._executed = executed
+        self._user_after_tool = user_after_tool
+        self._tool_options = tool_options
         # Also unpaired: a call still waiting at the end, two calls sharing an id.
         self._paired = (
             (paired and not waiting and len(set(call_ids)) == len(call_ids)) if simple else None
@@ -528,6 +545,7 @@ class HistoryIndex:
             self.outputs = _merged(self.outputs, results)
             self.content_outputs = _merged(self.content_outputs, results)
         if calls or results:
+            self._tool_options = None  # the scan did not see these parts' options
             self._paired = None
         if texts or calls:
             self.texts_after_calls = self._find_texts_after_calls()
@@ -638,6 +656,9 @@ class HistoryIndex:
         new_index.images = self.images
         new_index.present = self.present
         new_index._executed = self._executed
+        # Roles and the tool parts' options: what an edit that makes this index keeps.
+        new_index._user_after_tool = self._user_after_tool
+        new_index._tool_options = self._tool_options
         new_index._paired = None
         new_index._pairing = None
         new_index._calls_by_message = None
@@ -843,9 +864,22 @@ def _provider_executed(index: HistoryIndex, target: Target, profile: ProviderPro
 
 
 def _tool_options(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    noted = index._tool_options
+    if noted is not None:
+        return noted
     options = [ref[2].provider_options for ref in index.calls]
     options += [ref[2].provider_options for ref in index.results]
     return options.count(None) != len(options)
+
+
+def _anthropic_tool_options(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    if index._tool_options is False:  # the commonest answer, noted by the scan
+        return False
+    options = [ref[2].provider_options for ref in index.calls]
+    options += [ref[2].provider_options for ref in index.results]
+    # Options of other namespaces alone (heal's mark on a result it made up, OpenAI's item ids)
+    # leave nothing to find.
+    return any(found is not None and "anthropic" in found for found in options)
 
 
 def _unoffered_tools(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
@@ -899,10 +933,15 @@ _TOOL_THEN_USER = "tool\nuser"
 
 
 def _user_after_tool(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    noted = index._user_after_tool
+    if noted is not None:
+        return noted
     return next(users_after_tool(index), None) is not None
 
 
 def _results_not_first(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    if index._user_after_tool is False:
+        return False
     messages = index.messages
     return any(results_not_first(messages[i]) for i in users_after_tool(index))
 
@@ -982,6 +1021,27 @@ def _trailing_reasoning(index: HistoryIndex, target: Target, profile: ProviderPr
     return m == last and p == len(index.messages[last].content) - 1
 
 
+def _calls_without_reasoning(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    calls = index.calls
+    if not calls:
+        return False
+    with_reasoning = {ref[0] for ref in index.reasoning}
+    roles = index.roles
+    for m, _, call in calls:
+        if m not in with_reasoning and roles[m] == "assistant" and not call.provider_executed:
+            return True
+    return False
+
+
+def _non_ascii_reasoning(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    # str.isascii reads a flag CPython keeps: O(1) whatever the reasoning's length. A loop, not
+    # any() over a generator: most histories have no reasoning, and this asks nothing then.
+    for ref in index.reasoning:  # noqa: SIM110
+        if not ref[2].text.isascii():
+            return True
+    return False
+
+
 def _unsigned_for(namespace: str) -> Fact:
     signs: Callable[[ReasoningPart], bool] | None = None
 
@@ -1017,6 +1077,7 @@ _OF_ROLES_AND_TOOLS = frozenset(
         _invalid_tool_names,
         _provider_executed,
         _tool_options,
+        _anthropic_tool_options,
         _unoffered_tools,
         _final_assistant,
         _same_role_runs,
@@ -1045,6 +1106,7 @@ FACTS: dict[str, Fact] = {
     "duplicate_call_ids": _duplicate_call_ids,
     "provider_executed": _provider_executed,
     "tool_options": _tool_options,
+    "anthropic_tool_options": _anthropic_tool_options,
     "unoffered_tools": _unoffered_tools,
     "invalid_tool_names": _invalid_tool_names,
     "invalid_tool_call_ids": _invalid_tool_call_ids,
@@ -1052,6 +1114,8 @@ FACTS: dict[str, Fact] = {
     "trailing_reasoning": _trailing_reasoning,
     "reasoning_not_first": _reasoning_not_first,
     "reasoning_only_message": _reasoning_only_message,
+    "calls_without_reasoning": _calls_without_reasoning,
+    "non_ascii_reasoning": _non_ascii_reasoning,
     "anthropic_unsigned_reasoning": _unsigned_for("anthropic"),
     "bedrock_unsigned_reasoning": _unsigned_for("bedrock"),
 }
@@ -1067,6 +1131,8 @@ plan's verdict asks for it (:meth:`HistoryIndex.clean`), for the plan's target:
 * ``invalid_tool_names``: a tool name of a call or result that the profile refuses;
 * ``provider_executed``: a provider-executed call;
 * ``tool_options``: a call or result with provider options;
+* ``anthropic_tool_options``: a call or result with provider options for Anthropic (other
+  namespaces alone, such as heal's mark on a result it made, leave it false);
 * ``unoffered_tools``: the target names its tools, and a client call names another;
 * ``final_assistant``: the last message is an assistant message;
 * ``same_role_runs``: two consecutive messages of the same role;
@@ -1083,6 +1149,9 @@ plan's verdict asks for it (:meth:`HistoryIndex.clean`), for the plan's target:
 * ``trailing_reasoning``: the last part of the last message is reasoning;
 * ``reasoning_not_first``: a message holds reasoning after a first part that is not reasoning;
 * ``reasoning_only_message``: an assistant message holds reasoning and nothing else;
+* ``calls_without_reasoning``: an assistant message with a client tool call holds no reasoning;
+* ``non_ascii_reasoning``: a reasoning part's text is not ASCII (only such text can hold a lone
+  surrogate);
 * ``anthropic_unsigned_reasoning``, ``bedrock_unsigned_reasoning``: a reasoning part without
   that platform's signature (:data:`heal.rules.reasoning.SIGNINGS`).
 

@@ -159,7 +159,7 @@ class AnthropicOrphanCaller(_AnthropicRule):
 
     id = "anthropic-orphan-caller-reference"
     triggers = frozenset({"calls"})
-    needs = frozenset({"tool_options"})
+    needs = frozenset({"anthropic_tool_options"})
     summary = "tool call's providerOptions.anthropic.caller names a server tool call not in history"
     providers = frozenset({ANTHROPIC})
     scope = Scope.REQUEST

@@ -163,6 +163,7 @@ class MissingReasoningContent(Rule):
 
     id = "missing-reasoning-content"
     triggers = frozenset({"calls"})
+    needs = frozenset({"calls_without_reasoning"})
     summary = "assistant tool-call message without reasoning, sent to DeepSeek (thinking mode)"
     providers = frozenset({"deepseek"})
     scope = Scope.REQUEST

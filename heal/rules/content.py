@@ -88,6 +88,8 @@ class LoneSurrogate(Rule):
     id = "lone-surrogate"
     edits_protected = True  # invalid text cannot be sent, protected or not
     triggers = frozenset({"outputs", "reasoning", "strings", "texts"})
+    # The scan lists only texts that are blank or not ASCII; reasoning it lists whole.
+    needs = frozenset({"outputs", "strings", "texts", "non_ascii_reasoning"})
     summary = "text holds a lone UTF-16 surrogate (often a cut emoji), which is not valid Unicode"
     choice_docs = {
         "fix": "Replace each lone surrogate with U+FFFD (the replacement character). The "
