@@ -28,6 +28,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import repeat
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -468,10 +469,11 @@ def _run(
                 origin = _Origin(work)
             found: list[Repair] = []
             edits: list[Edit] = []
+            record_of = origin.repair
             for finding in findings:
-                action = Action.KEEP if keep else finding.action
-                record = origin.repair(rule, finding, action)
-                if action in (Action.KEEP, Action.REPORT):
+                action = _KEEP if keep else finding.action
+                record = record_of(rule, finding, action)
+                if action in _NOT_APPLIED:
                     found.append(record)
                 else:
                     repairs.append(record)
@@ -494,6 +496,12 @@ def _run(
         if kept:
             repairs.extend(kept)
     return (messages if work is messages else work), tuple(repairs)
+
+
+_KEEP = Action.KEEP
+_NOT_APPLIED = (Action.KEEP, Action.REPORT)
+"""The actions of findings reported, not applied (module constants: a batch of findings is
+sorted one by one)."""
 
 
 def _renames(edits: list[Edit]) -> list[tuple[int, int, Part]] | None:
@@ -571,22 +579,50 @@ class _Origin:
         return tuple(found)
 
     def repair(self, rule: Rule, f: Finding, action: Action) -> Repair:
+        # Called once per repair (a history moved to Mistral renames every id): the location,
+        # the escaping and the JSON copies are told here without a call where they can be.
         message_index: int | None = None
         part_index: int | None = None
         anchor: int | None = None
-        if f.message is not None:
-            if f.part is None:
-                message_index = self.msgs[f.message]
+        m = f.message
+        if m is not None:
+            p = f.part
+            if p is None:
+                message_index = self.msgs[m]
                 if message_index is None:
-                    anchor = self.anchors[f.message]
+                    anchor = self.anchors[m]
             else:
-                loc = self.part(f.message, f.part)
-                if loc is None:
-                    anchor = self.anchors[f.message]
+                locs = self.parts[m]
+                if locs is None:  # each part where it sat in the input message (see ``part``)
+                    message_index = self.msgs[m]
+                    if message_index is None:
+                        anchor = self.anchors[m]
+                    else:
+                        part_index = p
                 else:
-                    message_index, part_index = loc
+                    loc = locs[p] if p < len(locs) else None
+                    if loc is None:
+                        anchor = self.anchors[m]
+                    else:
+                        message_index, part_index = loc
         if f.anchor is not None:
             anchor = self.anchors[f.anchor]
+        # An id is input text: a lone surrogate in it is escaped as in removed content, so every
+        # record encodes as UTF-8. ASCII text (nearly all) needs no look.
+        tool_call_id = f.tool_call_id
+        if tool_call_id is not None and (
+            type(tool_call_id) is not str or not tool_call_id.isascii()
+        ):
+            tool_call_id = _escaped(tool_call_id)
+        reason = f.reason
+        if type(reason) is not str or not reason.isascii():
+            reason = _escaped(reason)
+        removed = f.removed
+        if removed is not None:
+            removed = removed.make() if type(removed) is FreshJson else _to_json(removed)
+        added = f.added
+        if added is not None:
+            added = added.make() if type(added) is FreshJson else _to_json(added)
         # Every field, in declared order: construct_complete takes the dict as it is
         # (tests/test_construct.py checks the order).
         values = {
@@ -595,12 +631,10 @@ class _Origin:
             "message_index": message_index,
             "part_index": part_index,
             "anchor_index": anchor,
-            # An id is input text: a lone surrogate in it is escaped as in removed content, so
-            # every record encodes as UTF-8.
-            "tool_call_id": _escaped(f.tool_call_id),
-            "reason": _escaped(f.reason),
-            "removed": _to_json(f.removed),
-            "added": _to_json(f.added),
+            "tool_call_id": tool_call_id,
+            "reason": reason,
+            "removed": removed,
+            "added": added,
             "scope": rule.scope,
         }
         if id(rule) in _BUILTIN_RULES:
@@ -828,24 +862,36 @@ def _edited_message(
         content = message.content
     if isinstance(content, str) or i not in edit.part_edited:
         return new, locs
-    if locs is None and new is message and i not in edit.add_parts and i not in edit.drop_parts:
-        # Replacements alone keep every part in its place: the input's parts' locations hold.
-        fixed = list(content)
-        for p, part in edit.set_parts[i].items():
-            if p < len(fixed):
-                fixed[p] = part
-        return _with_content(new, tuple(fixed)), None
+    # The copies below are ``model_copy(update={"content": ...})``, exactly (see
+    # :func:`~heal._construct.replaced`): a history with a repair in every turn edits one
+    # message per turn, so the two commonest edits (renamed ids, a part added at the start of
+    # a message the input holds as it was) are told here without a call more.
+    if locs is None and new is message:
+        adds = edit.add_parts.get(i)
+        if adds is None:
+            if i not in edit.drop_parts:
+                # Replacements alone keep every part in its place: the input's parts'
+                # locations hold.
+                fixed = list(content)
+                for p, part in edit.set_parts[i].items():
+                    if p < len(fixed):
+                        fixed[p] = part
+                return replaced(new, {"content": tuple(fixed)}), None
+        elif len(adds) == 1 and 0 in adds and i not in edit.set_parts and i not in edit.drop_parts:
+            # Parts added at the start (DeepSeek's empty reasoning before a call): each part
+            # of the input message moves along by as many.
+            added = adds[0]
+            mi = origin.msgs[i]
+            n = len(content)
+            kept_locs = (
+                (None,) * n if mi is None else tuple(zip(repeat(mi, n), range(n), strict=True))
+            )
+            added_locs = [moved.get(id(part)) for part in added] if moved else [None] * len(added)
+            return replaced(new, {"content": (*added, *content)}), (*added_locs, *kept_locs)
     if locs is None:
         locs = origin.parts_of(i, len(content))
     parts, locs = _edited_parts(i, content, locs, edit, moved)
-    return _with_content(new, parts), locs
-
-
-def _with_content(message: ModelMessage, parts: tuple[Part, ...]) -> ModelMessage:
-    """``message.model_copy(update={"content": parts})``, exactly (see
-    :func:`~heal._construct.replaced`): a history with a repair in every turn edits one message
-    per turn."""
-    return replaced(message, {"content": parts})
+    return replaced(new, {"content": parts}), locs
 
 
 def _replaced_locs(

@@ -621,16 +621,94 @@ def test_records_hold_what_the_standard_encoder_decides(history: Any) -> None:
             assert repr(fast) == repr(slow)
 
 
+def _located(messages: Sequence[ModelMessage], edits: Sequence[Edit]) -> list[Any]:
+    """Each message's parts after ``edits`` (part edits of ``messages``, the input), each as its
+    identity and input location, by the definition: a part of the input, or one replacing it in
+    its place, is where it was; a part dropped and added elsewhere in the batch (moved) too; a
+    new part has none. A message of text is its text."""
+    from heal.rules import AddPart, DropPart
+
+    where = {
+        id(part): (m, p)
+        for m, message in enumerate(messages)
+        if not isinstance(message.content, str)
+        for p, part in enumerate(message.content)
+    }
+    out: list[Any] = []
+    for m, message in enumerate(messages):
+        content = message.content
+        if isinstance(content, str):
+            out.append(content)
+            continue
+        sets = {e.part: e.new for e in edits if isinstance(e, SetPart) and e.message == m}
+        drops = {e.part for e in edits if isinstance(e, DropPart) and e.message == m}
+        adds = [e for e in edits if isinstance(e, AddPart) and e.message == m]
+        located: list[tuple[int, Any]] = []
+        for p, part in enumerate(content):
+            located += [(id(e.new), where.get(id(e.new))) for e in adds if e.before == p]
+            if p not in drops:
+                located.append((id(sets.get(p, part)), (m, p)))
+        located += [(id(e.new), where.get(id(e.new))) for e in adds if e.before >= len(content)]
+        out.append(located)
+    return out
+
+
+@settings(max_examples=80)
+@given(history=histories(), data=st.data())
+def test_part_edits_keep_each_parts_input_location(history: Any, data: st.DataObject) -> None:
+    # The engine's copies of edited messages hold the very parts, each with its input location
+    # (what a later repair's record names): renamed ids and parts added at the start of a
+    # message take paths of their own, every other batch the general one.
+    import heal._engine as engine
+    from heal.rules import AddPart, DropPart
+
+    messages = load_messages(history)
+    with_parts = [m for m, message in enumerate(messages) if isinstance(message.content, tuple)]
+    with_parts = [m for m in with_parts if messages[m].content]
+    chosen = data.draw(st.lists(st.sampled_from(with_parts), unique=True)) if with_parts else []
+    edits: list[Edit] = []
+    for m in chosen:
+        content = messages[m].content
+        assert not isinstance(content, str)
+        kind = data.draw(st.sampled_from(["add-first", "set", "drop", "add-last", "move"]))
+        p = data.draw(st.integers(0, len(content) - 1))
+        new = TextPart(text=f"new {m}")
+        if kind == "add-first":
+            edits += [AddPart(m, 0, new)] * data.draw(st.integers(1, 2))
+        elif kind == "set":
+            edits.append(SetPart(m, p, new))
+        elif kind == "drop":
+            edits.append(DropPart(m, p))
+        elif kind == "add-last":
+            edits.append(AddPart(m, len(content), new))
+        else:  # dropped here, added at the start of a message (this one or another)
+            edits += [
+                DropPart(m, p),
+                AddPart(data.draw(st.sampled_from(with_parts)), 0, content[p]),
+            ]
+    work, origin, _ = engine._apply(messages, engine._Origin(messages), edits)
+    got: list[Any] = []
+    for m, message in enumerate(work):
+        content = message.content
+        if isinstance(content, str):
+            got.append(content)
+        else:
+            locations = origin.parts_of(m, len(content))
+            got.append([(id(part), loc) for part, loc in zip(content, locations, strict=True)])
+    assert got == _located(messages, edits)
+
+
 @given(history=histories())
 def test_a_message_with_new_content_is_pydantics_copy(history: Any) -> None:
-    from heal._engine import _with_content
+    # The engine gives an edited message its new parts by ``replaced``.
+    from heal._construct import replaced
 
     for message in load_messages(history):
         if isinstance(message.content, str):
             continue  # the engine edits the parts of messages that have parts
         parts = message.content[:1]
         want = message.model_copy(update={"content": parts})
-        got = _with_content(message, parts)
+        got = replaced(message, {"content": parts})
         assert type(got) is type(want)
         assert got.__dict__ == want.__dict__
         assert got.model_fields_set == want.model_fields_set

@@ -191,7 +191,8 @@ def renamed_id_finding(
         message,
         part,
         f"{fields['type']} id {old_id!r} {why}; now {tool_call_id!r}",
-        (RenamedId.of(message, part, old, tool_call_id),),
+        # RenamedId.of, without its call: one finding per renamed part.
+        (RenamedId(message, part, replaced(old, {"tool_call_id": tool_call_id})),),
         old_id,
         {"toolCallId": old_id},
         {"toolCallId": tool_call_id},

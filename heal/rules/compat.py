@@ -135,6 +135,12 @@ def _compat_field(options: object) -> bool:
     return isinstance(values, dict) and "reasoning_content" in values
 
 
+_ADDED_REASONING = (
+    "assistant tool-call message has no reasoning; added an empty reasoning part (sent as "
+    'reasoning_content: "")'
+)
+
+
 class MissingReasoningContent(Rule):
     """An assistant message with tool calls but no reasoning, sent to DeepSeek.
 
@@ -237,7 +243,8 @@ class MissingReasoningContent(Rule):
                 continue
             done.add(m)
             message = messages[m]
-            if index.roles[m] != "assistant" or _compat_field(message.provider_options):
+            options = message.provider_options
+            if index.roles[m] != "assistant" or (options is not None and _compat_field(options)):
                 continue
             if choice == "compat-field":
                 options = dict(message.provider_options or {})
@@ -255,13 +262,16 @@ class MissingReasoningContent(Rule):
                     added={"providerOptions": {"openaiCompatible": {"reasoning_content": ""}}},
                 )
                 continue
+            # Positional: one finding per tool-call message of the history (every one, for a
+            # history from another provider).
             yield Finding(
                 Action.INSERT,
                 m,
                 None,
-                "assistant tool-call message has no reasoning; added an empty reasoning part "
-                '(sent as reasoning_content: "")',
-                edits=(AddPart(m, 0, _EMPTY_REASONING),),
-                added=_EMPTY_REASONING_JSON,
-                anchor=m,
+                _ADDED_REASONING,
+                (AddPart(m, 0, _EMPTY_REASONING),),
+                None,  # tool_call_id
+                None,  # removed
+                _EMPTY_REASONING_JSON,  # added
+                m,  # anchor
             )
