@@ -417,7 +417,7 @@ def test_histories_moved_to_mistral_are_indexed_without_a_scan_after_the_renames
     # The scans: the history, then each index the check compares with; none after the edit.
     assert scans == [3, 3]
     # The facts that read no id were kept through the renames (and compared with a scan's).
-    assert kept_facts and kept_facts[0] == len(FACTS) - 3
+    assert kept_facts and kept_facts[0] == len(FACTS) - 4  # all but the four id facts
 
 
 def test_reasoning_inserted_for_deepseek_is_indexed_without_a_scan() -> None:

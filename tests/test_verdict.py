@@ -250,6 +250,31 @@ def test_reasoning_that_deepseek_accepts_leaves_its_history_clean() -> None:
     assert not index.clean(*plan.verdict, Target(None), plan.profile)
 
 
+def test_ids_in_mistrals_format_leave_its_history_clean() -> None:
+    # mistral-tool-call-id needs an id its profile does not accept (nine letters and digits):
+    # a history healed for Mistral, or written by it, runs no rule.
+    call = {"type": "tool-call", "toolCallId": "call_1", "toolName": "f", "input": {}}
+    result = {
+        "type": "tool-result",
+        "toolCallId": "call_1",
+        "toolName": "f",
+        "output": {"type": "text", "value": "ok"},
+    }
+    history = [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [call]},
+        {"role": "tool", "content": [result]},
+        {"role": "assistant", "content": "done"},
+    ]
+    target = Target("mistral")
+    plan = _plan_for(target, None, None, "request")
+    assert plan.verdict is not None
+    assert not HistoryIndex(load_messages(history)).clean(*plan.verdict, target, plan.profile)
+    healed = heal_messages(history, provider="mistral")
+    assert [r.rule for r in healed.repairs] == ["mistral-tool-call-id"] * 2
+    assert HistoryIndex(healed.messages).clean(*plan.verdict, target, plan.profile)
+
+
 _TEXTS = st.one_of(
     st.text(),
     st.sampled_from(["", " ", "\n\t", "ok", "caf\u00e9", "a\ud800b", "\udfff"]),

@@ -855,6 +855,17 @@ def _invalid_tool_call_ids(index: HistoryIndex, target: Target, profile: Provide
     return not profile.all_valid_tool_call_ids(ids)
 
 
+def _unaccepted_tool_call_ids(
+    index: HistoryIndex, target: Target, profile: ProviderProfile
+) -> bool:
+    ids = index.call_ids
+    if index._paired is not True:  # when paired, every result's id is a call's
+        ids = [*ids, *[ref[2].tool_call_id for ref in index.results]]
+    if index.requests:
+        ids = [*ids, *[ref[2].tool_call_id for ref in index.requests]]
+    return not profile.all_accepted_tool_call_ids(ids)
+
+
 def _invalid_tool_names(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
     return not profile.all_valid_tool_names(index.tool_names)
 
@@ -1061,7 +1072,9 @@ def _unsigned_for(namespace: str) -> Fact:
     return unsigned
 
 
-_READ_IDS = frozenset({_unpaired, _duplicate_call_ids, _invalid_tool_call_ids})
+_READ_IDS = frozenset(
+    {_unpaired, _duplicate_call_ids, _invalid_tool_call_ids, _unaccepted_tool_call_ids}
+)
 """The facts that read tool-call ids: after a batch of renames (:meth:`HistoryIndex.
 _after_renames`) they are computed again; every other fact is kept, as the renamed parts differ
 from the old in their id alone (``tests/test_index.py`` compares each kept fact with the fact
@@ -1074,6 +1087,7 @@ _OF_ROLES_AND_TOOLS = frozenset(
         _unusual_inputs,
         _duplicate_call_ids,
         _invalid_tool_call_ids,
+        _unaccepted_tool_call_ids,
         _invalid_tool_names,
         _provider_executed,
         _tool_options,
@@ -1110,6 +1124,7 @@ FACTS: dict[str, Fact] = {
     "unoffered_tools": _unoffered_tools,
     "invalid_tool_names": _invalid_tool_names,
     "invalid_tool_call_ids": _invalid_tool_call_ids,
+    "unaccepted_tool_call_ids": _unaccepted_tool_call_ids,
     "assistant_options": _assistant_options,
     "trailing_reasoning": _trailing_reasoning,
     "reasoning_not_first": _reasoning_not_first,
@@ -1128,6 +1143,8 @@ plan's verdict asks for it (:meth:`HistoryIndex.clean`), for the plan's target:
 * ``duplicate_call_ids``: two calls share an id;
 * ``invalid_tool_call_ids``: an id of a call, result or approval request that the target's
   provider profile refuses (its shared id rule: characters and length);
+* ``unaccepted_tool_call_ids``: the same, by the whole rule of the profile, its exact id format
+  too (Mistral's nine letters and digits);
 * ``invalid_tool_names``: a tool name of a call or result that the profile refuses;
 * ``provider_executed``: a provider-executed call;
 * ``tool_options``: a call or result with provider options;

@@ -112,6 +112,7 @@ class MistralToolCallId(Rule):
 
     id = "mistral-tool-call-id"
     triggers = frozenset({"calls", "requests", "results"})
+    needs = frozenset({"unaccepted_tool_call_ids"})  # the profile holds the nine-character format
     summary = "tool-call id is not exactly 9 letters and digits"
     providers = MISTRAL
     scope = Scope.REQUEST
