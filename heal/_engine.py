@@ -515,15 +515,22 @@ def _renames(edits: list[Edit]) -> list[tuple[int, int, Part]] | None:
     return places
 
 
-def _reasoning_added(edits: list[Edit]) -> set[int] | None:
+def _reasoning_added(edits: list[Edit]) -> dict[int, int] | None:
     """The messages ``edits`` insert reasoning parts into (of the class itself), when that is
-    all they do (the index is then updated without a scan); else None."""
-    messages = set()
+    all they do (the index is then updated without a scan); else None. Each message maps to
+    how many parts go at its start, or to 0 when one goes elsewhere in it."""
+    added: dict[int, int] = {}
     for e in edits:
         if type(e) is not AddPart or type(e.new) is not ReasoningPart:
             return None
-        messages.add(e.message)
-    return messages
+        m = e.message
+        if e.before == 0:
+            count = added.get(m)
+            if count != 0:  # not yet seen, or every part so far at the start
+                added[m] = 1 if count is None else count + 1
+        else:
+            added[m] = 0
+    return added
 
 
 def _check_unprotected(rule: Rule, protected: frozenset[int], edits: Iterable[Edit]) -> None:

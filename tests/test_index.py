@@ -468,11 +468,21 @@ def test_an_insertion_the_index_cannot_follow_is_indexed_by_a_scan() -> None:
     reasoning = ReasoningPart(text="")
     inserted = list(messages)
     inserted[1] = messages[1].model_copy(update={"content": (reasoning, *messages[1].content)})
-    got = index.after_edit(inserted, [], None, {1})
-    assert _exact(got) == _exact(HistoryIndex(inserted))
-    assert [(m, p) for m, p, _ in got.reasoning] == [(1, 0)] and got.calls[0][1] == 1
-    # Something other than reasoning inserted, or a part replaced: a scan tells.
+    # Told where the part went (at the start, as the engine says), or told to look.
+    for where in ({1: 1}, {1: 0}):
+        got = index.after_edit(inserted, [], None, where)
+        assert _exact(got) == _exact(HistoryIndex(inserted))
+        assert [(m, p) for m, p, _ in got.reasoning] == [(1, 0)] and got.calls[0][1] == 1
+    # Something other than reasoning inserted, or a part replaced: a look tells, and a scan
+    # indexes it.
     for content in ((TextPart(text="x"), *messages[1].content), (reasoning,)):
         other = list(messages)
         other[1] = messages[1].model_copy(update={"content": content})
-        assert _exact(index.after_edit(other, [], None, {1})) == _exact(HistoryIndex(other))
+        assert _exact(index.after_edit(other, [], None, {1: 0})) == _exact(HistoryIndex(other))
+    # A message that held nothing is no longer empty: a scan says so.
+    held_nothing = load_messages(
+        [{"role": "user", "content": "go"}, {"role": "assistant", "content": []}]
+    )
+    now = [held_nothing[0], held_nothing[1].model_copy(update={"content": (reasoning,)})]
+    got = HistoryIndex(held_nothing).after_edit(now, [], None, {1: 1})
+    assert _exact(got) == _exact(HistoryIndex(now)) and got.empty == []

@@ -31,7 +31,7 @@ assistant message) is computed on first use only, so histories without tools nev
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress
 from operator import eq, itemgetter
@@ -257,7 +257,7 @@ class HistoryIndex:
         messages: Sequence[ModelMessage],
         kept: Sequence[tuple[int, int, int]],
         renamed: Sequence[tuple[int, int, Part]] | None = None,
-        reasoning_added: Iterable[int] | None = None,
+        reasoning_added: Mapping[int, int] | None = None,
     ) -> HistoryIndex:
         """The index of ``messages``, which an edit made from the history indexed here, equal
         to ``HistoryIndex(messages)`` (``tests/test_index.py`` compares the two after every
@@ -276,7 +276,8 @@ class HistoryIndex:
         ``renamed`` (optional) lists ``(message, part, new part)`` for each part the edit gave
         a new tool-call id, when it did nothing else (see :meth:`_after_renames`).
         ``reasoning_added`` (optional) names the messages into which the edit inserted
-        reasoning parts, when it did nothing else (see :meth:`_after_reasoning_added`).
+        reasoning parts, when it did nothing else, each with how many it put at the start of
+        the message, or 0 when one went elsewhere (see :meth:`_after_reasoning_added`).
         """
         if renamed is not None:
             return self._after_renames(messages, renamed)
@@ -676,7 +677,7 @@ class HistoryIndex:
             new_index._held_for = self._held_for
 
     def _after_reasoning_added(
-        self, messages: Sequence[ModelMessage], edited: Iterable[int]
+        self, messages: Sequence[ModelMessage], edited: Mapping[int, int]
     ) -> HistoryIndex:
         """The index of ``messages``, made from this one without a scan, when the edit only
         inserted reasoning parts (of the class itself) into the messages ``edited``, each of
@@ -684,13 +685,28 @@ class HistoryIndex:
         in its place. Such a part joins :attr:`reasoning` alone; the parts after it in its
         message move along, in every list; what a message or its role says stays. Anything
         else (a message that held a string or nothing, a part that is not where an insertion
-        leaves it) is indexed by a scan."""
+        leaves it) is indexed by a scan.
+
+        ``edited`` maps each message to how many parts the edit put at its start: its other
+        parts moved along by as many (the engine inserts them so). 0: some went elsewhere, and
+        the message is compared with the old one, part by part."""
         old_messages = self.messages
-        moves: dict[int, list[int]] = {}  # by message: the new place of each old part
+        moves: dict[int, list[int] | int] = {}  # by message: the new place of each old part
         added: list[ReasoningRef] = []
-        for m in edited:
-            old = old_messages[m].content
+        empty = self.empty
+        for m, count in edited.items():
             new = messages[m].content
+            if count:
+                if type(new) is str or (empty and m in empty):
+                    return HistoryIndex(messages)
+                for q in range(count):
+                    part = new[q]
+                    if type(part) is not ReasoningPart:
+                        return HistoryIndex(messages)
+                    added.append((m, q, part))
+                moves[m] = count  # every old part moves along by as many
+                continue
+            old = old_messages[m].content
             if type(old) is str or not old or type(new) is str:
                 return HistoryIndex(messages)
             places: list[int] = []
@@ -708,17 +724,26 @@ class HistoryIndex:
                 return HistoryIndex(messages)
             moves[m] = places
         new_index = self._carried(messages)
-        new_index.texts = _moved_refs(self.texts, moves)
+        # The lists it carries are this index's: an empty one (most are) stays as it is.
+        if self.texts:
+            new_index.texts = _moved_refs(self.texts, moves)
         new_index.calls = _moved_refs(self.calls, moves)
-        new_index.unusual_inputs = _moved_refs(self.unusual_inputs, moves)
+        if self.unusual_inputs:
+            new_index.unusual_inputs = _moved_refs(self.unusual_inputs, moves)
         new_index.results = _moved_refs(self.results, moves)
-        new_index.outputs = _moved_refs(self.outputs, moves)
-        new_index.content_outputs = _moved_refs(self.content_outputs, moves)
+        if self.outputs:
+            new_index.outputs = _moved_refs(self.outputs, moves)
+        if self.content_outputs:
+            new_index.content_outputs = _moved_refs(self.content_outputs, moves)
         new_index.reasoning = _merged(_moved_refs(self.reasoning, moves), added)
-        new_index.requests = _moved_refs(self.requests, moves)
-        new_index.responses = _moved_refs(self.responses, moves)
-        new_index.files = _moved_refs(self.files, moves)
-        new_index.images = _moved_refs(self.images, moves)
+        if self.requests:
+            new_index.requests = _moved_refs(self.requests, moves)
+        if self.responses:
+            new_index.responses = _moved_refs(self.responses, moves)
+        if self.files:
+            new_index.files = _moved_refs(self.files, moves)
+        if self.images:
+            new_index.images = _moved_refs(self.images, moves)
         if added:
             new_index.present = self.present | {"reasoning"}
         new_index._paired = self._paired  # messages, roles and ids as they were
@@ -1201,9 +1226,10 @@ def _swapped_refs(refs: list[_R], new_part: Callable[[tuple[int, int]], object |
     return refs if out is None else out
 
 
-def _moved_refs(refs: list[_R], moves: dict[int, list[int]]) -> list[_R]:
-    """``refs`` with each reference in a message ``moves`` maps (to the new index of each of
-    its old parts) moved to its part's new index; ``refs`` itself when none moved."""
+def _moved_refs(refs: list[_R], moves: dict[int, list[int] | int]) -> list[_R]:
+    """``refs`` with each reference in a message ``moves`` maps moved: to the new index of each
+    of its old parts (a list), or along by a number of places (an int); ``refs`` itself when
+    none moved."""
     out: list[_R] | None = None
     i = -1
     for ref in refs:
@@ -1212,7 +1238,9 @@ def _moved_refs(refs: list[_R], moves: dict[int, list[int]]) -> list[_R]:
         if m in moves:
             if out is None:
                 out = refs.copy()
-            out[i] = (m, moves[m][ref[1]], ref[2])  # type: ignore[assignment]
+            move = moves[m]
+            p = ref[1] + move if type(move) is int else move[ref[1]]  # type: ignore[index]
+            out[i] = (m, p, ref[2])  # type: ignore[assignment]
     return refs if out is None else out
 
 
