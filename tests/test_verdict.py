@@ -26,6 +26,7 @@ from heal.errors import ConfigError
 from heal.providers import ProviderId, get_profile
 from heal.repairs import Action
 from heal.rules import BUILTIN_RULES, Finding, Rule
+from heal.rules import _examples as ex
 from heal.rules._base import NEEDS, TRIGGERS, Context
 from heal.rules._index import FACTS, HistoryIndex
 from heal.targets import Target
@@ -219,17 +220,11 @@ def test_reasoning_that_deepseek_accepts_leaves_its_history_clean() -> None:
     # (missing-reasoning-content needs a call without reasoning) nor the ASCII reasoning
     # (lone-surrogate needs text that is not ASCII) make the plan run a rule.
     reasoning = {"type": "reasoning", "text": "The user wants the weather."}
-    call = {"type": "tool-call", "toolCallId": "c1", "toolName": "f", "input": {}}
-    result = {
-        "type": "tool-result",
-        "toolCallId": "c1",
-        "toolName": "f",
-        "output": {"type": "text", "value": "sunny"},
-    }
+    call = ex.call("c1")
     history = [
-        {"role": "user", "content": "weather?"},
+        ex.user("weather?"),
         {"role": "assistant", "content": [reasoning, call]},
-        {"role": "tool", "content": [result]},
+        {"role": "tool", "content": [ex.result("c1")]},
         {"role": "assistant", "content": "Sunny."},
     ]
     for provider in (None, "deepseek"):
@@ -253,17 +248,10 @@ def test_reasoning_that_deepseek_accepts_leaves_its_history_clean() -> None:
 def test_ids_in_mistrals_format_leave_its_history_clean() -> None:
     # mistral-tool-call-id needs an id its profile does not accept (nine letters and digits):
     # a history healed for Mistral, or written by it, runs no rule.
-    call = {"type": "tool-call", "toolCallId": "call_1", "toolName": "f", "input": {}}
-    result = {
-        "type": "tool-result",
-        "toolCallId": "call_1",
-        "toolName": "f",
-        "output": {"type": "text", "value": "ok"},
-    }
     history = [
-        {"role": "user", "content": "go"},
-        {"role": "assistant", "content": [call]},
-        {"role": "tool", "content": [result]},
+        ex.user("go"),
+        {"role": "assistant", "content": [ex.call("call_1")]},
+        {"role": "tool", "content": [ex.result("call_1")]},
         {"role": "assistant", "content": "done"},
     ]
     target = Target("mistral")

@@ -871,24 +871,25 @@ def _duplicate_call_ids(index: HistoryIndex, target: Target, profile: ProviderPr
     return len(set(ids)) != len(ids)
 
 
-def _invalid_tool_call_ids(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+def _tool_call_ids(index: HistoryIndex) -> list[str]:
+    """Every id of a call, result or approval request (a result's only when the pairing is not
+    known to hold: then every result's id is a call's)."""
     ids = index.call_ids
-    if index._paired is not True:  # when paired, every result's id is a call's
+    if index._paired is not True:
         ids = [*ids, *[ref[2].tool_call_id for ref in index.results]]
     if index.requests:
         ids = [*ids, *[ref[2].tool_call_id for ref in index.requests]]
-    return not profile.all_valid_tool_call_ids(ids)
+    return ids
+
+
+def _invalid_tool_call_ids(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    return not profile.all_valid_tool_call_ids(_tool_call_ids(index))
 
 
 def _unaccepted_tool_call_ids(
     index: HistoryIndex, target: Target, profile: ProviderProfile
 ) -> bool:
-    ids = index.call_ids
-    if index._paired is not True:  # when paired, every result's id is a call's
-        ids = [*ids, *[ref[2].tool_call_id for ref in index.results]]
-    if index.requests:
-        ids = [*ids, *[ref[2].tool_call_id for ref in index.requests]]
-    return not profile.all_accepted_tool_call_ids(ids)
+    return not profile.all_accepted_tool_call_ids(_tool_call_ids(index))
 
 
 def _invalid_tool_names(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
