@@ -34,9 +34,10 @@ from benchmarks.run import _median_seconds, collector_restored
 from heal import heal_messages, load_messages
 from heal._construct import construct_complete, replaced
 from heal.messages import ModelMessage, Part, TextOutput, TextPart, ToolCallPart, ToolResultPart
+from heal.providers import get_profile
 from heal.repairs import Action, Repair, Scope
 from heal.rules._index import HistoryIndex
-from heal.rules.mistral import _MISTRAL_ID, mistral_tool_call_id
+from heal.rules.mistral import mistral_tool_call_id
 
 History = Sequence[ModelMessage]
 
@@ -98,7 +99,9 @@ def renamed_alone(history: History) -> tuple[list[ModelMessage], list[Repair]]:
     check. Returns the healed history and its records (a test holds them to heal's)."""
     index = HistoryIndex(history)
     refs: list[tuple[int, int, ToolCallPart | ToolResultPart]] = [*index.calls, *index.results]
-    fits = _MISTRAL_ID.fullmatch
+    exact = get_profile("mistral").tool_call_id_exact_pattern
+    assert exact is not None  # Mistral's ids: nine letters and digits
+    fits = exact.fullmatch
     mapping: dict[str, str] = {}
     for _, _, part in refs:
         tid = part.tool_call_id

@@ -127,6 +127,25 @@ def replaced(model: M, update: dict[str, Any]) -> M:
     return new
 
 
+def with_field(model: M, name: str, value: Any) -> M:
+    """``replaced(model, {name: value})``, for one field, without the dict: every renamed id
+    copies its part, and every message holding one."""
+    cls = type(model)
+    names = _COPY_AS_IS.get(cls)
+    if names is None or name not in names:
+        return replaced(model, {name: value})
+    data = model.__dict__.copy()  # ``name`` keeps its place, as in ``replaced``'s merge
+    data[name] = value
+    new = new_instance(cls)
+    set_dict(new, data)
+    extra = model.__pydantic_extra__
+    set_extra(new, None if extra is None else extra.copy())
+    fields_set = model.__pydantic_fields_set__
+    set_fields(new, fields_set if name in fields_set else fields_set | {name})
+    set_private(new, None)
+    return new
+
+
 def cleared(model: M, name: str) -> M:
     """A copy of ``model`` with the optional field ``name`` back to None and no longer counted
     as set, so it dumps as absent (``exclude_unset``), not as null.

@@ -29,12 +29,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import repeat
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
 from heal import targets
-from heal._construct import construct_complete, replaced
+from heal._construct import construct_complete, replaced, with_field
 from heal.errors import ConfigError, ConvergenceError, HealingError, ProtectedEditError
 from heal.messages import (
     ModelMessage,
@@ -57,12 +57,17 @@ from heal.rules._base import (
     Edit,
     Finding,
     FreshJson,
+    IdRenames,
     RenamedId,
     SetMessage,
     SetPart,
+    renamed_id_finding,
 )
 from heal.rules._index import FACTS, Fact, HistoryIndex
 from heal.targets import Target
+
+if TYPE_CHECKING:
+    from heal.rules._base import IdPart
 
 __all__ = ["MAX_PASSES", "HealResult", "ValidationResult", "heal_messages", "validate_messages"]
 
@@ -457,13 +462,38 @@ def _run(
         reports[k] = None
         # A rule none of whose needs holds (its triggers all absent, or the facts it declares
         # all false) cannot find anything: skip the call.
-        findings = (
-            list(rule.check(ctx, choice))
+        checked = (
+            rule.check(ctx, choice)
             if lists is None
             or not lists.isdisjoint(index.present)
             or (facts and index.holds(facts, target, profile))
             else None
         )
+        if (
+            type(checked) is IdRenames
+            and checked.renames
+            and (rule.edits_protected or not guards or not ctx.protected)
+        ):
+            # A batch of renamed ids: its records, parts and messages in one loop (the same as
+            # iterating its findings; see IdRenames).
+            if origin is None:
+                origin = _Origin(work)
+            records = _rename_records(rule, checked, origin, _KEEP if keep else _REPLACE)
+            if keep:
+                reports[k] = records
+            else:
+                repairs.extend(records)
+                reports[k] = []
+                work, runs, places = _apply_renames(work, checked.renames)
+                index = index.after_edit(work, runs, places)
+                if verdict is not None and index.clean(*verdict, target, profile):
+                    reports = []
+                    break
+                ctx = _context(work, index, plan, target, messages)
+                unchanged_for = 0
+            k = k + 1 if k + 1 < n_steps else 0
+            continue
+        findings = None if checked is None else list(checked)
         if findings:
             if origin is None:
                 origin = _Origin(work)
@@ -499,9 +529,92 @@ def _run(
 
 
 _KEEP = Action.KEEP
+_REPLACE = Action.REPLACE
 _NOT_APPLIED = (Action.KEEP, Action.REPORT)
 """The actions of findings reported, not applied (module constants: a batch of findings is
 sorted one by one)."""
+
+
+def _rename_records(rule: Rule, batch: IdRenames, origin: _Origin, action: Action) -> list[Repair]:
+    """The records of a batch of renamed ids: those of its findings (``renamed_id_finding``),
+    as :meth:`_Origin.repair` makes them, without the findings."""
+    if id(rule) not in _BUILTIN_RULES or not batch.why.isascii():
+        record_of = origin.repair
+        return [record_of(rule, f, action) for f in batch]
+    rule_id, scope, why = rule.id, rule.scope, batch.why
+    msgs, anchors, parts = origin.msgs, origin.anchors, origin.parts
+    records = []
+    for m, p, part, new_id in batch.renames:
+        fields = part.__dict__
+        old = fields["tool_call_id"]
+        if type(old) is not str or type(new_id) is not str or not (old + new_id).isascii():
+            # Text to escape: as the finding's record is made.
+            records.append(origin.repair(rule, renamed_id_finding(m, p, part, new_id, why), action))
+            continue
+        # Where the part sat in the input (see _Origin.part).
+        locs = parts[m]
+        anchor = part_index = None
+        if locs is None:
+            message_index = msgs[m]
+            if message_index is None:
+                anchor = anchors[m]
+            else:
+                part_index = p
+        else:
+            loc = locs[p] if p < len(locs) else None
+            if loc is None:
+                message_index = None
+                anchor = anchors[m]
+            else:
+                message_index, part_index = loc
+        records.append(
+            construct_complete(
+                Repair,
+                _REPAIR_FIELDS,
+                {
+                    "rule": rule_id,
+                    "action": action,
+                    "message_index": message_index,
+                    "part_index": part_index,
+                    "anchor_index": anchor,
+                    "tool_call_id": old,
+                    "reason": f"{fields['type']} id {old!r} {why}; now {new_id!r}",
+                    "removed": {"toolCallId": old},
+                    "added": {"toolCallId": new_id},
+                    "scope": scope,
+                },
+            )
+        )
+    return records
+
+
+def _apply_renames(
+    messages: list[ModelMessage], renames: list[tuple[int, int, IdPart, str]]
+) -> tuple[list[ModelMessage], list[tuple[int, int, int]], list[tuple[int, int, Part]]]:
+    """:func:`_apply` for a batch of renamed ids: the history, the runs of messages carried
+    over as they are (see ``_apply``) and each renamed part's place and new part (see
+    :meth:`HistoryIndex.after_edit`). Every part keeps its place, so the origin holds as it is."""
+    out = list(messages)
+    places: list[tuple[int, int, Part]] = []
+    edited: dict[int, list[Part]] = {}
+    for m, p, part, new_id in renames:
+        new = with_field(part, "tool_call_id", new_id)
+        places.append((m, p, new))
+        content = edited.get(m)
+        if content is None:
+            # A part with an id is in a list of parts, never in text content.
+            content = edited[m] = list(messages[m].content)  # type: ignore[arg-type]
+        content[p] = new
+    kept: list[tuple[int, int, int]] = []
+    start = 0
+    for m in sorted(edited):
+        out[m] = with_field(messages[m], "content", tuple(edited[m]))
+        if m > start:
+            kept.append((start, start, m - start))
+        start = m + 1
+    if start < len(messages):
+        kept.append((start, start, len(messages) - start))
+    return out, kept, places
 
 
 def _renames(edits: list[Edit]) -> list[tuple[int, int, Part]] | None:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 
 from heal import Action, Repair, heal_messages
-from heal._construct import construct_trusted, replaced
+from heal._construct import construct_trusted, replaced, with_field
 from heal.messages import (
     ErrorTextOutput,
     ModelMessage,
@@ -156,6 +156,8 @@ def test_replaced_copies_exactly_as_model_copy(history: list[Any], data: st.Data
         before = dict(model.__dict__)
         fields_before = set(model.__pydantic_fields_set__)
         _same_copy(replaced(model, update), model.model_copy(update=update))
+        for name, value in update.items():  # one field: with_field, as the renames copy
+            _same_copy(with_field(model, name, value), model.model_copy(update={name: value}))
         assert model.__dict__ == before
         assert model.__pydantic_fields_set__ == fields_before
 
@@ -173,6 +175,10 @@ def test_replaced_leaves_other_models_to_pydantic() -> None:
     )
     message: ModelMessage = ToolMessage(content=(_PART,))
     _same_copy(replaced(message, {"extra_field": 1}), message.model_copy(update={"extra_field": 1}))
+    _same_copy(
+        with_field(call, "tool_call_id", "c2"), call.model_copy(update={"tool_call_id": "c2"})
+    )
+    _same_copy(with_field(message, "extra_field", 1), message.model_copy(update={"extra_field": 1}))
 
 
 def test_a_cleared_field_leaves_the_original_as_it_was() -> None:

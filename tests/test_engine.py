@@ -30,6 +30,7 @@ from heal.errors import ProtectedEditError
 from heal.messages import ModelMessage, TextPart, UserMessage
 from heal.providers import ProviderId
 from heal.rules import BUILTIN_RULES, Context, Edit, Finding, Rule, SetMessage, SetPart
+from heal.rules import _examples as ex
 from heal.targets import Target
 from tests.strategies import histories, policies
 
@@ -522,6 +523,101 @@ def test_the_engine_agrees_with_the_plain_pass_loop_on_every_case(
     messages, repairs = _pass_loop(history, Target(provider), policy)
     assert dump_messages(result.messages) == messages
     assert list(result.repairs) == repairs
+
+
+# --- a batch of renamed ids ---------------------------------------------------------------------
+
+_RENAMES: list[Any] = [
+    # Every id foreign to Mistral, one of them in a result heal inserts (an orphan call's
+    # placeholder: a record anchored after its message), one beside a part dropped before it
+    # (an empty text: its parts' locations moved).
+    pytest.param(
+        [
+            ex.user("weather?"),
+            {"role": "assistant", "content": [ex.text(""), ex.call("call_1"), ex.call("c2")]},
+            {"role": "tool", "content": [ex.result("call_1")]},
+            ex.user("and tomorrow?"),
+            {"role": "assistant", "content": [ex.call("abcDEF123")]},
+            {"role": "tool", "content": [ex.result("abcDEF123")]},
+        ],
+        "mistral",
+        None,
+        id="mistral",
+    ),
+    pytest.param(
+        [ex.user("hi"), {"role": "assistant", "content": [ex.call("call_1")]}],
+        "mistral",
+        Policy({"mistral-tool-call-id": "keep"}),
+        id="mistral-kept",
+    ),
+    # Ids with text to escape in a record: a lone surrogate, a character beyond ASCII.
+    pytest.param(
+        [
+            ex.user("hi"),
+            {"role": "assistant", "content": [ex.call("call_\ud800"), ex.call("call_é")]},
+            {"role": "tool", "content": [ex.result("call_\ud800"), ex.result("call_é")]},
+        ],
+        None,
+        None,
+        id="escaped",
+    ),
+    pytest.param(
+        [
+            ex.user("hi"),
+            {"role": "assistant", "content": [ex.call("call.1"), ex.call("call_é")]},
+            {"role": "tool", "content": [ex.result("call.1"), ex.result("call_é")]},
+        ],
+        "mistral",
+        None,
+        id="renamed-twice",
+    ),
+]
+
+
+@pytest.mark.parametrize(("history", "provider", "policy"), _RENAMES)
+def test_a_batch_of_renamed_ids_heals_as_its_findings_do(
+    history: Any, provider: Any, policy: Policy | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The engine makes a batch's records and edits itself; the pass loop iterates it, one
+    # renamed_id_finding per part, made into records and edits as any finding is.
+    import heal._engine as engine
+
+    batches: list[int] = []
+    records = engine._rename_records
+
+    def counted(rule: Rule, batch: Any, origin: Any, action: Action) -> list[Repair]:
+        batches.append(len(batch.renames))
+        return records(rule, batch, origin, action)
+
+    monkeypatch.setattr(engine, "_rename_records", counted)
+    result = heal_messages(history, provider=provider, policy=policy)
+    assert batches  # the engine took the batch's own way
+    messages, repairs = _pass_loop(history, Target(provider), policy)
+    assert dump_messages(result.messages) == messages
+    assert list(result.repairs) == repairs
+    assert sum(batches) == sum(r.rule.endswith("tool-call-id") for r in result.repairs)
+
+
+def test_a_rename_rule_returns_its_renames_as_one_batch() -> None:
+    import heal._engine as engine
+    from heal.rules._base import IdRenames
+    from heal.rules._index import HistoryIndex
+
+    history = load_messages(_RENAMES[0].values[0])
+    target = Target("mistral")
+    plan = engine._plan_for(target, None, None, "request")
+    ctx = Context(
+        history, HistoryIndex(history), "mistral", plan.profile, plan.guards, target=target
+    )
+    for rule_id in ("mistral-tool-call-id", "invalid-tool-call-id"):
+        rule = next(r for r in BUILTIN_RULES if r.id == rule_id)
+        found = rule.check(ctx, "fix")
+        if rule_id == "mistral-tool-call-id":
+            assert type(found) is IdRenames
+            assert [(m, p) for m, p, _, _ in found.renames] == [(1, 1), (1, 2), (2, 0)]
+            assert [f.tool_call_id for f in found] == ["call_1", "c2", "call_1"]
+        else:  # every id is valid for the shared rule: nothing to rename, no batch
+            assert list(found) == []
 
 
 # --- the protected message ----------------------------------------------------------------------

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 
@@ -47,6 +47,7 @@ __all__ = [
     "FamilyRule",
     "Finding",
     "FreshJson",
+    "IdRenames",
     "NEEDS",
     "Rejection",
     "RejectionPattern",
@@ -197,6 +198,32 @@ def renamed_id_finding(
         {"toolCallId": old_id},
         {"toolCallId": tool_call_id},
     )
+
+
+class IdRenames:
+    """Tool-call ids a rule renames, a batch of them: what its ``check`` returns instead of
+    yielding one :func:`renamed_id_finding` per part.
+
+    Iterating it gives exactly those findings, so it is a rule's findings like any other. The
+    engine does not iterate it: it makes the same records, parts and messages in one loop,
+    without a finding or an edit per part (a history moved to Mistral renames every id, and
+    the objects in between were half its cost). ``tests/test_engine.py`` holds the two ways to
+    the same result.
+    """
+
+    __slots__ = ("renames", "why")
+
+    def __init__(self, renames: list[tuple[int, int, IdPart, str]], why: str) -> None:
+        self.renames = renames
+        """Each part to rename, as ``(message, part, old part, new id)``, in history order
+        (the order of the findings and records), each place once."""
+        self.why = why
+        """What is wrong with every old id (a finding's reason, see ``renamed_id_finding``)."""
+
+    def __iter__(self) -> Iterator[Finding]:
+        why = self.why
+        for m, p, part, new_id in self.renames:
+            yield renamed_id_finding(m, p, part, new_id, why)
 
 
 # --- rule declaration ------------------------------------------------------------------------

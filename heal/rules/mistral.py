@@ -20,9 +20,8 @@ requires (``Expected last role User or Tool (or Assistant with prefix True)``), 
 
 from __future__ import annotations
 
-import re
 import string
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from hashlib import blake2s
 from operator import itemgetter
 
@@ -36,9 +35,9 @@ from heal.rules._base import (
     Example,
     Finding,
     FreshJson,
+    IdRenames,
     Rejection,
     Rule,
-    renamed_id_finding,
 )
 from heal.rules._index import users_after_tool
 from heal.rules._options import SYNTHESIZED
@@ -52,8 +51,6 @@ __all__ = [
 
 MISTRAL = frozenset({"mistral"})
 
-MISTRAL_ID_LENGTH = 9
-_MISTRAL_ID = re.compile(rf"[a-zA-Z0-9]{{{MISTRAL_ID_LENGTH}}}")
 _BASE62 = string.digits + string.ascii_uppercase + string.ascii_lowercase
 
 BRIDGE_TEXT = "Done."
@@ -153,12 +150,13 @@ class MistralToolCallId(Rule):
         ],
     )
 
-    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+    def check(self, ctx: Context, choice: str) -> Iterable[Finding]:
+        exact = ctx.profile.tool_call_id_exact_pattern  # Mistral's: nine letters and digits
         index = ctx.index
         refs: list[tuple[int, int, _IdPart]] = [*index.calls, *index.results, *index.requests]
-        if not refs:
-            return
-        fits = _MISTRAL_ID.fullmatch
+        if exact is None or not refs:
+            return ()
+        fits = exact.fullmatch
         used: set[str] = set()
         foreign: set[str] = set()
         for ref in refs:
@@ -166,7 +164,7 @@ class MistralToolCallId(Rule):
             if tid not in used and tid not in foreign:
                 (used if fits(tid) else foreign).add(tid)
         if not foreign:
-            return
+            return ()
         mapping: dict[str, str] = {}
         for old in sorted(foreign):  # sorted: the result does not depend on history order
             attempt = 0
@@ -177,12 +175,13 @@ class MistralToolCallId(Rule):
             used.add(new)
             mapping[old] = new
         refs.sort(key=_place)
+        renames = []
+        get = mapping.get
         for m, p, part in refs:
-            old = part.tool_call_id
-            new_id = mapping.get(old)
-            if new_id is None:
-                continue
-            yield renamed_id_finding(m, p, part, new_id, "is not 9 letters and digits")
+            new_id = get(part.tool_call_id)
+            if new_id is not None:
+                renames.append((m, p, part, new_id))
+        return IdRenames(renames, "is not 9 letters and digits")
 
 
 _place = itemgetter(0, 1)

@@ -26,6 +26,7 @@ from heal.rules._base import (
     DropPart,
     Example,
     Finding,
+    IdRenames,
     Rejection,
     Rule,
     SetPart,
@@ -280,7 +281,7 @@ class InvalidToolCallId(Rule):
         ],
     )
 
-    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+    def check(self, ctx: Context, choice: str) -> Iterable[Finding]:
         profile = ctx.profile
         index = ctx.index
         ids = set(index.call_ids)
@@ -288,7 +289,7 @@ class InvalidToolCallId(Rule):
             ids.update(ref[2].tool_call_id for ref in index.results)
         ids.update(ref[2].tool_call_id for ref in index.requests)
         if profile.all_valid_tool_call_ids(ids):
-            return
+            return ()
         if index.paired:
             ids.update(ref[2].tool_call_id for ref in index.results)
         valid = profile.valid_tool_call_id
@@ -308,9 +309,9 @@ class InvalidToolCallId(Rule):
             profile.tool_call_id_max,
             "call",
         )
-        why = "is not a valid tool-call id"
-        for m, p, tid, part in bad:
-            yield renamed_id_finding(m, p, part, mapping[tid], why)
+        return IdRenames(
+            [(m, p, part, mapping[tid]) for m, p, tid, part in bad], "is not a valid tool-call id"
+        )
 
 
 class DuplicateToolCallId(Rule):
