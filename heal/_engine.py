@@ -547,7 +547,7 @@ def _rename_records(rule: Rule, batch: IdRenames, origin: _Origin, action: Actio
     for m, p, part, new_id in batch.renames:
         fields = part.__dict__
         old = fields["tool_call_id"]
-        if type(old) is not str or type(new_id) is not str or not (old + new_id).isascii():
+        if not (old + new_id).isascii():  # a built-in rule's ids: str
             # Text to escape: as the finding's record is made.
             records.append(origin.repair(rule, renamed_id_finding(m, p, part, new_id, why), action))
             continue

@@ -23,7 +23,6 @@ from __future__ import annotations
 import string
 from collections.abc import Iterable, Iterator
 from hashlib import blake2s
-from operator import itemgetter
 
 from heal.messages import AssistantMessage, ToolApprovalRequest, ToolCallPart, ToolResultPart
 from heal.repairs import Action, Scope
@@ -153,18 +152,19 @@ class MistralToolCallId(Rule):
     def check(self, ctx: Context, choice: str) -> Iterable[Finding]:
         exact = ctx.profile.tool_call_id_exact_pattern  # Mistral's: nine letters and digits
         index = ctx.index
-        refs: list[tuple[int, int, _IdPart]] = [*index.calls, *index.results, *index.requests]
-        if exact is None or not refs:
+        if exact is None:
             return ()
+        # Each part with its id, read once from the model's fields (an attribute read on a
+        # pydantic model costs several look-ups): every id of a history from another provider
+        # is renamed, so this runs over every call and result.
+        refs: list[tuple[int, int, _IdPart]] = [*index.calls, *index.results, *index.requests]
+        found = [(m, p, part, part.__dict__["tool_call_id"]) for m, p, part in refs]
+        ids = {entry[3] for entry in found}
         fits = exact.fullmatch
-        used: set[str] = set()
-        foreign: set[str] = set()
-        for ref in refs:
-            tid = ref[2].tool_call_id
-            if tid not in used and tid not in foreign:
-                (used if fits(tid) else foreign).add(tid)
+        foreign = {tid for tid in ids if not fits(tid)}
         if not foreign:
             return ()
+        used = ids - foreign
         mapping: dict[str, str] = {}
         for old in sorted(foreign):  # sorted: the result does not depend on history order
             attempt = 0
@@ -174,18 +174,9 @@ class MistralToolCallId(Rule):
                 new = mistral_tool_call_id(old, attempt)
             used.add(new)
             mapping[old] = new
-        refs.sort(key=_place)
-        renames = []
-        get = mapping.get
-        for m, p, part in refs:
-            new_id = get(part.tool_call_id)
-            if new_id is not None:
-                renames.append((m, p, part, new_id))
+        found.sort()  # by place: a place is never repeated, so the parts are never compared
+        renames = [(m, p, part, mapping[tid]) for m, p, part, tid in found if tid in mapping]
         return IdRenames(renames, "is not 9 letters and digits")
-
-
-_place = itemgetter(0, 1)
-"""A reference's place in the history: (message, part)."""
 
 
 class MistralUserAfterTool(Rule):
