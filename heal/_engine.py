@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel
 
 from heal import targets
-from heal._construct import construct_complete, replaced, with_field
+from heal._construct import construct_complete, with_field
 from heal.errors import ConfigError, ConvergenceError, HealingError, ProtectedEditError
 from heal.messages import (
     ModelMessage,
@@ -983,7 +983,7 @@ def _edited_message(
     if isinstance(content, str) or i not in edit.part_edited:
         return new, locs
     # The copies below are ``model_copy(update={"content": ...})``, exactly (see
-    # :func:`~heal._construct.replaced`): a history with a repair in every turn edits one
+    # :func:`~heal._construct.with_field`): a history with a repair in every turn edits one
     # message per turn, so the two commonest edits (renamed ids, a part added at the start of
     # a message the input holds as it was) are told here without a call more.
     if locs is None and new is message:
@@ -996,7 +996,7 @@ def _edited_message(
                 for p, part in edit.set_parts[i].items():
                     if p < len(fixed):
                         fixed[p] = part
-                return replaced(new, {"content": tuple(fixed)}), None
+                return with_field(new, "content", tuple(fixed)), None
         elif len(adds) == 1 and 0 in adds and i not in edit.set_parts and i not in edit.drop_parts:
             # Parts added at the start (DeepSeek's empty reasoning before a call): each part
             # of the input message moves along by as many.
@@ -1007,11 +1007,11 @@ def _edited_message(
                 (None,) * n if mi is None else tuple(zip(repeat(mi, n), range(n), strict=True))
             )
             added_locs = [moved.get(id(part)) for part in added] if moved else [None] * len(added)
-            return replaced(new, {"content": (*added, *content)}), (*added_locs, *kept_locs)
+            return with_field(new, "content", (*added, *content)), (*added_locs, *kept_locs)
     if locs is None:
         locs = origin.parts_of(i, len(content))
     parts, locs = _edited_parts(i, content, locs, edit, moved)
-    return replaced(new, {"content": parts}), locs
+    return with_field(new, "content", parts), locs
 
 
 def _replaced_locs(

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 
-from heal._construct import replaced
+from heal._construct import with_field
 from heal.repairs import Action, Scope
 from heal.rules._index import FACTS, TRIGGER_LISTS
 
@@ -86,7 +86,7 @@ class RenamedId(SetPart):
     @classmethod
     def of(cls, message: int, part: int, old: IdPart, tool_call_id: str) -> RenamedId:
         """Rename part ``part`` (``old``) of message ``message`` to ``tool_call_id``."""
-        return cls(message, part, replaced(old, {"tool_call_id": tool_call_id}))
+        return cls(message, part, with_field(old, "tool_call_id", tool_call_id))
 
 
 @dataclass(slots=True)
@@ -193,7 +193,7 @@ def renamed_id_finding(
         part,
         f"{fields['type']} id {old_id!r} {why}; now {tool_call_id!r}",
         # RenamedId.of, without its call: one finding per renamed part.
-        (RenamedId(message, part, replaced(old, {"tool_call_id": tool_call_id})),),
+        (RenamedId(message, part, with_field(old, "tool_call_id", tool_call_id)),),
         old_id,
         {"toolCallId": old_id},
         {"toolCallId": tool_call_id},
