@@ -58,6 +58,7 @@ from heal.rules._base import (
     Finding,
     FreshJson,
     IdRenames,
+    PartsAtStart,
     RenamedId,
     SetMessage,
     SetPart,
@@ -470,22 +471,29 @@ def _run(
             else None
         )
         if (
-            type(checked) is IdRenames
-            and checked.renames
+            (type(checked) is IdRenames or type(checked) is PartsAtStart)
+            and checked
             and (rule.edits_protected or not guards or not ctx.protected)
         ):
-            # A batch of renamed ids: its records, parts and messages in one loop (the same as
+            # A batch of findings of one kind: its records and edits in one loop (the same as
             # iterating its findings; see IdRenames).
             if origin is None:
                 origin = _Origin(work)
-            records = _rename_records(rule, checked, origin, _KEEP if keep else _REPLACE)
+            if type(checked) is IdRenames:
+                records = _rename_records(rule, checked, origin, _KEEP if keep else _REPLACE)
+            else:
+                records = _insert_records(rule, checked, origin, _KEEP if keep else _INSERT)
             if keep:
                 reports[k] = records
             else:
                 repairs.extend(records)
                 reports[k] = []
-                work, runs, places = _apply_renames(work, checked.renames)
-                index = index.after_edit(work, runs, places)
+                if type(checked) is IdRenames:
+                    work, runs, places = _apply_renames(work, checked.renames)
+                    index = index.after_edit(work, runs, places)
+                else:
+                    work, origin, runs, added = _apply_at_start(work, origin, checked)
+                    index = index.after_edit(work, runs, None, added)
                 if verdict is not None and index.clean(*verdict, target, profile):
                     reports = []
                     break
@@ -530,6 +538,7 @@ def _run(
 
 _KEEP = Action.KEEP
 _REPLACE = Action.REPLACE
+_INSERT = Action.INSERT
 _NOT_APPLIED = (Action.KEEP, Action.REPORT)
 """The actions of findings reported, not applied (module constants: a batch of findings is
 sorted one by one)."""
@@ -615,6 +624,73 @@ def _apply_renames(
     if start < len(messages):
         kept.append((start, start, len(messages) - start))
     return out, kept, places
+
+
+def _insert_records(
+    rule: Rule, batch: PartsAtStart, origin: _Origin, action: Action
+) -> list[Repair]:
+    """The records of a batch of parts put at the start of messages: those of its findings, as
+    :meth:`_Origin.repair` makes them, without the findings."""
+    reason = batch.reason
+    if id(rule) not in _BUILTIN_RULES or not reason.isascii():
+        record_of = origin.repair
+        return [record_of(rule, f, action) for f in batch]
+    rule_id, scope, added = rule.id, rule.scope, batch.added
+    fresh = added.make if type(added) is FreshJson else None
+    msgs, anchors = origin.msgs, origin.anchors
+    return [
+        construct_complete(
+            Repair,
+            _REPAIR_FIELDS,
+            {
+                "rule": rule_id,
+                "action": action,
+                "message_index": msgs[m],
+                "part_index": None,
+                "anchor_index": anchors[m],  # the finding's anchor: its own message
+                "tool_call_id": None,
+                "reason": reason,
+                "removed": None,
+                "added": _to_json(added) if fresh is None else fresh(),
+                "scope": scope,
+            },
+        )
+        for m in batch.messages
+    ]
+
+
+def _apply_at_start(
+    messages: list[ModelMessage], origin: _Origin, batch: PartsAtStart
+) -> tuple[list[ModelMessage], _Origin, list[tuple[int, int, int]], dict[int, int] | None]:
+    """:func:`_apply` for a batch of parts put at the start of messages: the history, its
+    origin, the runs of messages carried over as they are (see ``_apply``), and what
+    :meth:`HistoryIndex.after_edit` is told of added reasoning (see ``_reasoning_added``)."""
+    part = batch.part
+    out = list(messages)
+    msgs = origin.msgs
+    parts = list(origin.parts)
+    kept: list[tuple[int, int, int]] = []
+    start = 0
+    for m in batch.messages:
+        content = messages[m].content
+        n = len(content)
+        locs = parts[m]
+        if locs is None:  # each part where it sat in the input message: one place along
+            mi = msgs[m]
+            locs = (None,) * n if mi is None else tuple(zip(repeat(mi, n), range(n), strict=True))
+        elif len(locs) != n:  # a location for each part there is, None past the known ones
+            locs = tuple(locs[p] if p < len(locs) else None for p in range(n))
+        parts[m] = (None, *locs)
+        out[m] = with_field(messages[m], "content", (part, *content))
+        if m > start:
+            kept.append((start, start, m - start))
+        start = m + 1
+    if start < len(messages):
+        kept.append((start, start, len(messages) - start))
+    new = _Origin.__new__(_Origin)
+    new.msgs, new.anchors, new.parts = msgs, origin.anchors, parts
+    added = dict.fromkeys(batch.messages, 1) if type(part) is ReasoningPart else None
+    return out, new, kept, added
 
 
 def _renames(edits: list[Edit]) -> list[tuple[int, int, Part]] | None:

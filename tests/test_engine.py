@@ -571,6 +571,27 @@ _RENAMES: list[Any] = [
         None,
         id="renamed-twice",
     ),
+    # DeepSeek's empty reasoning before every call: one message whose parts moved (an empty
+    # text dropped first), one after a message heal inserted (an orphan call's result).
+    pytest.param(
+        [
+            ex.user("weather?"),
+            {"role": "assistant", "content": [ex.text(""), ex.call("c1"), ex.call("c2")]},
+            {"role": "tool", "content": [ex.result("c1")]},
+            ex.user("and tomorrow?"),
+            {"role": "assistant", "content": [ex.text("Checking."), ex.call("c3")]},
+            {"role": "tool", "content": [ex.result("c3")]},
+        ],
+        "deepseek",
+        None,
+        id="deepseek",
+    ),
+    pytest.param(
+        [ex.user("hi"), {"role": "assistant", "content": [ex.call("c1")]}],
+        "deepseek",
+        Policy({"missing-reasoning-content": "keep"}),
+        id="deepseek-kept",
+    ),
 ]
 
 
@@ -583,19 +604,23 @@ def test_a_batch_of_renamed_ids_heals_as_its_findings_do(
     import heal._engine as engine
 
     batches: list[int] = []
-    records = engine._rename_records
 
-    def counted(rule: Rule, batch: Any, origin: Any, action: Action) -> list[Repair]:
-        batches.append(len(batch.renames))
-        return records(rule, batch, origin, action)
+    def counted(made: Any) -> Any:
+        def count(rule: Rule, batch: Any, origin: Any, action: Action) -> list[Repair]:
+            batches.append(len(batch))
+            return made(rule, batch, origin, action)
 
-    monkeypatch.setattr(engine, "_rename_records", counted)
+        return count
+
+    monkeypatch.setattr(engine, "_rename_records", counted(engine._rename_records))
+    monkeypatch.setattr(engine, "_insert_records", counted(engine._insert_records))
     result = heal_messages(history, provider=provider, policy=policy)
     assert batches  # the engine took the batch's own way
     messages, repairs = _pass_loop(history, Target(provider), policy)
     assert dump_messages(result.messages) == messages
     assert list(result.repairs) == repairs
-    assert sum(batches) == sum(r.rule.endswith("tool-call-id") for r in result.repairs)
+    batched = ("mistral-tool-call-id", "invalid-tool-call-id", "missing-reasoning-content")
+    assert sum(batches) == sum(r.rule in batched for r in result.repairs)
 
 
 def test_a_rename_rule_returns_its_renames_as_one_batch() -> None:

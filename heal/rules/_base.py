@@ -16,7 +16,7 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar, final
 
 from heal._construct import with_field
 from heal.repairs import Action, Scope
@@ -49,6 +49,7 @@ __all__ = [
     "FreshJson",
     "IdRenames",
     "NEEDS",
+    "PartsAtStart",
     "Rejection",
     "RejectionPattern",
     "RenamedId",
@@ -200,6 +201,7 @@ def renamed_id_finding(
     )
 
 
+@final
 class IdRenames:
     """Tool-call ids a rule renames, a batch of them: what its ``check`` returns instead of
     yielding one :func:`renamed_id_finding` per part.
@@ -220,10 +222,47 @@ class IdRenames:
         self.why = why
         """What is wrong with every old id (a finding's reason, see ``renamed_id_finding``)."""
 
+    def __len__(self) -> int:
+        return len(self.renames)
+
     def __iter__(self) -> Iterator[Finding]:
         why = self.why
         for m, p, part, new_id in self.renames:
             yield renamed_id_finding(m, p, part, new_id, why)
+
+
+@final
+class PartsAtStart:
+    """One part a rule puts at the start of each of several messages, a batch: what its
+    ``check`` returns instead of yielding one finding per message (DeepSeek's empty reasoning
+    before the calls of every assistant message, for a history from another provider).
+
+    Iterating it gives exactly those findings: an insert of :attr:`part` at the start of each
+    message, recorded at the message. The engine makes the same records and messages in one
+    loop, as it does for :class:`IdRenames`.
+    """
+
+    __slots__ = ("added", "messages", "part", "reason")
+
+    def __init__(self, messages: list[int], part: Part, reason: str, added: Any) -> None:
+        self.messages = messages
+        """The messages, each holding a list of parts, in history order, each once."""
+        self.part = part
+        """The part put in each (one object: parts are values)."""
+        self.reason = reason
+        """Each finding's reason."""
+        self.added = added
+        """Each finding's ``added``: the part's JSON, or a :class:`FreshJson` of it."""
+
+    def __len__(self) -> int:
+        return len(self.messages)
+
+    def __iter__(self) -> Iterator[Finding]:
+        part, reason, added = self.part, self.reason, self.added
+        for m in self.messages:
+            yield Finding(
+                Action.INSERT, m, None, reason, (AddPart(m, 0, part),), None, None, added, m
+            )
 
 
 # --- rule declaration ------------------------------------------------------------------------

@@ -23,19 +23,19 @@ calls (the workaround the reports give), and an empty text part would serialize 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from heal.messages import ReasoningPart
 from heal.repairs import Action, Scope
 from heal.rules import _errors as err
 from heal.rules import _examples as ex
 from heal.rules._base import (
-    AddPart,
     Context,
     DropPart,
     Example,
     Finding,
     FreshJson,
+    PartsAtStart,
     Rejection,
     Rule,
     SetMessage,
@@ -231,47 +231,50 @@ class MissingReasoningContent(Rule):
         ],
     )
 
-    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
-        index = ctx.index
-        if not index.calls:
-            return
-        with_reasoning = {m for m, _, _ in index.reasoning}
+    def check(self, ctx: Context, choice: str) -> Iterable[Finding]:
+        found = _calls_without_reasoning(ctx)
+        if choice == "compat-field":
+            return self._compat_fields(ctx, found)
+        # One finding per tool-call message of the history (every one, for a history from
+        # another provider): as one batch.
+        return PartsAtStart(found, _EMPTY_REASONING, _ADDED_REASONING, _EMPTY_REASONING_JSON)
+
+    def _compat_fields(self, ctx: Context, found: list[int]) -> Iterator[Finding]:
         messages = ctx.messages
-        done: set[int] = set()
-        for m, _, call in index.calls:
-            if m in done or m in with_reasoning or call.provider_executed:
-                continue
-            done.add(m)
+        for m in found:
             message = messages[m]
-            options = message.provider_options
-            if index.roles[m] != "assistant" or (options is not None and _compat_field(options)):
-                continue
-            if choice == "compat-field":
-                options = dict(message.provider_options or {})
-                options["openaiCompatible"] = {
-                    **options.get("openaiCompatible", {}),
-                    "reasoning_content": "",
-                }
-                yield Finding(
-                    Action.REPLACE,
-                    m,
-                    None,
-                    "assistant tool-call message has no reasoning; set "
-                    'providerOptions.openaiCompatible.reasoning_content to ""',
-                    edits=(SetMessage(m, with_options(message, options)),),
-                    added={"providerOptions": {"openaiCompatible": {"reasoning_content": ""}}},
-                )
-                continue
-            # Positional: one finding per tool-call message of the history (every one, for a
-            # history from another provider).
+            options = dict(message.provider_options or {})
+            options["openaiCompatible"] = {
+                **options.get("openaiCompatible", {}),
+                "reasoning_content": "",
+            }
             yield Finding(
-                Action.INSERT,
+                Action.REPLACE,
                 m,
                 None,
-                _ADDED_REASONING,
-                (AddPart(m, 0, _EMPTY_REASONING),),
-                None,  # tool_call_id
-                None,  # removed
-                _EMPTY_REASONING_JSON,  # added
-                m,  # anchor
+                "assistant tool-call message has no reasoning; set "
+                'providerOptions.openaiCompatible.reasoning_content to ""',
+                edits=(SetMessage(m, with_options(message, options)),),
+                added={"providerOptions": {"openaiCompatible": {"reasoning_content": ""}}},
             )
+
+
+def _calls_without_reasoning(ctx: Context) -> list[int]:
+    """The assistant messages, in order, with a client-executed tool call and no reasoning,
+    and no ``reasoning_content`` in their options."""
+    index = ctx.index
+    if not index.calls:
+        return []
+    with_reasoning = {m for m, _, _ in index.reasoning}
+    messages = ctx.messages
+    roles = index.roles
+    found: list[int] = []
+    done: set[int] = set()
+    for m, _, call in index.calls:
+        if m in done or m in with_reasoning or call.provider_executed:
+            continue
+        done.add(m)
+        options = messages[m].provider_options
+        if roles[m] == "assistant" and (options is None or not _compat_field(options)):
+            found.append(m)
+    return found
