@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import gc
 import logging
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import pytest
@@ -599,13 +599,14 @@ _RENAMES: list[Any] = [
 def test_a_batch_of_renamed_ids_heals_as_its_findings_do(
     history: Any, provider: Any, policy: Policy | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The engine makes a batch's records and edits itself; the pass loop iterates it, one
-    # renamed_id_finding per part, made into records and edits as any finding is.
+    # The engine makes a batch's records and edits itself; the pass loop iterates it (a
+    # renamed_id_finding per part, an insert per message), made into records and edits as any
+    # finding is.
     import heal._engine as engine
 
     batches: list[int] = []
 
-    def counted(made: Any) -> Any:
+    def counted(made: Callable[..., list[Repair]]) -> Callable[..., list[Repair]]:
         def count(rule: Rule, batch: Any, origin: Any, action: Action) -> list[Repair]:
             batches.append(len(batch))
             return made(rule, batch, origin, action)
