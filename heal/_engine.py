@@ -54,6 +54,7 @@ from heal.rules._base import (
     Context,
     DropMessage,
     DropPart,
+    DroppedParts,
     Edit,
     Finding,
     FreshJson,
@@ -471,7 +472,11 @@ def _run(
             else None
         )
         if (
-            (type(checked) is IdRenames or type(checked) is PartsAtStart)
+            (
+                type(checked) is IdRenames
+                or type(checked) is PartsAtStart
+                or type(checked) is DroppedParts
+            )
             and checked
             and (rule.edits_protected or not guards or not ctx.protected)
         ):
@@ -481,8 +486,10 @@ def _run(
                 origin = _Origin(work)
             if type(checked) is IdRenames:
                 records = _rename_records(rule, checked, origin, _KEEP if keep else _REPLACE)
-            else:
+            elif type(checked) is PartsAtStart:
                 records = _insert_records(rule, checked, origin, _KEEP if keep else _INSERT)
+            else:
+                records = _drop_records(rule, checked, origin, _KEEP if keep else _REMOVE)
             if keep:
                 reports[k] = records
             else:
@@ -491,9 +498,12 @@ def _run(
                 if type(checked) is IdRenames:
                     work, runs, places = _apply_renames(work, checked.renames)
                     index = index.after_edit(work, runs, places)
-                else:
+                elif type(checked) is PartsAtStart:
                     work, origin, runs, added = _apply_at_start(work, origin, checked)
                     index = index.after_edit(work, runs, None, added)
+                else:
+                    work, origin, runs = _apply_drops(work, origin, checked.drops)
+                    index = index.after_edit(work, runs)
                 if verdict is not None and index.clean(*verdict, target, profile):
                     reports = []
                     break
@@ -539,6 +549,7 @@ def _run(
 _KEEP = Action.KEEP
 _REPLACE = Action.REPLACE
 _INSERT = Action.INSERT
+_REMOVE = Action.REMOVE
 _NOT_APPLIED = (Action.KEEP, Action.REPORT)
 """The actions of findings reported, not applied (module constants: a batch of findings is
 sorted one by one)."""
@@ -691,6 +702,80 @@ def _apply_at_start(
     new.msgs, new.anchors, new.parts = msgs, origin.anchors, parts
     added = dict.fromkeys(batch.messages, 1) if type(part) is ReasoningPart else None
     return out, new, kept, added
+
+
+def _drop_records(rule: Rule, batch: DroppedParts, origin: _Origin, action: Action) -> list[Repair]:
+    """The records of a batch of removed parts: those of its findings, as
+    :meth:`_Origin.repair` makes them, without the findings."""
+    if id(rule) not in _BUILTIN_RULES:
+        record_of = origin.repair
+        return [record_of(rule, f, action) for f in batch]
+    rule_id, scope = rule.id, rule.scope
+    located, anchors = origin.part, origin.anchors
+    records = []
+    for m, p, part, reason in batch.drops:
+        loc = located(m, p)
+        records.append(
+            construct_complete(
+                Repair,
+                _REPAIR_FIELDS,
+                {
+                    "rule": rule_id,
+                    "action": action,
+                    "message_index": None if loc is None else loc[0],
+                    "part_index": None if loc is None else loc[1],
+                    "anchor_index": anchors[m] if loc is None else None,
+                    "tool_call_id": None,
+                    "reason": reason if reason.isascii() else _escaped(reason),
+                    "removed": _to_json(part),
+                    "added": None,
+                    "scope": scope,
+                },
+            )
+        )
+    return records
+
+
+def _apply_drops(
+    messages: list[ModelMessage], origin: _Origin, drops: list[tuple[int, int, Part, str]]
+) -> tuple[list[ModelMessage], _Origin, list[tuple[int, int, int]]]:
+    """:func:`_apply` for a batch of removed parts: the history, its origin and the runs of
+    messages carried over as they are (see ``_apply``)."""
+    dropped: dict[int, set[int]] = {}
+    for m, p, _, _ in drops:
+        places = dropped.get(m)
+        if places is None:
+            dropped[m] = {p}
+        else:
+            places.add(p)
+    out = list(messages)
+    msgs = origin.msgs
+    parts = list(origin.parts)
+    kept: list[tuple[int, int, int]] = []
+    start = 0
+    for m in sorted(dropped):
+        gone = dropped[m]
+        # A part to remove is in a list of parts, never in text content.
+        content: Sequence[Part] = messages[m].content  # type: ignore[assignment]
+        n = len(content)
+        locs = parts[m]
+        if locs is None:  # each part where it sat in the input message (see _Origin.part)
+            mi = msgs[m]
+            locs = (None,) * n if mi is None else tuple(zip(repeat(mi, n), range(n), strict=True))
+        elif len(locs) != n:  # a location for each part there is, None past the known ones
+            locs = tuple(locs[p] if p < len(locs) else None for p in range(n))
+        out[m] = with_field(
+            messages[m], "content", tuple(x for p, x in enumerate(content) if p not in gone)
+        )
+        parts[m] = tuple(loc for p, loc in enumerate(locs) if p not in gone)
+        if m > start:
+            kept.append((start, start, m - start))
+        start = m + 1
+    if start < len(messages):
+        kept.append((start, start, len(messages) - start))
+    new = _Origin.__new__(_Origin)
+    new.msgs, new.anchors, new.parts = msgs, origin.anchors, parts
+    return out, new, kept
 
 
 def _renames(edits: list[Edit]) -> list[tuple[int, int, Part]] | None:

@@ -527,7 +527,8 @@ def test_the_engine_agrees_with_the_plain_pass_loop_on_every_case(
 
 # --- a batch of renamed ids ---------------------------------------------------------------------
 
-_RENAMES: list[Any] = [
+_FOREIGN = {"type": "reasoning", "text": "a", "providerOptions": {"openai": {"itemId": "rs_1"}}}
+_BATCHES: list[Any] = [
     # Every id foreign to Mistral, one of them in a result heal inserts (an orphan call's
     # placeholder: a record anchored after its message), one beside a part dropped before it
     # (an empty text: its parts' locations moved).
@@ -592,10 +593,33 @@ _RENAMES: list[Any] = [
         Policy({"missing-reasoning-content": "keep"}),
         id="deepseek-kept",
     ),
+    # Reasoning from other providers, replayed to Anthropic: removed before an empty text
+    # (whose record names its place in the input), from every part of a message, and beside
+    # Anthropic's signed thinking, with a namespace to escape in its record.
+    pytest.param(
+        [
+            ex.user("plan"),
+            {"role": "assistant", "content": [_FOREIGN, ex.text(""), ex.text("A plan.")]},
+            ex.user("more"),
+            {"role": "assistant", "content": [_FOREIGN, {**_FOREIGN, "text": "b"}]},
+            ex.user("again"),
+            {
+                "role": "assistant",
+                "content": [
+                    ex.thinking("Signed."),
+                    {**_FOREIGN, "providerOptions": {"openaï\ud800": {"itemId": "rs_2"}}},
+                    ex.text("Done."),
+                ],
+            },
+        ],
+        "anthropic",
+        None,
+        id="anthropic-foreign-reasoning",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("history", "provider", "policy"), _RENAMES)
+@pytest.mark.parametrize(("history", "provider", "policy"), _BATCHES)
 def test_a_batch_of_renamed_ids_heals_as_its_findings_do(
     history: Any, provider: Any, policy: Policy | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -615,12 +639,18 @@ def test_a_batch_of_renamed_ids_heals_as_its_findings_do(
 
     monkeypatch.setattr(engine, "_rename_records", counted(engine._rename_records))
     monkeypatch.setattr(engine, "_insert_records", counted(engine._insert_records))
+    monkeypatch.setattr(engine, "_drop_records", counted(engine._drop_records))
     result = heal_messages(history, provider=provider, policy=policy)
     assert batches  # the engine took the batch's own way
     messages, repairs = _pass_loop(history, Target(provider), policy)
     assert dump_messages(result.messages) == messages
     assert list(result.repairs) == repairs
-    batched = ("mistral-tool-call-id", "invalid-tool-call-id", "missing-reasoning-content")
+    batched = (
+        "mistral-tool-call-id",
+        "invalid-tool-call-id",
+        "missing-reasoning-content",
+        "anthropic-strip-foreign-reasoning-content",
+    )
     assert sum(batches) == sum(r.rule in batched for r in result.repairs)
 
 
@@ -629,7 +659,7 @@ def test_a_rename_rule_returns_its_renames_as_one_batch() -> None:
     from heal.rules._base import IdRenames
     from heal.rules._index import HistoryIndex
 
-    history = load_messages(_RENAMES[0].values[0])
+    history = load_messages(_BATCHES[0].values[0])
     target = Target("mistral")
     plan = engine._plan_for(target, None, None, "request")
     ctx = Context(

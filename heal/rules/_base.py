@@ -42,6 +42,7 @@ __all__ = [
     "Context",
     "DropMessage",
     "DropPart",
+    "DroppedParts",
     "Edit",
     "Example",
     "FamilyRule",
@@ -263,6 +264,32 @@ class PartsAtStart:
             yield Finding(
                 Action.INSERT, m, None, reason, (AddPart(m, 0, part),), None, None, added, m
             )
+
+
+@final
+class DroppedParts:
+    """Parts a rule removes, a batch of them: what its ``check`` returns instead of yielding
+    one finding per part (reasoning from another provider, replayed to Anthropic, in every
+    assistant turn).
+
+    Iterating it gives exactly those findings: a removal of each part, the part kept in its
+    record. The engine makes the same records and messages in one loop, as it does for
+    :class:`IdRenames`.
+    """
+
+    __slots__ = ("drops",)
+
+    def __init__(self, drops: list[tuple[int, int, Part, str]]) -> None:
+        self.drops = drops
+        """Each part to remove, as ``(message, part, the part, reason)``, in history order,
+        each place once."""
+
+    def __len__(self) -> int:
+        return len(self.drops)
+
+    def __iter__(self) -> Iterator[Finding]:
+        for m, p, part, reason in self.drops:
+            yield Finding(Action.REMOVE, m, p, reason, (DropPart(m, p),), None, part)
 
 
 # --- rule declaration ------------------------------------------------------------------------

@@ -27,7 +27,7 @@ final one) is :mod:`heal.rules.thinking`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +38,7 @@ from heal.rules import _examples as ex
 from heal.rules._base import (
     Context,
     DropPart,
+    DroppedParts,
     Example,
     FamilyRule,
     Finding,
@@ -453,25 +454,21 @@ class ForeignReasoning(FamilyRule[Foreign]):
     def protects(self, ctx: Context) -> tuple[int, ...]:
         return signed_guard(ctx, self.facts.signing)
 
-    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
-        if not ctx.index.reasoning:
-            return
+    def check(self, ctx: Context, choice: str) -> Iterable[Finding]:
         native = (self.facts.signing.namespace,)
         protected = ctx.protected
+        what = self.facts.what
+        drops: list[tuple[int, int, Part, str]] = []
         for m, p, part in ctx.index.reasoning:
             foreign = foreign_namespaces(part, native)
-            if not foreign:
-                continue
-            yield Finding(
-                Action.REMOVE,
-                m,
-                p,
-                self.facts.what.format(namespaces=", ".join(foreign))
-                + "; removed from the request"
-                + (BESIDE_SIGNED if m in protected else ""),
-                edits=(DropPart(m, p),),
-                removed=part,
-            )
+            if foreign:
+                reason = (
+                    what.format(namespaces=", ".join(foreign))
+                    + "; removed from the request"
+                    + (BESIDE_SIGNED if m in protected else "")
+                )
+                drops.append((m, p, part, reason))
+        return DroppedParts(drops)
 
 
 ANTHROPIC_FOREIGN_REASONING = ForeignReasoning(
