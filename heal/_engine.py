@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import repeat
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -67,9 +67,6 @@ from heal.rules._base import (
 )
 from heal.rules._index import FACTS, Fact, HistoryIndex
 from heal.targets import Target
-
-if TYPE_CHECKING:
-    from heal.rules._base import IdPart
 
 __all__ = ["MAX_PASSES", "HealResult", "ValidationResult", "heal_messages", "validate_messages"]
 
@@ -471,12 +468,9 @@ def _run(
             or (facts and index.holds(facts, target, profile))
             else None
         )
+        kind = _BATCHES.get(type(checked))
         if (
-            (
-                type(checked) is IdRenames
-                or type(checked) is PartsAtStart
-                or type(checked) is DroppedParts
-            )
+            kind is not None
             and checked
             and (rule.edits_protected or not guards or not ctx.protected)
         ):
@@ -484,26 +478,14 @@ def _run(
             # iterating its findings; see IdRenames).
             if origin is None:
                 origin = _Origin(work)
-            if type(checked) is IdRenames:
-                records = _rename_records(rule, checked, origin, _KEEP if keep else _REPLACE)
-            elif type(checked) is PartsAtStart:
-                records = _insert_records(rule, checked, origin, _KEEP if keep else _INSERT)
-            else:
-                records = _drop_records(rule, checked, origin, _KEEP if keep else _REMOVE)
+            records_of, action, apply = kind
+            records = records_of(rule, checked, origin, _KEEP if keep else action)
             if keep:
                 reports[k] = records
             else:
                 repairs.extend(records)
                 reports[k] = []
-                if type(checked) is IdRenames:
-                    work, runs, places = _apply_renames(work, checked.renames)
-                    index = index.after_edit(work, runs, places)
-                elif type(checked) is PartsAtStart:
-                    work, origin, runs, added = _apply_at_start(work, origin, checked)
-                    index = index.after_edit(work, runs, None, added)
-                else:
-                    work, origin, runs = _apply_drops(work, origin, checked.drops)
-                    index = index.after_edit(work, runs)
+                work, origin, index = apply(work, origin, index, checked)
                 if verdict is not None and index.clean(*verdict, target, profile):
                     reports = []
                     break
@@ -547,9 +529,6 @@ def _run(
 
 
 _KEEP = Action.KEEP
-_REPLACE = Action.REPLACE
-_INSERT = Action.INSERT
-_REMOVE = Action.REMOVE
 _NOT_APPLIED = (Action.KEEP, Action.REPORT)
 """The actions of findings reported, not applied (module constants: a batch of findings is
 sorted one by one)."""
@@ -609,11 +588,11 @@ def _rename_records(rule: Rule, batch: IdRenames, origin: _Origin, action: Actio
 
 
 def _apply_renames(
-    messages: list[ModelMessage], renames: list[tuple[int, int, IdPart, str]]
-) -> tuple[list[ModelMessage], list[tuple[int, int, int]], list[tuple[int, int, Part]]]:
-    """:func:`_apply` for a batch of renamed ids: the history, the runs of messages carried
-    over as they are (see ``_apply``) and each renamed part's place and new part (see
-    :meth:`HistoryIndex.after_edit`). Every part keeps its place, so the origin holds as it is."""
+    messages: list[ModelMessage], origin: _Origin, index: HistoryIndex, batch: IdRenames
+) -> tuple[list[ModelMessage], _Origin, HistoryIndex]:
+    """:func:`_apply` for a batch of renamed ids, and the index of the history it makes. Every
+    part keeps its place, so the origin holds as it is."""
+    renames = batch.renames
     out = list(messages)
     places: list[tuple[int, int, Part]] = []
     edited: dict[int, list[Part]] = {}
@@ -634,7 +613,7 @@ def _apply_renames(
         start = m + 1
     if start < len(messages):
         kept.append((start, start, len(messages) - start))
-    return out, kept, places
+    return out, origin, index.after_edit(out, kept, places)
 
 
 def _insert_records(
@@ -671,11 +650,10 @@ def _insert_records(
 
 
 def _apply_at_start(
-    messages: list[ModelMessage], origin: _Origin, batch: PartsAtStart
-) -> tuple[list[ModelMessage], _Origin, list[tuple[int, int, int]], dict[int, int] | None]:
-    """:func:`_apply` for a batch of parts put at the start of messages: the history, its
-    origin, the runs of messages carried over as they are (see ``_apply``), and what
-    :meth:`HistoryIndex.after_edit` is told of added reasoning (see ``_reasoning_added``)."""
+    messages: list[ModelMessage], origin: _Origin, index: HistoryIndex, batch: PartsAtStart
+) -> tuple[list[ModelMessage], _Origin, HistoryIndex]:
+    """:func:`_apply` for a batch of parts put at the start of messages, and the index of the
+    history it makes (told of added reasoning, as by ``_reasoning_added``)."""
     part = batch.part
     out = list(messages)
     msgs = origin.msgs
@@ -701,7 +679,7 @@ def _apply_at_start(
     new = _Origin.__new__(_Origin)
     new.msgs, new.anchors, new.parts = msgs, origin.anchors, parts
     added = dict.fromkeys(batch.messages, 1) if type(part) is ReasoningPart else None
-    return out, new, kept, added
+    return out, new, index.after_edit(out, kept, None, added)
 
 
 def _drop_records(rule: Rule, batch: DroppedParts, origin: _Origin, action: Action) -> list[Repair]:
@@ -737,12 +715,11 @@ def _drop_records(rule: Rule, batch: DroppedParts, origin: _Origin, action: Acti
 
 
 def _apply_drops(
-    messages: list[ModelMessage], origin: _Origin, drops: list[tuple[int, int, Part, str]]
-) -> tuple[list[ModelMessage], _Origin, list[tuple[int, int, int]]]:
-    """:func:`_apply` for a batch of removed parts: the history, its origin and the runs of
-    messages carried over as they are (see ``_apply``)."""
+    messages: list[ModelMessage], origin: _Origin, index: HistoryIndex, batch: DroppedParts
+) -> tuple[list[ModelMessage], _Origin, HistoryIndex]:
+    """:func:`_apply` for a batch of removed parts, and the index of the history it makes."""
     dropped: dict[int, set[int]] = {}
-    for m, p, _, _ in drops:
+    for m, p, _, _ in batch.drops:
         places = dropped.get(m)
         if places is None:
             dropped[m] = {p}
@@ -775,7 +752,18 @@ def _apply_drops(
         kept.append((start, start, len(messages) - start))
     new = _Origin.__new__(_Origin)
     new.msgs, new.anchors, new.parts = msgs, origin.anchors, parts
-    return out, new, kept
+    return out, new, index.after_edit(out, kept)
+
+
+_Batch = Callable[..., Any]
+_BATCHES: dict[type, tuple[_Batch, Action, _Batch]] = {
+    IdRenames: (_rename_records, Action.REPLACE, _apply_renames),
+    PartsAtStart: (_insert_records, Action.INSERT, _apply_at_start),
+    DroppedParts: (_drop_records, Action.REMOVE, _apply_drops),
+}
+"""What the engine does with each kind of batch a rule's ``check`` may return: make its
+records (each of its findings' action, or ``keep``'s), and apply it (the history, its origin
+and its index after the edit)."""
 
 
 def _renames(edits: list[Edit]) -> list[tuple[int, int, Part]] | None:

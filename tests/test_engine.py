@@ -637,9 +637,8 @@ def test_a_batch_of_renamed_ids_heals_as_its_findings_do(
 
         return count
 
-    monkeypatch.setattr(engine, "_rename_records", counted(engine._rename_records))
-    monkeypatch.setattr(engine, "_insert_records", counted(engine._insert_records))
-    monkeypatch.setattr(engine, "_drop_records", counted(engine._drop_records))
+    for kind, (records_of, action, apply) in list(engine._BATCHES.items()):
+        monkeypatch.setitem(engine._BATCHES, kind, (counted(records_of), action, apply))
     result = heal_messages(history, provider=provider, policy=policy)
     assert batches  # the engine took the batch's own way
     messages, repairs = _pass_loop(history, Target(provider), policy)
