@@ -525,19 +525,21 @@ def test_the_engine_agrees_with_the_plain_pass_loop_on_every_case(
     assert list(result.repairs) == repairs
 
 
-# --- a batch of renamed ids ---------------------------------------------------------------------
+# --- batches of findings -----------------------------------------------------------------------
 
 _FOREIGN = {"type": "reasoning", "text": "a", "providerOptions": {"openai": {"itemId": "rs_1"}}}
 _BATCHES: list[Any] = [
-    # Every id foreign to Mistral, one of them in a result heal inserts (an orphan call's
-    # placeholder: a record anchored after its message), one beside a part dropped before it
-    # (an empty text: its parts' locations moved).
+    # Every id foreign to Mistral: in results heal inserts (an orphan call's placeholder, in a
+    # message of its own or at the start of the tool message, whose result moves along: their
+    # records are anchored, or name the input's place), and beside an empty text.
     pytest.param(
         [
             ex.user("weather?"),
             {"role": "assistant", "content": [ex.text(""), ex.call("call_1"), ex.call("c2")]},
             {"role": "tool", "content": [ex.result("call_1")]},
             ex.user("and tomorrow?"),
+            {"role": "assistant", "content": [ex.call("c3"), ex.call("c4")]},
+            {"role": "tool", "content": [ex.result("c4")]},
             {"role": "assistant", "content": [ex.call("abcDEF123")]},
             {"role": "tool", "content": [ex.result("abcDEF123")]},
         ],
@@ -572,8 +574,8 @@ _BATCHES: list[Any] = [
         None,
         id="renamed-twice",
     ),
-    # DeepSeek's empty reasoning before every call: one message whose parts moved (an empty
-    # text dropped first), one after a message heal inserted (an orphan call's result).
+    # DeepSeek's empty reasoning before every call: in a message with an empty text, and in
+    # messages after one heal inserts (an orphan call's result).
     pytest.param(
         [
             ex.user("weather?"),
@@ -620,7 +622,7 @@ _BATCHES: list[Any] = [
 
 
 @pytest.mark.parametrize(("history", "provider", "policy"), _BATCHES)
-def test_a_batch_of_renamed_ids_heals_as_its_findings_do(
+def test_a_batch_heals_as_its_findings_do(
     history: Any, provider: Any, policy: Policy | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The engine makes a batch's records and edits itself; the pass loop iterates it (a
@@ -669,8 +671,9 @@ def test_a_rename_rule_returns_its_renames_as_one_batch() -> None:
         found = rule.check(ctx, "fix")
         if rule_id == "mistral-tool-call-id":
             assert type(found) is IdRenames
-            assert [(m, p) for m, p, _, _ in found.renames] == [(1, 1), (1, 2), (2, 0)]
-            assert [f.tool_call_id for f in found] == ["call_1", "c2", "call_1"]
+            places = [(1, 1), (1, 2), (2, 0), (4, 0), (4, 1), (5, 0)]  # not abcDEF123's
+            assert [(m, p) for m, p, _, _ in found.renames] == places
+            assert [f.tool_call_id for f in found] == ["call_1", "c2", "call_1", "c3", "c4", "c4"]
         else:  # every id is valid for the shared rule: nothing to rename, no batch
             assert list(found) == []
 
