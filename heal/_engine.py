@@ -604,16 +604,9 @@ def _apply_renames(
             # A part with an id is in a list of parts, never in text content.
             content = edited[m] = list(messages[m].content)  # type: ignore[arg-type]
         content[p] = new
-    kept: list[tuple[int, int, int]] = []
-    start = 0
-    for m in sorted(edited):
-        out[m] = with_field(messages[m], "content", tuple(edited[m]))
-        if m > start:
-            kept.append((start, start, m - start))
-        start = m + 1
-    if start < len(messages):
-        kept.append((start, start, len(messages) - start))
-    return out, origin, index.after_edit(out, kept, places)
+    for m, content in edited.items():
+        out[m] = with_field(messages[m], "content", tuple(content))
+    return out, origin, index.after_edit(out, _kept_runs(sorted(edited), len(out)), places)
 
 
 def _insert_records(
@@ -658,28 +651,14 @@ def _apply_at_start(
     out = list(messages)
     msgs = origin.msgs
     parts = list(origin.parts)
-    kept: list[tuple[int, int, int]] = []
-    start = 0
     for m in batch.messages:
         content = messages[m].content
-        n = len(content)
-        locs = parts[m]
-        if locs is None:  # each part where it sat in the input message: one place along
-            mi = msgs[m]
-            locs = (None,) * n if mi is None else tuple(zip(repeat(mi, n), range(n), strict=True))
-        elif len(locs) != n:  # a location for each part there is, None past the known ones
-            locs = tuple(locs[p] if p < len(locs) else None for p in range(n))
-        parts[m] = (None, *locs)
+        parts[m] = (None, *_part_locations(parts[m], msgs[m], len(content)))
         out[m] = with_field(messages[m], "content", (part, *content))
-        if m > start:
-            kept.append((start, start, m - start))
-        start = m + 1
-    if start < len(messages):
-        kept.append((start, start, len(messages) - start))
     new = _Origin.__new__(_Origin)
     new.msgs, new.anchors, new.parts = msgs, origin.anchors, parts
     added = dict.fromkeys(batch.messages, 1) if type(part) is ReasoningPart else None
-    return out, new, index.after_edit(out, kept, None, added)
+    return out, new, index.after_edit(out, _kept_runs(batch.messages, len(out)), None, added)
 
 
 def _drop_records(rule: Rule, batch: DroppedParts, origin: _Origin, action: Action) -> list[Repair]:
@@ -728,31 +707,48 @@ def _apply_drops(
     out = list(messages)
     msgs = origin.msgs
     parts = list(origin.parts)
-    kept: list[tuple[int, int, int]] = []
-    start = 0
-    for m in sorted(dropped):
+    edited = sorted(dropped)
+    for m in edited:
         gone = dropped[m]
         # A part to remove is in a list of parts, never in text content.
         content: Sequence[Part] = messages[m].content  # type: ignore[assignment]
         n = len(content)
-        locs = parts[m]
-        if locs is None:  # each part where it sat in the input message (see _Origin.part)
-            mi = msgs[m]
-            locs = (None,) * n if mi is None else tuple(zip(repeat(mi, n), range(n), strict=True))
-        elif len(locs) != n:  # a location for each part there is, None past the known ones
-            locs = tuple(locs[p] if p < len(locs) else None for p in range(n))
+        locs = _part_locations(parts[m], msgs[m], n)
         out[m] = with_field(
             messages[m], "content", tuple(x for p, x in enumerate(content) if p not in gone)
         )
         parts[m] = tuple(loc for p, loc in enumerate(locs) if p not in gone)
+    new = _Origin.__new__(_Origin)
+    new.msgs, new.anchors, new.parts = msgs, origin.anchors, parts
+    return out, new, index.after_edit(out, _kept_runs(edited, len(out)))
+
+
+def _kept_runs(edited: Sequence[int], n: int) -> list[tuple[int, int, int]]:
+    """The runs of a history of ``n`` messages that an edit of the messages ``edited`` (in
+    order, each a new message, none added or removed) carries over as they are, as
+    :meth:`HistoryIndex.after_edit` takes them."""
+    kept: list[tuple[int, int, int]] = []
+    start = 0
+    for m in edited:
         if m > start:
             kept.append((start, start, m - start))
         start = m + 1
-    if start < len(messages):
-        kept.append((start, start, len(messages) - start))
-    new = _Origin.__new__(_Origin)
-    new.msgs, new.anchors, new.parts = msgs, origin.anchors, parts
-    return out, new, index.after_edit(out, kept)
+    if start < n:
+        kept.append((start, start, n - start))
+    return kept
+
+
+def _part_locations(
+    locs: tuple[_Loc | None, ...] | None, mi: int | None, n: int
+) -> tuple[_Loc | None, ...]:
+    """The input location of each of the ``n`` parts of a message: ``locs`` (its
+    :attr:`_Origin.parts`) with None past the known ones, or, when None, each part where it
+    sat in input message ``mi`` (None if heal inserted the message)."""
+    if locs is None:
+        return (None,) * n if mi is None else tuple(zip(repeat(mi, n), range(n), strict=True))
+    if len(locs) != n:
+        return tuple(locs[p] if p < len(locs) else None for p in range(n))
+    return locs
 
 
 _Batch = Callable[..., Any]
