@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from itertools import chain
 from math import isfinite
 from typing import Any, cast
 
@@ -147,7 +148,8 @@ def plain_text(value: Any) -> bool:
 def plain_texts(values: Iterable[Any]) -> bool:
     """Whether every one of ``values`` is a :func:`plain_text`, in one loop (a walk that meets
     a text in nearly every part gathers them and asks once: a call per text costs more than the
-    test)."""
+    test). One loop beats passes at C speed here (a pass each for the type, emptiness, blanks
+    and ASCII cost a quarter more, measured on the benchmark corpus's texts)."""
     for value in values:
         if (
             type(value) is not str
@@ -177,15 +179,25 @@ def plain_input(value: Any) -> bool:
 
 
 def plain_inputs(values: Iterable[Any]) -> bool:
-    """Whether every one of ``values`` is a :func:`plain_input`, in one loop (see
-    :func:`plain_texts`)."""
-    for value in values:
-        if type(value) is not dict or (value and not _plain(value, MAX_DEPTH)):
-            return False
-    return True
+    """Whether every one of ``values`` is a :func:`plain_input` (see :func:`plain_texts`).
+    Inputs of scalars under string keys, the common shape, are judged in a few passes at C
+    speed over all of them; any other goes value by value."""
+    inputs = values if type(values) is list else list(values)
+    if not inputs:
+        return True
+    if set(map(type, inputs)) != _DICT:
+        return False
+    if (
+        set(map(type, chain.from_iterable(inputs))) <= _STR
+        and set(map(type, chain.from_iterable(map(dict.values, inputs)))) <= _SCALARS
+    ):
+        return True
+    return all(not value or _plain(value, MAX_DEPTH) for value in inputs)
 
 
 _SCALARS = frozenset({str, int, bool, type(None)})
+_STR = frozenset({str})
+_DICT = frozenset({dict})
 
 
 def _plain(container: dict[str, Any] | list[Any], depth: int) -> bool:

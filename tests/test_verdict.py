@@ -263,12 +263,17 @@ def test_ids_in_mistrals_format_leave_its_history_clean() -> None:
     assert HistoryIndex(healed.messages).clean(*plan.verdict, target, plan.profile)
 
 
+class _Text(str):
+    """A string subclass: never plain (the models would load it as a plain ``str``)."""
+
+
 _TEXTS = st.one_of(
     st.text(),
     st.sampled_from(["", " ", "\n\t", "ok", "caf\u00e9", "a\ud800b", "\udfff"]),
     st.none(),
     st.integers(),
     st.lists(st.text(max_size=3), max_size=2),
+    st.builds(_Text, st.sampled_from(["ok", " ", ""])),
 )
 
 
@@ -289,6 +294,7 @@ _INPUTS = st.one_of(
     st.none(),
     st.text(max_size=3),
     st.lists(st.integers(), max_size=2),
+    st.sampled_from([{"a": 1.5}, {"a": True, "b": None}, {"a": _Text("x")}, {"a": [], "b": {}}]),
 )
 
 

@@ -155,6 +155,7 @@ from heal._verdict import (
     calls_accepted,
     judge,
     plain_input,
+    plain_inputs,
     plain_texts,
     plain_value,
 )
@@ -551,6 +552,8 @@ def _plain_messages(
     # text was a sixth of the walk.
     texts: list[Any] = []
     add_text, add_texts = texts.append, texts.extend
+    inputs: list[Any] = []  # the calls' dict arguments, judged at the end likewise
+    add_input = inputs.append
     for message in messages:
         kind = type(message)
         if kind is pa.ModelRequest:
@@ -620,7 +623,9 @@ def _plain_messages(
                     if type(call_id) is not str or type(name) is not str or part.id is not None:
                         return None
                     args = part.args
-                    if not (plain_input(args) if type(args) is dict else _plain_args(args)):
+                    if type(args) is dict:
+                        add_input(args)
+                    elif not _plain_args(args):
                         return None
                     if waiting is None:
                         waiting = {}
@@ -635,7 +640,7 @@ def _plain_messages(
             previous = "assistant"
         else:
             return None
-    if not plain_texts(texts):
+    if not (plain_texts(texts) and plain_inputs(inputs)):
         return None
     # Calls left unanswered are the last message's, a response: not an end.
     return previous if previous in ENDS else None
