@@ -720,7 +720,7 @@ def _apply_drops(
         parts[m] = tuple(loc for p, loc in enumerate(locs) if p not in gone)
     new = _Origin.__new__(_Origin)
     new.msgs, new.anchors, new.parts = msgs, origin.anchors, parts
-    return out, new, index.after_edit(out, _kept_runs(edited, len(out)))
+    return out, new, index.after_edit(out, _kept_runs(edited, len(out)), reasoning_dropped=dropped)
 
 
 def _kept_runs(edited: Sequence[int], n: int) -> list[tuple[int, int, int]]:

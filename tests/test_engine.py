@@ -327,11 +327,16 @@ def test_a_clean_history_costs_one_index_whatever_the_registry(
         return real(messages)
 
     def counting_after_edit(
-        self: HistoryIndex, messages: Any, kept: Any, renamed: Any = None, added: Any = None
+        self: HistoryIndex,
+        messages: Any,
+        kept: Any,
+        renamed: Any = None,
+        added: Any = None,
+        **dropped: Any,
     ) -> HistoryIndex:
         nonlocal builds
         builds += 1
-        return after_edit(self, messages, kept, renamed, added)
+        return after_edit(self, messages, kept, renamed, added, **dropped)
 
     monkeypatch.setattr(engine, "HistoryIndex", counting)
     monkeypatch.setattr(HistoryIndex, "after_edit", counting_after_edit)

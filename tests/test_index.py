@@ -260,7 +260,12 @@ def _checking_edits(patch: pytest.MonkeyPatch, kept_facts: list[int] | None = No
     after_edit = HistoryIndex.after_edit
 
     def checked(
-        self: HistoryIndex, messages: Any, kept: Any, renamed: Any = None, added: Any = None
+        self: HistoryIndex,
+        messages: Any,
+        kept: Any,
+        renamed: Any = None,
+        added: Any = None,
+        **dropped: Any,
     ) -> HistoryIndex:
         if self._held is not None:
             # The engine asked some facts of the history before the edit: ask them all, so
@@ -268,7 +273,7 @@ def _checking_edits(patch: pytest.MonkeyPatch, kept_facts: list[int] | None = No
             target, profile = self._held_for
             for fact in index_module.FACTS.values():
                 self.holds([fact], target, profile)
-        got = after_edit(self, messages, kept, renamed, added)
+        got = after_edit(self, messages, kept, renamed, added, **dropped)
         fresh = HistoryIndex(messages)
         assert _exact(got) == _exact(fresh)
         if got._held:  # facts kept from the index before the edit
@@ -454,6 +459,51 @@ def test_reasoning_inserted_for_deepseek_is_indexed_without_a_scan() -> None:
     # The history, then the scan the check compares the index after the edit with: the
     # index after the edit was made without one.
     assert done == [1] and scans == [9, 9]
+
+
+def test_reasoning_removed_for_anthropic_is_indexed_without_a_scan() -> None:
+    # Another provider's reasoning is stripped from every turn for Anthropic (the parts after
+    # it move back, in every list), and the index follows without a scan.
+    foreign = {"type": "reasoning", "text": "r", "providerOptions": {"openai": {"itemId": "rs"}}}
+    history = [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [foreign, {"type": "text", "text": "a"}, _call("c1")]},
+        {"role": "tool", "content": [_result("c1")]},
+        {"role": "user", "content": "again"},
+        {"role": "assistant", "content": [{"type": "text", "text": " "}, foreign, _call("c2")]},
+        {"role": "tool", "content": [_result("c2")]},
+        {"role": "assistant", "content": [foreign, foreign, {"type": "text", "text": "done"}]},
+    ]
+    scans: list[int] = []
+    scan = HistoryIndex._scan
+
+    def counting(self: HistoryIndex, scanned: Any) -> Any:
+        scans.append(len(scanned))
+        return scan(self, scanned)
+
+    with pytest.MonkeyPatch.context() as patch:
+        done = _checking_edits(patch)
+        patch.setattr(HistoryIndex, "_scan", counting)
+        healed = heal_messages(load_messages(history), provider="anthropic")
+    dropped = "anthropic-strip-foreign-reasoning-content"
+    assert [(r.rule, r.message_index, r.part_index) for r in healed.repairs][:4] == [
+        (dropped, 1, 0),
+        (dropped, 4, 1),
+        (dropped, 6, 0),
+        (dropped, 6, 1),
+    ]
+    # The history, then the scan the check compares the index after the edit with: the
+    # index after the removal was made without one (the blank text's repair comes after it).
+    assert scans[:2] == [7, 7] and done
+    # A message the removal leaves without parts is empty now: indexed from the runs kept,
+    # which scan it.
+    emptied = [*history[:6], {"role": "assistant", "content": [foreign]}, history[0]]
+    index = HistoryIndex(load_messages(emptied))
+    now = list(index.messages)
+    now[6] = now[6].model_copy(update={"content": ()})
+    assert index._after_reasoning_dropped(now, {6: {0}}) is None
+    got = index.after_edit(now, [(0, 0, 6), (7, 7, 1)], reasoning_dropped={6: {0}})
+    assert _exact(got) == _exact(HistoryIndex(now)) and got.empty == [6]
 
 
 def test_an_insertion_the_index_cannot_follow_is_indexed_by_a_scan() -> None:

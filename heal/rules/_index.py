@@ -31,7 +31,7 @@ assistant message) is computed on first use only, so histories without tools nev
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress
 from operator import eq, itemgetter
@@ -258,6 +258,8 @@ class HistoryIndex:
         kept: Sequence[tuple[int, int, int]],
         renamed: Sequence[tuple[int, int, Part]] | None = None,
         reasoning_added: Mapping[int, int] | None = None,
+        *,
+        reasoning_dropped: Mapping[int, Collection[int]] | None = None,
     ) -> HistoryIndex:
         """The index of ``messages``, which an edit made from the history indexed here, equal
         to ``HistoryIndex(messages)`` (``tests/test_index.py`` compares the two after every
@@ -278,11 +280,17 @@ class HistoryIndex:
         ``reasoning_added`` (optional) names the messages into which the edit inserted
         reasoning parts, when it did nothing else, each with how many it put at the start of
         the message, or 0 when one went elsewhere (see :meth:`_after_reasoning_added`).
+        ``reasoning_dropped`` (optional) maps each message the edit removed parts from to the
+        places of those parts, when it did nothing else (see :meth:`_after_reasoning_dropped`).
         """
         if renamed is not None:
             return self._after_renames(messages, renamed)
         if reasoning_added is not None:
             return self._after_reasoning_added(messages, reasoning_added)
+        if reasoning_dropped is not None:
+            followed = self._after_reasoning_dropped(messages, reasoning_dropped)
+            if followed is not None:
+                return followed
         n = len(messages)
         if _rescan(n, kept):
             return HistoryIndex(messages)
@@ -751,6 +759,63 @@ class HistoryIndex:
         self._keep_facts(new_index, _OF_ROLES_AND_TOOLS.__contains__)
         return new_index
 
+    def _after_reasoning_dropped(
+        self, messages: Sequence[ModelMessage], dropped: Mapping[int, Collection[int]]
+    ) -> HistoryIndex | None:
+        """The index of ``messages``, made from this one without a scan, when the edit only
+        removed parts from the messages ``dropped`` names (each mapped to the places of its
+        parts removed), every message staying in its place: when each part removed was
+        reasoning (of the class itself) and each message keeps a part, as when another
+        provider's reasoning is stripped from every turn. Such a part leaves :attr:`reasoning`;
+        the parts after it in its message move back, in every list; what a message or its role
+        says stays. None for any other removal (a message left without parts is empty now),
+        which the runs the edit kept index."""
+        old_messages = self.messages
+        moves: dict[int, list[int] | int] = {}  # by message: the new place of each old part
+        for m, gone in dropped.items():
+            old = old_messages[m].content
+            if type(old) is str or len(gone) >= len(old):
+                return None
+            places: list[int] = []
+            q = 0
+            for p, part in enumerate(old):
+                if p in gone:
+                    if type(part) is not ReasoningPart:
+                        return None
+                    places.append(-1)
+                else:
+                    places.append(q)
+                    q += 1
+            moves[m] = places
+        new_index = self._carried(messages)
+        # The lists it carries are this index's: an empty one (most are) stays as it is.
+        if self.texts:
+            new_index.texts = _moved_refs(self.texts, moves)
+        new_index.calls = _moved_refs(self.calls, moves)
+        if self.unusual_inputs:
+            new_index.unusual_inputs = _moved_refs(self.unusual_inputs, moves)
+        new_index.results = _moved_refs(self.results, moves)
+        if self.outputs:
+            new_index.outputs = _moved_refs(self.outputs, moves)
+        if self.content_outputs:
+            new_index.content_outputs = _moved_refs(self.content_outputs, moves)
+        reasoning = _moved_refs(self.reasoning, moves)
+        new_index.reasoning = [ref for ref in reasoning if ref[1] >= 0]  # the removed: -1
+        if self.requests:
+            new_index.requests = _moved_refs(self.requests, moves)
+        if self.responses:
+            new_index.responses = _moved_refs(self.responses, moves)
+        if self.files:
+            new_index.files = _moved_refs(self.files, moves)
+        if self.images:
+            new_index.images = _moved_refs(self.images, moves)
+        if not new_index.reasoning:
+            new_index.present = self.present - {"reasoning"}
+        new_index._paired = self._paired  # messages, roles and ids as they were
+        # The facts of roles, calls and results alone hold as they did.
+        self._keep_facts(new_index, _OF_ROLES_AND_TOOLS.__contains__)
+        return new_index
+
     def holds(self, facts: Sequence[Fact], target: Target, profile: ProviderProfile) -> bool:
         """Whether one of ``facts`` holds, for the target. Each fact is computed once per
         index and target, and only when asked: the engine asks, rule after rule, the facts each
@@ -1129,7 +1194,8 @@ _OF_ROLES_AND_TOOLS = frozenset(
 )
 """The facts that read nothing but the roles and the calls and results (their ids, names,
 inputs, options and messages): reasoning parts inserted in place (:meth:`HistoryIndex.
-_after_reasoning_added`) leave them as they were."""
+_after_reasoning_added`) or removed (:meth:`HistoryIndex._after_reasoning_dropped`) leave them
+as they were."""
 
 
 FACTS: dict[str, Fact] = {
