@@ -623,6 +623,42 @@ _BATCHES: list[Any] = [
         None,
         id="anthropic-foreign-reasoning",
     ),
+    # Unsigned reasoning, for Bedrock (another provider's too, which its rule removes itself)
+    # and Anthropic: before a text, emptying a message, beside Bedrock's signed reasoning.
+    pytest.param(
+        [
+            ex.user("plan"),
+            {"role": "assistant", "content": [{"type": "reasoning", "text": "r"}, ex.text("A.")]},
+            ex.user("more"),
+            {"role": "assistant", "content": [_FOREIGN, {"type": "reasoning", "text": ""}]},
+            ex.user("again"),
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "reasoning",
+                        "text": "Signed.",
+                        "providerOptions": {"bedrock": {"signature": "sig"}},
+                    },
+                    {"type": "reasoning", "text": "unsigned"},
+                    ex.text("Done."),
+                ],
+            },
+        ],
+        "bedrock",
+        None,
+        id="bedrock-unsigned-reasoning",
+    ),
+    pytest.param(
+        [
+            ex.user("plan"),
+            {"role": "assistant", "content": [{"type": "reasoning", "text": "r"}, ex.text("A.")]},
+            ex.user("more"),
+        ],
+        "anthropic",
+        None,
+        id="anthropic-unsigned-reasoning",
+    ),
 ]
 
 
@@ -656,6 +692,8 @@ def test_a_batch_heals_as_its_findings_do(
         "invalid-tool-call-id",
         "missing-reasoning-content",
         "anthropic-strip-foreign-reasoning-content",
+        "anthropic-unsigned-reasoning",
+        "bedrock-unsigned-reasoning",
     )
     assert sum(batches) == sum(r.rule in batched for r in result.repairs)
 

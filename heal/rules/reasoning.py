@@ -217,9 +217,31 @@ class UnsignedReasoning(FamilyRule[Unsigned]):
     def protects(self, ctx: Context) -> tuple[int, ...]:
         return signed_guard(ctx, self.facts.signing)
 
-    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+    def check(self, ctx: Context, choice: str) -> Iterable[Finding]:
         if not ctx.index.reasoning:
-            return
+            return ()
+        if choice != "empty-signature":
+            # Every part found is removed: a batch (another provider's reasoning replayed to
+            # Bedrock or Anthropic is unsigned in every assistant turn).
+            unsigned = self._unsigned(ctx, marking=False)  # a reason for each (none kept)
+            return DroppedParts([(m, p, part, why) for m, p, part, why in unsigned if why])
+        return self._marked_or_dropped(ctx)
+
+    def _marked_or_dropped(self, ctx: Context) -> Iterator[Finding]:
+        """The findings under ``empty-signature``: unsigned reasoning with text is marked,
+        the rest removed."""
+        for m, p, part, reason in self._unsigned(ctx, marking=True):
+            if reason is None:
+                yield from self._mark(m, p, part)
+            else:
+                yield Finding(Action.REMOVE, m, p, reason, edits=(DropPart(m, p),), removed=part)
+
+    def _unsigned(
+        self, ctx: Context, *, marking: bool
+    ) -> Iterator[tuple[int, int, ReasoningPart, str | None]]:
+        """Each reasoning part without the target's signature, in history order, with the
+        reason it is removed for; None for one that ``marking`` keeps, to be sent with an
+        empty signature."""
         facts = self.facts
         signing = facts.signing
         protected = ctx.protected
@@ -231,23 +253,18 @@ class UnsignedReasoning(FamilyRule[Unsigned]):
                 if facts.foreign is None:
                     continue  # the foreign-reasoning rule's finding
                 what = facts.foreign.format(namespaces=", ".join(foreign))
-            elif choice == "empty-signature" and part.text:
-                yield from self._mark(m, p, part)
+            elif marking and part.text:
+                yield m, p, part, None
                 continue
             else:
                 what = facts.unsigned.format(
                     part="empty reasoning part" if not part.text else "reasoning part",
                     stray=_stray_signature(part, signing.namespace),
                 )
-            yield Finding(
-                Action.REMOVE,
-                m,
-                p,
-                f"{what}; removed from the request"
-                + (facts.beside_signed if m in protected else ""),
-                edits=(DropPart(m, p),),
-                removed=part,
+            reason = f"{what}; removed from the request" + (
+                facts.beside_signed if m in protected else ""
             )
+            yield m, p, part, reason
 
     def _mark(self, m: int, p: int, part: ReasoningPart) -> Iterator[Finding]:
         namespace = self.facts.signing.namespace
