@@ -606,7 +606,8 @@ def _apply_renames(
         content[p] = new
     for m, content in edited.items():
         out[m] = with_field(messages[m], "content", tuple(content))
-    return out, origin, index.after_edit(out, _kept_runs(sorted(edited), len(out)), places)
+    kept = _kept_runs(sorted(edited), len(out))
+    return out, origin, index.after_edit(out, kept, places, ids_one_to_one=batch.one_to_one)
 
 
 def _insert_records(

@@ -414,15 +414,26 @@ def test_histories_moved_to_mistral_are_indexed_without_a_scan_after_the_renames
         return scan(self, scanned)
 
     kept_facts: list[int] = []
+    pairings: list[int] = []
+    check_paired = HistoryIndex._check_paired
+
+    def counting_pairings(self: HistoryIndex) -> bool:
+        pairings.append(1)
+        return check_paired(self)
+
     with pytest.MonkeyPatch.context() as patch:
         _checking_edits(patch, kept_facts)
         patch.setattr(HistoryIndex, "_scan", counting)
+        patch.setattr(HistoryIndex, "_check_paired", counting_pairings)
         healed = heal_messages(messages, provider="mistral")
     assert [r.rule for r in healed.repairs] == ["mistral-tool-call-id"] * 2
     # The scans: the history, then each index the check compares with; none after the edit.
     assert scans == [3, 3]
-    # The facts that read no id were kept through the renames (and compared with a scan's).
-    assert kept_facts and kept_facts[0] == len(FACTS) - 4  # all but the four id facts
+    # Each id renamed everywhere, to its own new id: the pairing verdict was kept, not
+    # computed again, and so were the facts of which parts share an id; the two that read
+    # what the ids are like were computed again (all compared with a scan's).
+    assert pairings == []
+    assert kept_facts and kept_facts[0] == len(FACTS) - 2
 
 
 def test_reasoning_inserted_for_deepseek_is_indexed_without_a_scan() -> None:

@@ -214,14 +214,21 @@ class IdRenames:
     the same result.
     """
 
-    __slots__ = ("renames", "why")
+    __slots__ = ("one_to_one", "renames", "why")
 
-    def __init__(self, renames: list[tuple[int, int, IdPart, str]], why: str) -> None:
+    def __init__(
+        self, renames: list[tuple[int, int, IdPart, str]], why: str, *, one_to_one: bool = False
+    ) -> None:
         self.renames = renames
         """Each part to rename, as ``(message, part, old part, new id)``, in history order
         (the order of the findings and records), each place once."""
         self.why = why
         """What is wrong with every old id (a finding's reason, see ``renamed_id_finding``)."""
+        self.one_to_one = one_to_one
+        """True when the batch renames each old id in every part that holds it, always to the
+        same new id, and to one no other part holds (old or new): which calls and results
+        share an id is then as it was, and the pairing verdict is kept rather than computed
+        again. False (the default) promises nothing."""
 
     def __len__(self) -> int:
         return len(self.renames)

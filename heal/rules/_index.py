@@ -260,6 +260,7 @@ class HistoryIndex:
         reasoning_added: Mapping[int, int] | None = None,
         *,
         reasoning_dropped: Mapping[int, Collection[int]] | None = None,
+        ids_one_to_one: bool = False,
     ) -> HistoryIndex:
         """The index of ``messages``, which an edit made from the history indexed here, equal
         to ``HistoryIndex(messages)`` (``tests/test_index.py`` compares the two after every
@@ -277,6 +278,8 @@ class HistoryIndex:
 
         ``renamed`` (optional) lists ``(message, part, new part)`` for each part the edit gave
         a new tool-call id, when it did nothing else (see :meth:`_after_renames`).
+        ``ids_one_to_one``: the renames map ids one to one (see :class:`~heal.rules._base.
+        IdRenames`), which keeps the pairing verdict.
         ``reasoning_added`` (optional) names the messages into which the edit inserted
         reasoning parts, when it did nothing else, each with how many it put at the start of
         the message, or 0 when one went elsewhere (see :meth:`_after_reasoning_added`).
@@ -284,7 +287,7 @@ class HistoryIndex:
         places of those parts, when it did nothing else (see :meth:`_after_reasoning_dropped`).
         """
         if renamed is not None:
-            return self._after_renames(messages, renamed)
+            return self._after_renames(messages, renamed, ids_one_to_one)
         if reasoning_added is not None:
             return self._after_reasoning_added(messages, reasoning_added)
         if reasoning_dropped is not None:
@@ -613,7 +616,10 @@ class HistoryIndex:
         return lists.isdisjoint(self.present) and not self.holds(facts, target, profile)
 
     def _after_renames(
-        self, messages: Sequence[ModelMessage], renamed: Sequence[tuple[int, int, Part]]
+        self,
+        messages: Sequence[ModelMessage],
+        renamed: Sequence[tuple[int, int, Part]],
+        one_to_one: bool = False,
     ) -> HistoryIndex:
         """The index of ``messages``, made from this one without a scan, when the edit only gave
         parts new tool-call ids (a history moved to Mistral renames every id; a foreign id
@@ -623,7 +629,8 @@ class HistoryIndex:
         whose new part differs from the old in its ``tool_call_id`` alone, by construction.
         Then the facts of every part stay as they are but for the references to the parts
         renamed and the call ids; the pairing verdict is left to be computed when asked (the
-        new ids may pair otherwise).
+        new ids may pair otherwise), unless the renames map ids ``one_to_one``: which parts
+        share an id is then as it was, and so is the verdict.
         """
         new_part = {(m, p): new for m, p, new in renamed}
         get = new_part.get
@@ -635,8 +642,13 @@ class HistoryIndex:
         new_index.outputs = _swapped_refs(self.outputs, get)
         new_index.content_outputs = _swapped_refs(self.content_outputs, get)
         new_index.requests = _swapped_refs(self.requests, get)
-        # A fact that reads no id holds of the renamed history as it did of this one.
-        self._keep_facts(new_index, lambda fact: fact not in _READ_IDS)
+        if one_to_one:
+            new_index._paired = self._paired
+            # Whether the ids pair, or repeat, holds as it did; what the ids are like does not.
+            self._keep_facts(new_index, lambda fact: fact not in _READ_ID_TEXT)
+        else:
+            # A fact that reads no id holds of the renamed history as it did of this one.
+            self._keep_facts(new_index, lambda fact: fact not in _READ_IDS)
         return new_index
 
     def _carried(self, messages: Sequence[ModelMessage]) -> HistoryIndex:
@@ -1170,6 +1182,10 @@ _READ_IDS = frozenset(
 _after_renames`) they are computed again; every other fact is kept, as the renamed parts differ
 from the old in their id alone (``tests/test_index.py`` compares each kept fact with the fact
 of a scan)."""
+
+_READ_ID_TEXT = frozenset({_invalid_tool_call_ids, _unaccepted_tool_call_ids})
+"""The facts that read what tool-call ids are (their characters, length, format), not which
+parts share one: after a one-to-one renaming only these are computed again."""
 
 
 _OF_ROLES_AND_TOOLS = frozenset(

@@ -176,7 +176,8 @@ class MistralToolCallId(Rule):
             mapping[old] = new
         found.sort()  # by place: a place is never repeated, so the parts are never compared
         renames = [(m, p, part, mapping[tid]) for m, p, part, tid in found if tid in mapping]
-        return IdRenames(renames, "is not 9 letters and digits")
+        # Every part of a foreign id, each id to its own new one: one to one.
+        return IdRenames(renames, "is not 9 letters and digits", one_to_one=True)
 
 
 class MistralUserAfterTool(Rule):

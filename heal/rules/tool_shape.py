@@ -309,8 +309,11 @@ class InvalidToolCallId(Rule):
             profile.tool_call_id_max,
             "call",
         )
+        # Every part of a bad id, each id to one no other value uses (rename_all): one to one.
         return IdRenames(
-            [(m, p, part, mapping[tid]) for m, p, tid, part in bad], "is not a valid tool-call id"
+            [(m, p, part, mapping[tid]) for m, p, tid, part in bad],
+            "is not a valid tool-call id",
+            one_to_one=True,
         )
 
 
