@@ -433,6 +433,9 @@ NAME_CASES: list[tuple[ProviderId | None, str, bool]] = [
     ("openai-compatible", "read/file", False),
     (None, "read_file", True),
     (None, LONG_65, False),
+    # A NUL inside a name: the joined check (names joined by NUL) must not read it as two.
+    (None, "get\x00weather", False),
+    ("anthropic", "a\x00b", False),
 ]
 
 
@@ -478,6 +481,10 @@ ID_CASES: list[tuple[ProviderId | None, str, bool]] = [
     ("openai-compatible", "c" * 65, False),  # OpenRouter's 64 (openclaw PR#875)
     (None, "x" * 200, True),
     (None, "functions.Bash:0", False),
+    # A NUL inside an id (ids are checked joined by NUL), and one at either end.
+    (None, "call\x00x", False),
+    ("anthropic", "\x00", False),
+    ("openai-chat", "call_1\x00", False),
 ]
 
 
@@ -502,6 +509,7 @@ def test_profile_tool_call_ids(
         ("abc_12345", False),  # nine characters, but '_'
         ("abcdefghij", False),
         ("", False),
+        ("abcd\x00efgh", False),  # nine characters around a NUL, read joined as two ids
     ],
 )
 def test_mistral_exact_tool_call_ids(tool_call_id: str, accepted: bool) -> None:

@@ -306,3 +306,21 @@ def test_plain_inputs_is_plain_input_of_each(values: list[Any]) -> None:
 
     assert plain_inputs(values) == all(plain_input(value) for value in values)
     assert plain_inputs(iter(values)) == plain_inputs(values)
+
+
+@pytest.mark.parametrize("provider", [None, *PROVIDERS])
+@pytest.mark.parametrize(("call_id", "name"), [("call\x00x", "search"), ("c1", "get\x00weather")])
+def test_a_nul_inside_an_id_or_a_name_is_never_plainly_clean(
+    provider: ProviderId | None, call_id: str, name: str
+) -> None:
+    # The final check reads every id and name joined by NUL: one inside a value must not pass
+    # as two valid ones (a history the provider refuses, called clean).
+    from heal._json import clean_verdict
+
+    history = [
+        ex.user("go"),
+        {"role": "assistant", "content": [ex.call(call_id, name)]},
+        {"role": "tool", "content": [ex.result(call_id, name)]},
+    ]
+    assert not clean_verdict(json.loads(json.dumps(history)), provider)
+    assert heal_messages(history, provider=provider).repairs
