@@ -362,6 +362,19 @@ def _renamed(messages: list[Any], places: list[tuple[int, int]], new_id: str) ->
     return out, renamed
 
 
+def _counting_scans(patch: pytest.MonkeyPatch) -> list[int]:
+    """Make every index scan note the length of what it scans, in the list returned."""
+    scans: list[int] = []
+    scan = HistoryIndex._scan
+
+    def counting(self: HistoryIndex, scanned: Any) -> Any:
+        scans.append(len(scanned))
+        return scan(self, scanned)
+
+    patch.setattr(HistoryIndex, "_scan", counting)
+    return scans
+
+
 def test_renamed_ids_are_indexed_without_a_scan() -> None:
     messages = load_messages(
         [
@@ -372,13 +385,6 @@ def test_renamed_ids_are_indexed_without_a_scan() -> None:
     )
     index = HistoryIndex(messages)
     assert index.paired
-    scans: list[int] = []
-    scan = HistoryIndex._scan
-
-    def counting(self: HistoryIndex, scanned: Any) -> Any:
-        scans.append(len(scanned))
-        return scan(self, scanned)
-
     # A call renamed and one of its results not: no longer paired. One part object sitting
     # in two places, renamed in one: the other keeps its id (renames go by place).
     shared = messages[1].content[0]
@@ -391,7 +397,7 @@ def test_renamed_ids_are_indexed_without_a_scan() -> None:
         old = HistoryIndex(history)
         edited, renamed = _renamed(history, places, "x")
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(HistoryIndex, "_scan", counting)
+            scans = _counting_scans(patch)
             got = old.after_edit(edited, [], renamed)
         assert not scans
         assert _exact(got) == _exact(HistoryIndex(edited))
@@ -406,13 +412,6 @@ def test_histories_moved_to_mistral_are_indexed_without_a_scan_after_the_renames
             {"role": "tool", "content": [_result("call_1")]},
         ]
     )
-    scans: list[int] = []
-    scan = HistoryIndex._scan
-
-    def counting(self: HistoryIndex, scanned: Any) -> Any:
-        scans.append(len(scanned))
-        return scan(self, scanned)
-
     kept_facts: list[int] = []
     pairings: list[int] = []
     check_paired = HistoryIndex._check_paired
@@ -423,7 +422,7 @@ def test_histories_moved_to_mistral_are_indexed_without_a_scan_after_the_renames
 
     with pytest.MonkeyPatch.context() as patch:
         _checking_edits(patch, kept_facts)
-        patch.setattr(HistoryIndex, "_scan", counting)
+        scans = _counting_scans(patch)
         patch.setattr(HistoryIndex, "_check_paired", counting_pairings)
         healed = heal_messages(messages, provider="mistral")
     assert [r.rule for r in healed.repairs] == ["mistral-tool-call-id"] * 2
@@ -452,16 +451,9 @@ def test_reasoning_inserted_for_deepseek_is_indexed_without_a_scan() -> None:
             {"role": "tool", "content": [_result("c3"), _result("c4")]},
         ]
     )
-    scans: list[int] = []
-    scan = HistoryIndex._scan
-
-    def counting(self: HistoryIndex, scanned: Any) -> Any:
-        scans.append(len(scanned))
-        return scan(self, scanned)
-
     with pytest.MonkeyPatch.context() as patch:
         done = _checking_edits(patch)
-        patch.setattr(HistoryIndex, "_scan", counting)
+        scans = _counting_scans(patch)
         healed = heal_messages(messages, provider="deepseek")
     assert [(r.rule, r.message_index) for r in healed.repairs] == [
         ("missing-reasoning-content", 1),
@@ -485,16 +477,9 @@ def test_reasoning_removed_for_anthropic_is_indexed_without_a_scan() -> None:
         {"role": "tool", "content": [_result("c2")]},
         {"role": "assistant", "content": [foreign, foreign, {"type": "text", "text": "done"}]},
     ]
-    scans: list[int] = []
-    scan = HistoryIndex._scan
-
-    def counting(self: HistoryIndex, scanned: Any) -> Any:
-        scans.append(len(scanned))
-        return scan(self, scanned)
-
     with pytest.MonkeyPatch.context() as patch:
         done = _checking_edits(patch)
-        patch.setattr(HistoryIndex, "_scan", counting)
+        scans = _counting_scans(patch)
         healed = heal_messages(load_messages(history), provider="anthropic")
     dropped = "anthropic-strip-foreign-reasoning-content"
     assert [(r.rule, r.message_index, r.part_index) for r in healed.repairs][:4] == [

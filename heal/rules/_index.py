@@ -743,32 +743,10 @@ class HistoryIndex:
             if k != size:
                 return HistoryIndex(messages)
             moves[m] = places
-        new_index = self._carried(messages)
-        # The lists it carries are this index's: an empty one (most are) stays as it is.
-        if self.texts:
-            new_index.texts = _moved_refs(self.texts, moves)
-        new_index.calls = _moved_refs(self.calls, moves)
-        if self.unusual_inputs:
-            new_index.unusual_inputs = _moved_refs(self.unusual_inputs, moves)
-        new_index.results = _moved_refs(self.results, moves)
-        if self.outputs:
-            new_index.outputs = _moved_refs(self.outputs, moves)
-        if self.content_outputs:
-            new_index.content_outputs = _moved_refs(self.content_outputs, moves)
+        new_index = self._parts_moved(messages, moves)
         new_index.reasoning = _merged(_moved_refs(self.reasoning, moves), added)
-        if self.requests:
-            new_index.requests = _moved_refs(self.requests, moves)
-        if self.responses:
-            new_index.responses = _moved_refs(self.responses, moves)
-        if self.files:
-            new_index.files = _moved_refs(self.files, moves)
-        if self.images:
-            new_index.images = _moved_refs(self.images, moves)
         if added:
             new_index.present = self.present | {"reasoning"}
-        new_index._paired = self._paired  # messages, roles and ids as they were
-        # The facts of roles, calls and results alone hold as they did.
-        self._keep_facts(new_index, _OF_ROLES_AND_TOOLS.__contains__)
         return new_index
 
     def _after_reasoning_dropped(
@@ -799,6 +777,20 @@ class HistoryIndex:
                     places.append(q)
                     q += 1
             moves[m] = places
+        new_index = self._parts_moved(messages, moves)
+        reasoning = _moved_refs(self.reasoning, moves)
+        new_index.reasoning = [ref for ref in reasoning if ref[1] >= 0]  # the removed: -1
+        if not new_index.reasoning:
+            new_index.present = self.present - {"reasoning"}
+        return new_index
+
+    def _parts_moved(
+        self, messages: Sequence[ModelMessage], moves: dict[int, list[int] | int]
+    ) -> HistoryIndex:
+        """The index of ``messages``, an edit of this history that only moved parts within
+        their messages as ``moves`` says (see :func:`_moved_refs`) and added or removed
+        reasoning parts: every list but :attr:`reasoning` (its caller's) moved along, the
+        pairing verdict and the facts of roles, calls and results kept."""
         new_index = self._carried(messages)
         # The lists it carries are this index's: an empty one (most are) stays as it is.
         if self.texts:
@@ -811,8 +803,6 @@ class HistoryIndex:
             new_index.outputs = _moved_refs(self.outputs, moves)
         if self.content_outputs:
             new_index.content_outputs = _moved_refs(self.content_outputs, moves)
-        reasoning = _moved_refs(self.reasoning, moves)
-        new_index.reasoning = [ref for ref in reasoning if ref[1] >= 0]  # the removed: -1
         if self.requests:
             new_index.requests = _moved_refs(self.requests, moves)
         if self.responses:
@@ -821,8 +811,6 @@ class HistoryIndex:
             new_index.files = _moved_refs(self.files, moves)
         if self.images:
             new_index.images = _moved_refs(self.images, moves)
-        if not new_index.reasoning:
-            new_index.present = self.present - {"reasoning"}
         new_index._paired = self._paired  # messages, roles and ids as they were
         # The facts of roles, calls and results alone hold as they did.
         self._keep_facts(new_index, _OF_ROLES_AND_TOOLS.__contains__)
