@@ -5,6 +5,7 @@
     python -m benchmarks.instructions --shape reasoning --providers none,anthropic
     python -m benchmarks.instructions --scaling --providers none   # 8,000 vs 80,000 messages
     python -m benchmarks.instructions --formats pydantic_ai --shape reasoning   # an adapter
+    python -m benchmarks.instructions --json --shape reasoning      # heal_json, JSON text in/out
 
 The machines here are shared: the same tree times 10-30% apart from one minute to the next, so a
 ratio of two timings moves by as much as a change worth making. Callgrind counts the
@@ -26,7 +27,8 @@ every turn: a heal linear in the history's length reads 10.0.
 ``heal_pydantic_ai``) on the corpus written in each format, beside ``heal_messages`` on the same
 histories as the adapter's loader reads them, for the provider it heals for: the pairs and the
 "own cost" ratio of ``benchmarks.peers``, without its noise (needs the ``bench`` and
-``pydantic-ai`` extras).
+``pydantic-ai`` extras). ``--json`` counts ``heal_json`` on the corpus written as JSON text
+(``benchmarks.run``'s end-to-end rows), provider none.
 
 Needs ``valgrind`` on the PATH (Debian's package); exits 2 without it. Each child runs about 50
 times slower than it would alone: the corpus takes about 40 seconds a provider, the scaling
@@ -37,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import os
 import re
 import shutil
@@ -47,7 +50,7 @@ from typing import Any
 
 from benchmarks.corpus import SHAPES, corpus, orphan_every_turn
 from benchmarks.run import collector_restored, replayed_id_every_turn
-from heal import PROVIDERS, ModelMessage, heal_messages, load_messages
+from heal import PROVIDERS, ModelMessage, heal_json, heal_messages, load_messages
 
 PASSES = 2
 """Heals of every conversation counted, after the first (which warms the caches)."""
@@ -57,10 +60,13 @@ _COLLECTED = re.compile(r"Collected : (\d+)")
 
 def _child(argv: list[str] | None) -> int:
     """The workload callgrind counts: ``corpus PROVIDER SHAPE CONVERSATIONS PASSES``,
-    ``scaling WHICH PROVIDER LENGTH PASSES`` or ``native FORMAT SIDE SHAPE CONVERSATIONS
-    PASSES``."""
+    ``scaling WHICH PROVIDER LENGTH PASSES``, ``native FORMAT SIDE SHAPE CONVERSATIONS
+    PASSES`` or ``json SHAPE CONVERSATIONS PASSES``."""
     if not argv:
-        print("--child needs a workload: corpus ..., scaling ... or native ...", file=sys.stderr)
+        print(
+            "--child needs a workload: corpus ..., scaling ..., native ... or json ...",
+            file=sys.stderr,
+        )
         return 2
     gc.disable()  # the collector's rescans of the corpus are not heal's work
     kind, *rest = argv
@@ -72,6 +78,15 @@ def _child(argv: list[str] | None) -> int:
         for _ in range(int(passes)):
             for history in histories:
                 work(history)
+        return 0
+    if kind == "json":
+        shape, conversations, passes = rest
+        texts = [json.dumps(raw) for raw in _raw_corpus(shape, int(conversations))]
+        for text in texts:  # warm, outside the count
+            heal_json(text)
+        for _ in range(int(passes)):
+            for text in texts:
+                heal_json(text)
         return 0
     if kind == "corpus":
         provider, shape, conversations, passes = rest
@@ -106,11 +121,15 @@ def _native_workload(
     return floor, lambda pair: heal_messages(pair[0], provider=pair[1])
 
 
-def _loaded_corpus(shape: str, conversations: int) -> list[list[ModelMessage]]:
-    """``benchmarks.corpus`` of ``shape`` (50 messages a conversation, 10% broken), loaded."""
+def _raw_corpus(shape: str, conversations: int) -> list[list[dict[str, Any]]]:
+    """``benchmarks.corpus`` of ``shape`` (50 messages a conversation, 10% broken)."""
     shaped = next(known for known in SHAPES if known == shape)
-    raw = corpus(conversations=conversations, length=50, broken=0.1, shape=shaped)
-    return [load_messages(history) for history in raw]
+    return corpus(conversations=conversations, length=50, broken=0.1, shape=shaped)
+
+
+def _loaded_corpus(shape: str, conversations: int) -> list[list[ModelMessage]]:
+    """:func:`_raw_corpus`, loaded."""
+    return [load_messages(history) for history in _raw_corpus(shape, conversations)]
 
 
 def _valgrind_missing() -> bool:
@@ -161,6 +180,16 @@ def per_native(name: str, side: str, shape: str, conversations: int, held: int) 
     return (with_passes - without) / (PASSES * held)
 
 
+def per_json(shape: str, conversations: int) -> float:
+    """Instructions ``heal_json`` executes per conversation of the corpus as JSON text (provider
+    none): decoding, the verdict, and for a history that needs a repair loading, healing and
+    writing it."""
+    base = [shape, str(conversations)]
+    without = _count(["json", *base, "0"])
+    with_passes = _count(["json", *base, str(PASSES)])
+    return (with_passes - without) / (PASSES * conversations)
+
+
 def per_heal(which: str, provider: str, length: int) -> int:
     """Instructions one heal of the ``which`` history (``orphan`` or ``replayed``) executes."""
     base = [which, provider, str(length)]
@@ -187,6 +216,9 @@ def main(argv: list[str] | None = None) -> int:
         "--scaling", action="store_true", help="count the scaling histories instead"
     )
     parser.add_argument(
+        "--json", action="store_true", help="count heal_json on the corpus as JSON text instead"
+    )
+    parser.add_argument(
         "--formats",
         metavar="NAMES",
         help="count these native entry points instead (comma list of "
@@ -202,6 +234,14 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if _valgrind_missing():
         return 2
+    if args.json:
+        count = per_json(args.shape, args.conversations)
+        print(
+            f"corpus: {args.conversations:,} conversations x 50 messages, shape {args.shape!r} "
+            f"(10% broken), as JSON text; instructions per conversation, {PASSES} passes after "
+            f"a warm one\nheal_json, str, provider=none {count:>12,.0f}"
+        )
+        return 0
     if args.scaling:
         for which in ("orphan", "replayed"):
             for provider in providers:

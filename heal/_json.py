@@ -32,7 +32,7 @@ from __future__ import annotations
 import gc
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -49,7 +49,14 @@ from heal._verdict import (
     plain_value,
 )
 from heal.errors import InputError
-from heal.messages import ModelMessage, Part, dump_messages, load_messages
+from heal.messages import (
+    ModelMessage,
+    Part,
+    ToolCallPart,
+    ToolResultPart,
+    dump_messages,
+    load_messages,
+)
 from heal.policy import Policy
 from heal.providers import ProviderId
 from heal.repairs import Repair
@@ -418,20 +425,31 @@ def _write(
     holds one (a repair may parse a string into a tool input)."""
     where = {id(model): i for i, model in enumerate(loaded)}
     out: list[Any] = []
+    kept: set[int] = set()  # the loaded messages heal gave back as they were
     fresh: list[int] = []
+    sources: list[int] = []  # for each of ``fresh``, the loaded message it most likely stands for
+    stands = -1  # the loaded message the last message written stands for
     for model in messages:
         i = where.get(id(model))
-        if i is not None and canonical[i]:
-            out.append(decoded[i])
-        else:
-            fresh.append(len(out))
-            out.append(model)
+        if i is not None:
+            kept.add(i)
+            if canonical[i]:
+                out.append(decoded[i])
+                stands = i
+                continue
+        # A changed message most likely stands for the one after the last message's (a
+        # renamed id, a parsed input: messages keep their places); _shell checks each part.
+        stands = stands + 1 if i is None else i
+        fresh.append(len(out))
+        sources.append(stands)
+        out.append(model)
     if fresh:
-        parts = _parts_to_reuse(loaded, decoded, messages, where)
+        parts = _parts_to_reuse(loaded, decoded, canonical, kept)
         rest: list[int] = []
         new_parts: list[Any] = []  # (message position, part position) of each part to dump
-        for j in fresh:
-            written = _shell(out[j], parts)
+        for j, source in zip(fresh, sources, strict=True):
+            before = loaded[source].content if source < len(loaded) else ""
+            written = _shell(out[j], parts, () if isinstance(before, str) else before)
             if written is None:
                 rest.append(j)
                 continue
@@ -439,9 +457,13 @@ def _write(
             content = written["content"]
             new_parts += [(content, k) for k, part in enumerate(content) if type(part) is not dict]
         try:
-            dumped = dump_messages([out[j] for j in rest])
-            dumped_parts = _PARTS.dump_python(
-                [content[k] for content, k in new_parts], mode="json", exclude_unset=True
+            dumped = dump_messages([out[j] for j in rest]) if rest else []
+            dumped_parts = (
+                _PARTS.dump_python(
+                    [content[k] for content, k in new_parts], mode="json", exclude_unset=True
+                )
+                if new_parts
+                else []
             )
         except ValueError:  # InputError, pydantic's serialization errors
             return None  # dumps raises its own, located in the whole history
@@ -464,21 +486,22 @@ _PARTS: TypeAdapter[list[Part]] = TypeAdapter(list[Part])
 
 
 def _parts_to_reuse(
-    loaded: list[ModelMessage],
-    decoded: list[Any],
-    messages: list[ModelMessage],
-    where: dict[int, int],
+    loaded: list[ModelMessage], decoded: list[Any], canonical: list[bool], kept: set[int]
 ) -> dict[int, dict[str, Any]]:
-    """The decoded dict of each part of a changed message that heal left as it was loaded (by
-    the part model's ``id``), when that dict is canonical: a changed message is mostly its old
-    parts (a call whose id was renamed beside the text and reasoning that were not)."""
-    kept = {where[id(model)] for model in messages if id(model) in where}
+    """The decoded dict of each part of a loaded message that heal did not give back as it
+    was (``kept``: those it did), by the part model's ``id``, when that dict is canonical: a
+    changed message is mostly its old parts (a call whose id was renamed beside the text and
+    reasoning that were not). The parts of a canonical message are all canonical."""
     parts: dict[int, dict[str, Any]] = {}
     for i, model in enumerate(loaded):
         content = model.content
         if i in kept or type(content) is str:
             continue
-        for part, raw in zip(content, decoded[i]["content"], strict=True):
+        raws = decoded[i]["content"]
+        if canonical[i]:
+            parts.update(zip(map(id, content), raws, strict=True))
+            continue
+        for part, raw in zip(content, raws, strict=True):
             try:
                 if _canonical_part(raw):
                     parts[id(part)] = raw
@@ -487,10 +510,18 @@ def _parts_to_reuse(
     return parts
 
 
-def _shell(model: ModelMessage, parts: dict[int, dict[str, Any]]) -> dict[str, Any] | None:
+def _shell(
+    model: ModelMessage, parts: dict[int, dict[str, Any]], before: Sequence[Part]
+) -> dict[str, Any] | None:
     """A changed message written as a dump writes it, each of its parts a decoded dict from
-    ``parts`` or, to be dumped, the part model itself; None when the message has more than a
-    role and parts (provider options, an unknown key: it is dumped whole)."""
+    ``parts``, such a dict with a new tool-call id or tool name (:func:`_renamed`), or, to be
+    dumped, the part model itself; None when the message has more than a role and parts
+    (provider options, an unknown key: it is dumped whole).
+
+    ``before``: the parts of the loaded message it most likely stands for, which the parts it
+    kept are found among, in order: a part that is none of them but differs from the one after
+    the last found in its tool-call id or tool name alone (the repair of a foreign id in every
+    turn) is that one's decoded dict with the new values."""
     content = model.content
     if (
         type(content) is str
@@ -498,7 +529,59 @@ def _shell(model: ModelMessage, parts: dict[int, dict[str, Any]]) -> dict[str, A
         or model.__pydantic_fields_set__ != _ROLE_AND_CONTENT
     ):
         return None
-    return {"role": model.role, "content": [parts.get(id(part), part) for part in content]}
+    written: list[Any] = []
+    at = 0  # the place in ``before`` after the last part found there
+    for part in content:
+        raw = parts.get(id(part))
+        if raw is not None:
+            written.append(raw)
+            for k in range(at, len(before)):  # usually the very next one
+                if before[k] is part:
+                    at = k + 1
+                    break
+            continue
+        if at < len(before):
+            old = before[at]
+            raw = parts.get(id(old))
+            if raw is not None and _renamed(part, old):
+                at += 1
+                written.append(_with_new_names(raw, part, old))
+                continue
+        written.append(part)
+    return {"role": model.role, "content": written}
+
+
+def _renamed(new: Any, old: Any) -> bool:
+    """Whether ``new`` is ``old`` with another tool-call id or tool name and nothing else: a
+    call or result of the same class, holding the very same values in every other field, with
+    the same fields set and the same extras."""
+    kind = type(new)
+    if (kind is not ToolCallPart and kind is not ToolResultPart) or type(old) is not kind:
+        return False
+    if (
+        new.__pydantic_fields_set__ != old.__pydantic_fields_set__
+        or new.__pydantic_extra__ != old.__pydantic_extra__
+    ):
+        return False
+    values = old.__dict__
+    for name, value in new.__dict__.items():
+        if value is not values[name] and name not in _NAMES:
+            return False
+    return True
+
+
+_NAMES = frozenset({"tool_call_id", "tool_name"})
+
+
+def _with_new_names(raw: dict[str, Any], new: Any, old: Any) -> dict[str, Any]:
+    """The canonical dict ``raw`` of ``old``, with the tool-call id and tool name of ``new``
+    (a dump writes a field that is set, and both are set in both: :func:`_renamed`)."""
+    patched = dict(raw)
+    if new.tool_call_id != old.tool_call_id:
+        patched["toolCallId"] = new.tool_call_id
+    if new.tool_name != old.tool_name:
+        patched["toolName"] = new.tool_name
+    return patched
 
 
 _ROLE_AND_CONTENT = frozenset({"role", "content"})

@@ -26,7 +26,7 @@ from pydantic import JsonValue
 
 import heal._json as heal_json_module
 import heal.messages as models
-from heal import JsonHealResult, heal_json, heal_messages
+from heal import JsonHealResult, heal_json, heal_messages, load_messages
 from heal._json import clean_verdict, dumps
 from tests.test_json import (
     ALL_PROVIDERS,
@@ -363,27 +363,6 @@ def test_odd_texts_heal_as_heal_messages_heals_them(text: str, orjson: bool) -> 
                     _same_outcome(data, provider)
 
 
-def test_messages_heal_leaves_alone_are_not_dumped_again() -> None:
-    # The point of the shortcut: only the message heal changed goes through a dump.
-    history = copy.deepcopy(PLAIN)
-    del history[3]  # the results are gone: the calls' message is changed
-    dumped: list[int] = []
-    real = models.dump_messages  # the function heal._json imports
-
-    def spy(messages: Any) -> Any:
-        messages = list(messages)
-        dumped.append(len(messages))
-        return real(messages)
-
-    text = json.dumps(history)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(heal_json_module, "dump_messages", spy)
-        result = heal_json(text)
-    assert result.changed
-    assert dumped and sum(dumped) < len(history)
-    assert result.data == dumps(heal_messages(text).messages)
-
-
 class _CountingParts:
     """Stands in for heal/_json.py's part dumper, counting what it dumps."""
 
@@ -394,6 +373,37 @@ class _CountingParts:
     def dump_python(self, parts: list[Any], **options: Any) -> Any:
         self.dumped += [part.type for part in parts]
         return self.real.dump_python(parts, **options)
+
+
+def test_messages_heal_leaves_alone_are_not_dumped_again() -> None:
+    # The point of the shortcut: only what heal changed goes through a dump. The results are
+    # gone: heal puts a tool message of two made-up results after the calls, dumped part by
+    # part; every other message is written from its decoded dict. A changed message with
+    # options of its own is dumped whole.
+    history = copy.deepcopy(PLAIN)
+    del history[3]
+    with_options = copy.deepcopy(PLAIN)
+    with_options[2]["providerOptions"] = {"x": {"n": 1}}
+    with_options[2]["content"][1]["toolCallId"] = "call 1"  # renamed: the message changes
+    with_options[3]["content"][1]["toolCallId"] = "call 1"
+    for source, whole, parts in ((history, [], ["tool-result"] * 2), (with_options, [1], [])):
+        dumped: list[int] = []
+        real = models.dump_messages  # the function heal._json imports
+
+        def spy(messages: Any, dumped: list[int] = dumped, real: Any = real) -> Any:
+            messages = list(messages)
+            dumped.append(len(messages))
+            return real(messages)
+
+        counting = _CountingParts()
+        text = json.dumps(source)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(heal_json_module, "dump_messages", spy)
+            patch.setattr(heal_json_module, "_PARTS", counting)
+            result = heal_json(text)
+        assert result.changed
+        assert (dumped, counting.dumped) == (whole, parts)
+        assert result.data == dumps(heal_messages(text).messages)
 
 
 def test_parts_heal_leaves_alone_in_a_changed_message_are_not_dumped_again() -> None:
@@ -409,5 +419,80 @@ def test_parts_heal_leaves_alone_in_a_changed_message_are_not_dumped_again() -> 
         patch.setattr(heal_json_module, "_PARTS", counting)
         result = heal_json(text)
     assert {r.rule for r in result.repairs} == {"invalid-tool-call-id"}
-    assert sorted(counting.dumped) == ["tool-call", "tool-result"]
+    # The renamed call and result are their decoded dicts with the new id: nothing is dumped.
+    assert counting.dumped == []
     assert result.data == dumps(heal_messages(text).messages)
+
+
+def test_a_part_renamed_and_changed_otherwise_is_dumped() -> None:
+    # The call's id is renamed and its input, stored as a string, parsed: it is dumped; its
+    # result, renamed alone, is written from its decoded dict.
+    history = copy.deepcopy(PLAIN)
+    for message in history[2:4]:
+        for part in message["content"]:
+            if part.get("toolCallId") == "call_1":
+                part["toolCallId"] = "call 1"
+                if part["type"] == "tool-call":
+                    part["input"] = json.dumps(part["input"])
+    counting = _CountingParts()
+    text = json.dumps(history)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(heal_json_module, "_PARTS", counting)
+        result = heal_json(text)
+    assert {r.rule for r in result.repairs} == {"invalid-tool-call-id", "invalid-tool-input"}
+    assert counting.dumped == ["tool-call"]
+    assert result.data == dumps(heal_messages(text).messages)
+
+
+def test_a_rename_is_a_new_id_or_name_and_nothing_else() -> None:
+    from heal._construct import replaced, with_field
+
+    history = load_messages(PLAIN)
+    call = next(
+        p
+        for m in history
+        if not isinstance(m.content, str)
+        for p in m.content
+        if p.type == "tool-call"
+    )
+    renamed = with_field(with_field(call, "tool_call_id", "new"), "tool_name", "other")
+    assert heal_json_module._renamed(renamed, call)
+    # The same values, but one more field set (a dump writes it now) or other extras.
+    assert not heal_json_module._renamed(replaced(renamed, {"provider_options": None}), call)
+    other_extras = with_field(call, "tool_call_id", "new")
+    object.__setattr__(other_extras, "__pydantic_extra__", {"customField": 1})
+    assert not heal_json_module._renamed(other_extras, call)
+    # Another value, or another class.
+    assert not heal_json_module._renamed(with_field(renamed, "input", {"a": 1}), call)
+    text = next(
+        p for m in history if not isinstance(m.content, str) for p in m.content if p.type == "text"
+    )
+    assert not heal_json_module._renamed(text, text)
+
+
+@st.composite
+def renamed_histories(draw: st.DrawFn) -> History:
+    """An odd history (see :func:`odd_histories`) whose calls and results may hold ids and tool
+    names every provider renames, each call's result along with it."""
+    history = draw(odd_histories())
+    for found in _dicts(history):
+        if found.get("type") not in ("tool-call", "tool-result"):
+            continue
+        for key, tail in (("toolCallId", ".x"), ("toolName", " x")):
+            value = found.get(key)
+            if isinstance(value, str) and draw(st.booleans()):
+                for other in _dicts(history):
+                    if other.get(key) == value and other.get("type") in (
+                        "tool-call",
+                        "tool-result",
+                    ):
+                        other[key] = value + tail
+    return history
+
+
+@settings(max_examples=100, deadline=None)
+@given(renamed_histories())
+def test_renamed_ids_and_names_heal_as_heal_messages_heals_them(history: History) -> None:
+    # Renamed parts are written from their decoded dicts when those are canonical and the
+    # part changed in nothing else: the same text as the long way, whatever the dicts are like.
+    _heals_the_long_way(history)
