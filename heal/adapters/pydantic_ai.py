@@ -1154,7 +1154,7 @@ class _Loader:
         and tool returns (a string or plain JSON content; ``success``, ``failed`` or
         ``retried``); a ``ModelResponse`` of text, thinking and tool calls (``args`` plain
         JSON, text or nothing). Those classes exactly; every other field a JSON scalar, plain
-        JSON, a datetime, or a default usage (:func:`_fast_record`). No file, retry prompt,
+        JSON, a datetime, or a usage (:func:`_fast_record`). No file, retry prompt,
         builtin tool, bookkeeping part or citation: those take the general path.
         """
         kind = type(msg)
@@ -1566,7 +1566,7 @@ def _fast_record(obj: Any, plan: _Plan) -> Json | None:
     """``_prune`` of pydantic-ai's JSON of ``obj`` without the fields its ``plan`` leaves out
     (:func:`_record_plan` of its class), made from the object's fields directly; None when a
     field holds anything but a JSON scalar, plain JSON (:func:`heal._verdict.plain_value`), a
-    datetime or a default usage, whose JSON this does not make.
+    datetime or a usage, whose JSON this does not make.
 
     Every message and part of a history loaded for a repair comes through here, so each call
     site holds its class's plan (one of the ``_PLAN_*`` below) rather than looking it up."""
@@ -1588,8 +1588,15 @@ def _fast_record(obj: Any, plan: _Plan) -> Json | None:
         elif kind is dict or kind is list or kind is float:
             if not plain_value(value):
                 return None
-        elif kind is RequestUsage and vars(value) == _DEFAULT_USAGE:
-            continue  # the default's JSON, which _prune leaves out
+        elif kind is RequestUsage:
+            if vars(value) == _DEFAULT_USAGE:
+                continue  # the default's JSON, which _prune leaves out
+            # Tokens counted: every response a model returned has them. Its JSON is what
+            # pydantic-ai's adapter writes for it (a float that is not finite as null, too).
+            usage = pydantic_core.to_jsonable_python(value)
+            if not _same_json(usage, default):
+                out[name] = usage
+            continue
         else:
             return None
         if kind is not type(default) or value != default:  # _prune's _same_json

@@ -251,6 +251,41 @@ def test_pydantic_ai_partial_conversion_of_json(native: Any) -> None:
     _same_heal(pydantic_ai, pydantic_ai.heal_pydantic_ai, text, ["auto", None])
 
 
+def test_pydantic_ai_responses_with_usage_take_the_fast_path() -> None:
+    # Every response a model returned counts its tokens: such a response is read by the fast
+    # path (it once took the general one, twice as slow on a real history that needed a
+    # repair), into what the general path reads; a float that is not finite as null in both.
+    from pydantic_ai.usage import RequestUsage
+
+    odd = RequestUsage(input_tokens=1)
+    odd.audio_seconds = float("nan")
+    usages = (
+        RequestUsage(),
+        RequestUsage(input_tokens=3, output_tokens=2, details={"reasoning_tokens": 2}),
+        odd,
+    )
+    for usage in usages:
+        native: list[pa.ModelMessage] = [
+            pa.ModelRequest([pa.UserPromptPart("q", timestamp=_EPOCH)]),
+            pa.ModelResponse([pa.TextPart("a")], usage=usage, model_name="m", timestamp=_EPOCH),
+        ]
+        taken: list[bool] = []
+        fast = pydantic_ai._Loader._fast
+
+        def spy(loader: Any, *args: Any, taken: list[bool] = taken, fast: Any = fast) -> bool:
+            found: bool = fast(loader, *args)
+            taken.append(found)
+            return found
+
+        with mock.patch.object(pydantic_ai._Loader, "_fast", spy):
+            pydantic_ai.load(native)
+        assert taken == [True, True]
+        _same_load(pydantic_ai, native)
+
+
+_EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+
 @pytest.mark.parametrize("defect", sorted(PYDANTIC_DEFECTS))
 def test_pydantic_ai_defects(defect: str) -> None:
     native = copy.deepcopy(PYDANTIC_PLAIN)
