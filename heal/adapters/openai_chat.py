@@ -377,8 +377,13 @@ def _plain_messages(messages: list[Any], ids: list[str], names: list[str]) -> st
             continue
         content = message.get("content", _ABSENT)
         calls = message.get("tool_calls", _ABSENT)
-        if len(message) != 1 + (content is not _ABSENT) + (calls is not _ABSENT):
-            return None
+        if len(message) != 1 + (content is not _ABSENT) + (calls is not _ABSENT) or calls is None:
+            # Null fields beside them (an SDK message's model_dump()): kept as marks, which no
+            # rule reads; null calls are none.
+            if _null_fields(message) is None or any(f in message for f in _REASONING_FIELDS):
+                return None
+            if calls is None:
+                calls = _ABSENT
         # Text, or calls beside text or nothing (null or absent content).
         if not (plain_text(content) or _plain_parts(content)) and (
             calls is _ABSENT or not (content is _ABSENT or content is None)
@@ -438,6 +443,35 @@ def _plain_arguments(raw: Any) -> bool:
     return (
         len(raw) <= MAX_DEPTH or raw.count("{") + raw.count("[") <= MAX_DEPTH or plain_input(parsed)
     )
+
+
+_NULLABLE = ("refusal", "tool_calls", "function_call")
+"""The mapped fields of an assistant message the loader keeps, when null, in its ``extra``
+mark, in the order it keeps them (unknown keys follow, in the message's order)."""
+
+_MAPPED = frozenset({"role", "content", *_NULLABLE, *_REASONING_FIELDS})
+
+
+def _null_fields(message: dict[str, Any]) -> dict[str, Any] | None:
+    """The ``extra`` mark the loader gives an assistant message for its null fields
+    (``refusal``, ``tool_calls``, ``function_call`` and unknown keys such as ``annotations``
+    and ``audio``: the ``model_dump()`` of an SDK message holds them all), in its order; None
+    when one of them is not null (a refusal's text, a legacy call, an unknown value), or a
+    reasoning field is (the general path words those)."""
+    extra: dict[str, Any] = {}
+    for key in _NULLABLE:
+        if key in message:
+            value = message[key]
+            if value is None:
+                extra[key] = None
+            elif key != "tool_calls":
+                return None
+    for key, value in message.items():
+        if key not in _MAPPED:
+            if value is not None:
+                return None
+            extra[key] = None
+    return extra
 
 
 class _Writer:
@@ -770,10 +804,19 @@ class _Loader:
         calls = msg.get("tool_calls", _ABSENT)
         field = "reasoning_content" if "reasoning_content" in msg else "reasoning"
         reasoning = msg.get(field, _ABSENT)
-        if size != 1 + (content is not _ABSENT) + (calls is not _ABSENT) + (
-            reasoning is not _ABSENT
-        ):
-            return False
+        known = 1 + (content is not _ABSENT) + (calls is not _ABSENT) + (reasoning is not _ABSENT)
+        extra: dict[str, Any] | None = None
+        if size != known or calls is None:
+            # Null fields, as an SDK message's model_dump() writes them, kept as the general
+            # path keeps them (null calls are none).
+            extra = _null_fields(msg)
+            if extra is None:
+                return False
+            if calls is None:
+                calls = _ABSENT
+                known -= 1
+            if size != known + len(extra):
+                return False
         parts: list[Any] = []
         origins: list[int | None] = []
         if reasoning is not _ABSENT:
@@ -809,11 +852,16 @@ class _Loader:
                     return False
                 parts.append(part)
                 origins.append(None)
+        marks: dict[str, Any] = {}
+        if mark is not None:
+            marks["content"] = mark
+        if extra:
+            marks["extra"] = extra
+        options = {"heal": {_NS: marks}} if marks else None
         if mark is None and len(parts) == 1 and type(content) is str:
             # Text alone stays a string, as it came.
-            self._put(built_message(AssistantMessage, content), i, ())
+            self._put(built_message(AssistantMessage, content, options), i, ())
             return True
-        options = None if mark is None else {"heal": {_NS: {"content": mark}}}
         self._put(built_message(AssistantMessage, tuple(parts), options), i, origins)
         return True
 

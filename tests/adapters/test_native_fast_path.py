@@ -663,6 +663,16 @@ def test_an_unknown_provider_is_the_full_paths_error(
         heal(native, provider="nobody")
 
 
+def sdk_dump(message: dict[str, Any]) -> dict[str, Any]:
+    """An assistant message as a caller stores the SDK's: ``model_dump()`` of the
+    ``ChatCompletionMessage`` (every field, null ones too: refusal, annotations, audio...)."""
+    from openai.types.chat import ChatCompletionMessage
+
+    dumped: dict[str, Any] = ChatCompletionMessage.model_validate(message).model_dump()
+    assert dumped["refusal"] is None and "annotations" in dumped and "audio" in dumped
+    return dumped
+
+
 def _spelled(native: list[dict[str, Any]], **dumps: Any) -> list[dict[str, Any]]:
     out = copy.deepcopy(native)
     for call in _calls(out):
@@ -687,6 +697,10 @@ def _spelled(native: list[dict[str, Any]], **dumps: Any) -> list[dict[str, Any]]
                 for m in CHAT_PLAIN
             ],
             id="calls-without-content",
+        ),
+        pytest.param(
+            [sdk_dump(m) if m["role"] == "assistant" else m for m in CHAT_PLAIN],
+            id="sdk-model-dump",
         ),
     ],
 )
@@ -1013,6 +1027,10 @@ CHAT_CLEAN = {
     "assistant-content-null",
     "assistant-content-parts",
     "answer-parts",
+    # Null fields beside the text, as the model_dump() of an SDK message writes them.
+    "answer-refusal-null",
+    "answer-calls-null",
+    "answer-function-call-null",
     "arguments-spaced",
     "arguments-indented",
     "arguments-ascii",

@@ -54,12 +54,15 @@ from . import strategies_anthropic as s_anthropic
 from . import strategies_openai_chat as s_chat
 from . import strategies_pydantic_ai as s_pydantic_ai
 from .test_native_fast_path import (
+    CHAT_DEFECTS,
+    CHAT_PLAIN,
     PYDANTIC_DEFECTS,
     PYDANTIC_PLAIN,
     PYDANTIC_PROVIDERS,
     plain_anthropic,
     plain_chat,
     plain_pydantic_ai,
+    sdk_dump,
 )
 
 ALL_PROVIDERS: list[Any] = [None, *PROVIDERS]
@@ -249,6 +252,18 @@ def test_pydantic_ai_partial_conversion_of_json(native: Any) -> None:
     except ValueError:  # a lone surrogate, which JSON cannot hold
         assume(False)
     _same_heal(pydantic_ai, pydantic_ai.heal_pydantic_ai, text, ["auto", None])
+
+
+@pytest.mark.parametrize("defect", ["none", *sorted(CHAT_DEFECTS)])
+def test_openai_chat_sdk_dumps_load_and_heal_as_the_general_path_does(defect: str) -> None:
+    # Assistant messages as a caller stores the SDK's (model_dump(): null refusal,
+    # annotations, audio, function_call, and tool_calls when there are none), beside each
+    # native defect: the fast loader keeps the null fields as the general path does.
+    native = [sdk_dump(m) if m["role"] == "assistant" else m for m in CHAT_PLAIN]
+    if defect != "none":
+        CHAT_DEFECTS[defect](native)
+    _same_load(openai_chat, native)
+    _same_heal(openai_chat, openai_chat.heal_openai_chat, native)
 
 
 def test_pydantic_ai_responses_with_usage_take_the_fast_path() -> None:
