@@ -455,10 +455,10 @@ def _plain_messages(
                 kind = block["type"]
                 if kind == "text":
                     # Text after a call is moved before it for Anthropic.
-                    if waiting is not None or len(block) != 2:
+                    if waiting is not None or (len(block) != 2 and not _null_rest(block, 2)):
                         return None
                     add_text(block["text"])
-                elif kind == "tool_use" and len(block) == 4:
+                elif kind == "tool_use" and (len(block) == 4 or _null_rest(block, 4)):
                     call_id = block["id"]
                     name = block["name"]
                     if type(call_id) is not str or type(name) is not str:
@@ -476,6 +476,30 @@ def _plain_messages(
         return None
     # Calls left unanswered are the last message's, an assistant message: not an end.
     return previous if previous in ENDS else None
+
+
+_MAPPED_KEYS: dict[str, frozenset[str]] = {
+    "text": frozenset({"type", "text"}),
+    "tool_use": frozenset({"type", "id", "name", "input"}),
+}
+"""The keys of a text and a tool_use block that the loader maps to the part's own fields."""
+
+
+def _null_rest(block: dict[str, Any], size: int) -> dict[str, Any] | None:
+    """The other keys of a text or tool_use block (whose ``size`` mapped keys, all present,
+    :data:`_MAPPED_KEYS` names) when each is null, as the ``model_dump()`` of an SDK block
+    writes ``citations``, ``caller`` and ``toolset_name``: the loader keeps them verbatim as
+    the part's extra mark, in the block's order. None when there are none, a mapped key is
+    missing, or one is not null (a citation or a cache breakpoint: the general path words
+    those)."""
+    mapped = _MAPPED_KEYS[block["type"]]
+    rest = {key: value for key, value in block.items() if key not in mapped}
+    if not rest or len(block) != size + len(rest):
+        return None
+    for value in rest.values():
+        if value is not None:
+            return None
+    return rest
 
 
 def read_request(native: Any) -> RequestFacts:
@@ -897,18 +921,30 @@ class _Loader:
                 size = len(block)
                 if kind == "text":
                     text = block.get("text")
-                    if size != 2 or type(text) is not str:
+                    if type(text) is not str:
                         return None
-                    parts.append(built_text(text))
+                    if size == 2:
+                        parts.append(built_text(text))
+                        continue
+                    rest = _null_rest(block, 2)
+                    if rest is None:
+                        return None
+                    parts.append(built_text(text, {"heal": {_NS: {"extra": rest}}}))
                 elif kind == "tool_use":
                     call_id = block.get("id")
                     name = block.get("name")
                     value = block.get("input", _ABSENT)
-                    if size != 4 or type(call_id) is not str or type(name) is not str:
+                    if type(call_id) is not str or type(name) is not str:
                         return None
                     if not plain_input(value):
                         return None
-                    parts.append(built_call(call_id, name, value))
+                    if size == 4:
+                        parts.append(built_call(call_id, name, value))
+                        continue
+                    rest = _null_rest(block, 4)
+                    if rest is None:
+                        return None
+                    parts.append(built_call(call_id, name, value, {"heal": {_NS: {"extra": rest}}}))
                 elif kind == "thinking":
                     text = block.get("thinking")
                     signature = block.get("signature")

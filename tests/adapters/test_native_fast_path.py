@@ -894,8 +894,35 @@ ANTHROPIC_CLEAN = {
     "call-input-nested-64",
     "call-name-digit-first",  # only Gemini refuses it
     "system-message-in-list",
+    "assistant-text-extra-key",  # a null citations, as the model_dump() of an SDK block writes
 }
 """The defects that are no defect for Anthropic: still plainly clean."""
+
+
+def sdk_blocks(native: dict[str, Any]) -> dict[str, Any]:
+    """Anthropic request parameters whose assistant blocks are stored as a caller stores the
+    SDK's: ``model_dump()`` of each ``TextBlock`` and ``ToolUseBlock`` (null ``citations``,
+    ``caller``, ``toolset_name``)."""
+    from anthropic.types import TextBlock, ToolUseBlock
+
+    out = copy.deepcopy(native)
+    for message in out["messages"]:
+        if message["role"] == "assistant" and isinstance(message["content"], list):
+            message["content"] = [
+                (TextBlock if block["type"] == "text" else ToolUseBlock)
+                .model_validate(block)
+                .model_dump()
+                for block in message["content"]
+            ]
+    return out
+
+
+def test_anthropic_sdk_block_dumps_are_plainly_clean() -> None:
+    native = sdk_blocks(ANTHROPIC_PLAIN)
+    blocks = native["messages"][1]["content"]
+    assert blocks[0]["citations"] is None and len(blocks[1]) > 4  # the SDK's null fields
+    assert anthropic._plainly_clean(native, "anthropic")
+    assert "anthropic" in _same_as_full_path(anthropic, anthropic.heal_anthropic, native)
 
 
 @pytest.mark.parametrize("defect", sorted(ANTHROPIC_DEFECTS))

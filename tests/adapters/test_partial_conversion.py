@@ -54,6 +54,8 @@ from . import strategies_anthropic as s_anthropic
 from . import strategies_openai_chat as s_chat
 from . import strategies_pydantic_ai as s_pydantic_ai
 from .test_native_fast_path import (
+    ANTHROPIC_DEFECTS,
+    ANTHROPIC_PLAIN,
     CHAT_DEFECTS,
     CHAT_PLAIN,
     PYDANTIC_DEFECTS,
@@ -62,6 +64,7 @@ from .test_native_fast_path import (
     plain_anthropic,
     plain_chat,
     plain_pydantic_ai,
+    sdk_blocks,
     sdk_dump,
 )
 
@@ -252,6 +255,18 @@ def test_pydantic_ai_partial_conversion_of_json(native: Any) -> None:
     except ValueError:  # a lone surrogate, which JSON cannot hold
         assume(False)
     _same_heal(pydantic_ai, pydantic_ai.heal_pydantic_ai, text, ["auto", None])
+
+
+@pytest.mark.parametrize("defect", ["none", *sorted(ANTHROPIC_DEFECTS)])
+def test_anthropic_sdk_block_dumps_load_and_heal_as_the_general_path_does(defect: str) -> None:
+    # Assistant blocks as a caller stores the SDK's (model_dump(): null citations, caller,
+    # toolset_name), beside each native defect: the fast loader keeps the null fields as the
+    # general path does.
+    native = sdk_blocks(ANTHROPIC_PLAIN)
+    if defect != "none":
+        ANTHROPIC_DEFECTS[defect](native)
+    _same_load(anthropic, native)
+    _same_heal(anthropic, anthropic.heal_anthropic, native)
 
 
 @pytest.mark.parametrize("defect", ["none", *sorted(CHAT_DEFECTS)])
