@@ -676,6 +676,16 @@ def native_repair(repair: Repair, loaded: Loaded) -> Repair:
     return obj
 
 
+def sdk_dict(value: Any) -> dict[str, Any] | None:
+    """What :func:`expect_object` reads an SDK model as (its ``model_dump``, as the SDK would
+    send it), for a verdict walking the caller's objects: ``response.choices[0].message`` or
+    ``response.content``, stored as they came; None for anything else."""
+    if isinstance(value, BaseModel):
+        dumped: dict[str, Any] = value.model_dump(mode="json", exclude_none=True)
+        return dumped
+    return None
+
+
 def expect_object(value: Any, path: str, what: str) -> dict[str, Any]:
     """A native object as a plain dict; SDK models are dumped as the SDK would send them."""
     if isinstance(value, Mapping):

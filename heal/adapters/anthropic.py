@@ -117,6 +117,7 @@ from heal.adapters._common import (
     format_policy,
     heal_native,
     native_target,
+    sdk_dict,
     written_back,
 )
 from heal.errors import ConfigError, HealingError, InputError
@@ -449,8 +450,10 @@ def _plain_messages(
                     return None
                 add_text(block["text"])
         else:
-            for block in content:
-                if type(block) is not dict:
+            for given in content:
+                # An SDK block (response.content, stored as it came), as the loader reads it.
+                block = given if type(given) is dict else sdk_dict(given)
+                if block is None:
                     return None
                 kind = block["type"]
                 if kind == "text":
@@ -914,8 +917,10 @@ class _Loader:
             if type(content) is not list:
                 return None
             parts: list[Any] = []
-            for block in content:
-                if type(block) is not dict:
+            for given in content:
+                # An SDK block (response.content, stored as it came), as the general path reads it.
+                block = given if type(given) is dict else sdk_dict(given)
+                if block is None:
                     return None
                 kind = block.get("type")
                 size = len(block)

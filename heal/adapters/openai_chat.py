@@ -133,6 +133,7 @@ from heal.adapters._common import (
     format_policy,
     heal_native,
     native_target,
+    sdk_dict,
     written_back,
 )
 from heal.errors import InputError
@@ -304,7 +305,8 @@ def _plainly_clean(messages: Any, provider: ProviderId | None) -> bool:
     history does, and nothing that would carry options into the models beyond heal's own
     shape markers:
 
-    * a non-empty list of dicts; ``system`` or ``developer`` and ``user`` messages with exactly
+    * a non-empty list of dicts (or SDK messages, read as the loader reads them: their
+      ``model_dump``); ``system`` or ``developer`` and ``user`` messages with exactly
       ``role`` and ``content``: a non-blank string (or, for ``user``, text parts ``{type,
       text}``);
     * assistant messages with ``role`` and a non-blank string ``content`` or text parts, and
@@ -313,8 +315,10 @@ def _plainly_clean(messages: Any, provider: ProviderId | None) -> bool:
       are JSON text of an object;
     * each assistant message with calls followed by one tool message per call (exactly
       ``role``, ``tool_call_id`` and a non-blank string ``content``), in any order;
-    * no reasoning field, refusal, legacy function call, media, name or unknown key; the order
-      of roles, texts, values and ids as :mod:`heal._verdict` says.
+    * no reasoning field, refusal, legacy function call, media, name or unknown key but null
+      ones (an SDK message's ``model_dump()`` writes null ``refusal``, ``annotations``,
+      ``audio``, ``function_call``, and ``tool_calls`` without calls); the order of roles,
+      texts, values and ids as :mod:`heal._verdict` says.
     """
     if type(messages) is not list or not messages:
         return False
@@ -344,8 +348,10 @@ def _plain_messages(messages: list[Any], ids: list[str], names: list[str]) -> st
     # a call per text would cost more than the test.
     texts: list[Any] = []
     add_text = texts.append
-    for message in messages:
-        if type(message) is not dict:
+    for given in messages:
+        # An SDK message (response.choices[0].message, stored as it came), as the loader reads it.
+        message = given if type(given) is dict else sdk_dict(given)
+        if message is None:
             return None
         role = message["role"]
         if waiting is not None:

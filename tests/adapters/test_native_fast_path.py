@@ -673,6 +673,25 @@ def sdk_dump(message: dict[str, Any]) -> dict[str, Any]:
     return dumped
 
 
+def sdk_messages(native: list[dict[str, Any]]) -> list[Any]:
+    """The history with its assistant messages as a caller stores the SDK's own objects
+    (``messages.append(response.choices[0].message)``, as OpenAI's guide does), where the SDK
+    takes them."""
+    from openai.types.chat import ChatCompletionMessage
+    from pydantic import ValidationError
+
+    out: list[Any] = []
+    for message in native:
+        if isinstance(message, dict) and message.get("role") == "assistant":
+            try:
+                out.append(ChatCompletionMessage.model_validate(message))
+                continue
+            except ValidationError:  # a shape the SDK's model refuses: a dict, then
+                pass
+        out.append(message)
+    return out
+
+
 def _spelled(native: list[dict[str, Any]], **dumps: Any) -> list[dict[str, Any]]:
     out = copy.deepcopy(native)
     for call in _calls(out):
@@ -702,6 +721,7 @@ def _spelled(native: list[dict[str, Any]], **dumps: Any) -> list[dict[str, Any]]
             [sdk_dump(m) if m["role"] == "assistant" else m for m in CHAT_PLAIN],
             id="sdk-model-dump",
         ),
+        pytest.param(sdk_messages(CHAT_PLAIN), id="sdk-objects"),
     ],
 )
 def test_common_openai_chat_spellings_are_plainly_clean(native: list[dict[str, Any]]) -> None:
@@ -917,12 +937,44 @@ def sdk_blocks(native: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def sdk_block_objects(native: dict[str, Any]) -> dict[str, Any]:
+    """Anthropic request parameters whose assistant content is the SDK's own blocks, as a
+    caller stores ``response.content`` (Anthropic's guide does), where the SDK takes them."""
+    from anthropic.types import TextBlock, ToolUseBlock
+    from pydantic import BaseModel, ValidationError
+
+    models: dict[str, type[BaseModel]] = {"text": TextBlock, "tool_use": ToolUseBlock}
+    out = copy.deepcopy(native)
+    for message in out["messages"]:
+        if not isinstance(message, dict) or message.get("role") != "assistant":
+            continue
+        content = message.get("content")
+        if not isinstance(content, list):
+            continue
+        blocks: list[Any] = []
+        for block in content:
+            model: type[BaseModel] | None = None
+            kind = block.get("type") if isinstance(block, dict) else None
+            if isinstance(kind, str):
+                model = models.get(kind)
+            try:
+                blocks.append(block if model is None else model.model_validate(block))
+            except ValidationError:  # a shape the SDK's model refuses: a dict, then
+                blocks.append(block)
+        message["content"] = blocks
+    return out
+
+
 def test_anthropic_sdk_block_dumps_are_plainly_clean() -> None:
     native = sdk_blocks(ANTHROPIC_PLAIN)
     blocks = native["messages"][1]["content"]
     assert blocks[0]["citations"] is None and len(blocks[1]) > 4  # the SDK's null fields
     assert anthropic._plainly_clean(native, "anthropic")
     assert "anthropic" in _same_as_full_path(anthropic, anthropic.heal_anthropic, native)
+    objects = sdk_block_objects(ANTHROPIC_PLAIN)
+    assert not isinstance(objects["messages"][1]["content"][0], dict)
+    assert anthropic._plainly_clean(objects, "anthropic")
+    assert "anthropic" in _same_as_full_path(anthropic, anthropic.heal_anthropic, objects)
 
 
 @pytest.mark.parametrize("defect", sorted(ANTHROPIC_DEFECTS))

@@ -64,8 +64,10 @@ from .test_native_fast_path import (
     plain_anthropic,
     plain_chat,
     plain_pydantic_ai,
+    sdk_block_objects,
     sdk_blocks,
     sdk_dump,
+    sdk_messages,
 )
 
 ALL_PROVIDERS: list[Any] = [None, *PROVIDERS]
@@ -141,7 +143,19 @@ def _written_out(module: ModuleType, messages: Any) -> Any:
         # As values: a message handed back keeps its keys in the caller's order, where
         # writing it out may put a key moved by the adapter (a thought signature) last.
         return json.loads(messages)
-    return messages
+    return _sdk_as_dicts(messages)
+
+
+def _sdk_as_dicts(value: Any) -> Any:
+    """``value`` with every SDK model in it as the dict the adapters read it as (and write it
+    out as): a message or block handed back is the caller's own object, written out a dict."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", exclude_none=True)
+    if isinstance(value, dict):
+        return {key: _sdk_as_dicts(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_sdk_as_dicts(item) for item in value]
+    return value
 
 
 def _same_heal(
@@ -267,6 +281,10 @@ def test_anthropic_sdk_block_dumps_load_and_heal_as_the_general_path_does(defect
         ANTHROPIC_DEFECTS[defect](native)
     _same_load(anthropic, native)
     _same_heal(anthropic, anthropic.heal_anthropic, native)
+    # The same blocks as the SDK's own objects, as response.content is stored.
+    objects = sdk_block_objects(native)
+    _same_load(anthropic, objects)
+    _same_heal(anthropic, anthropic.heal_anthropic, objects)
 
 
 @pytest.mark.parametrize("defect", ["none", *sorted(CHAT_DEFECTS)])
@@ -274,11 +292,15 @@ def test_openai_chat_sdk_dumps_load_and_heal_as_the_general_path_does(defect: st
     # Assistant messages as a caller stores the SDK's (model_dump(): null refusal,
     # annotations, audio, function_call, and tool_calls when there are none), beside each
     # native defect: the fast loader keeps the null fields as the general path does.
-    native = [sdk_dump(m) if m["role"] == "assistant" else m for m in CHAT_PLAIN]
+    native = [sdk_dump(m) if m["role"] == "assistant" else m for m in copy.deepcopy(CHAT_PLAIN)]
     if defect != "none":
         CHAT_DEFECTS[defect](native)
     _same_load(openai_chat, native)
     _same_heal(openai_chat, openai_chat.heal_openai_chat, native)
+    # The same messages as the SDK's own objects, as response.choices[0].message is stored.
+    objects = sdk_messages(native)
+    _same_load(openai_chat, objects)
+    _same_heal(openai_chat, openai_chat.heal_openai_chat, objects)
 
 
 def test_pydantic_ai_responses_with_usage_take_the_fast_path() -> None:
