@@ -97,6 +97,30 @@ def test_healed_histories_are_valid_langchain_valid_and_stable(native: list[Base
         assert not _left_to_fix(heal_langchain(result.messages, provider=provider).repairs)
 
 
+def test_field_defaults_are_read_once_per_message_class() -> None:
+    # pydantic inspects a default factory's signature each time its value is asked for (for
+    # dict or list, by parsing a text signature): asked per message, that was three quarters
+    # of healing a LangChain history. A heal asks it of no class already read.
+    from unittest import mock
+
+    from pydantic.fields import FieldInfo
+
+    native = [
+        HumanMessage("weather in Paris?"),
+        AIMessage(
+            "", tool_calls=[{"name": "weather", "args": {}, "id": "c1", "type": "tool_call"}]
+        ),
+        ToolMessage("sunny", tool_call_id="c1"),
+        AIMessage("Sunny."),
+        HumanMessage("thanks"),
+    ]
+    heal_langchain(native)
+    real = FieldInfo.get_default
+    with mock.patch.object(FieldInfo, "get_default", autospec=True, side_effect=real) as asked:
+        assert heal_langchain(native).messages is native
+    assert asked.call_count == 0
+
+
 def test_valid_history_comes_back_identical() -> None:
     native: list[BaseMessage] = [
         SystemMessage("Be brief."),
