@@ -137,6 +137,16 @@ from langchain_core.messages import (
 )
 
 from heal._engine import HealScope
+from heal._verdict import (
+    AFTER,
+    ENDS,
+    bare,
+    calls_accepted,
+    judge,
+    plain_inputs,
+    plain_texts,
+    plain_value,
+)
 from heal.adapters._common import (
     Loaded,
     NativeHealResult,
@@ -264,7 +274,10 @@ def heal_langchain(
 ) -> NativeHealResult[list[BaseMessage]]:
     """Heal a LangChain history; repairs carry indices into ``messages``.
 
-    A history that needs nothing comes back as the very object passed in. The target is what
+    A history that needs nothing comes back as the very object passed in; under the default
+    policy and a target that names nothing but the provider, a plainly clean one
+    (:func:`_plainly_clean`: text, calls and their results) is answered so without building a
+    canonical model. The target is what
     :func:`heal.heal_messages` takes: ``model`` (a chat model's ``model_name`` / ``model``),
     ``thinking`` (whether the request thinks), ``tools`` (names, ``BaseTool`` objects or tool
     dicts), or all of them as one ``target`` (used as given). ``provider="auto"`` follows the
@@ -282,6 +295,15 @@ def heal_langchain(
         target=target,
         infer=lambda: infer_provider(native),
     )
+    if (
+        policy is None
+        and rules is None
+        and scope == "request"
+        and type(messages) is list
+        and bare(goal)
+        and _plainly_clean(native, goal.provider)
+    ):
+        return NativeHealResult(messages, ())
     loaded = _Loader(native).run()
     return heal_native(
         loaded,
@@ -297,6 +319,128 @@ def heal_langchain(
         # reported) before writing back: see _strand_hidden.
         after=lambda healed, repairs: _strand_hidden(healed, loaded, repairs),
     )
+
+
+_PLAIN_ROLES: dict[type, str] = {
+    SystemMessage: "system",
+    HumanMessage: "user",
+    AIMessage: "assistant",
+}
+"""The message classes a plainly clean history holds beside ``ToolMessage`` (those exactly:
+a subclass or a chunk takes the full path), by canonical role."""
+
+_KWARGS_READ = frozenset({"reasoning_content", _GEMINI_SIGNATURES, "tool_calls"})
+"""The ``additional_kwargs`` of an AI message the loader reads (reasoning, Gemini signatures,
+the raw calls of OpenAI's format); any other it keeps as it is, in the message's record."""
+
+_CALL_KEYS = frozenset({"name", "args", "id", "type"})
+
+
+def _plainly_clean(messages: list[BaseMessage], provider: ProviderId | None) -> bool:
+    """Whether a history, as the caller gave it, is plainly clean for ``provider``: True only
+    when healing it through canonical models (default policy, built-in rules, a target that
+    names nothing but the provider) would return no repair at all, so :func:`heal_langchain`
+    can hand the caller's own list back without building a model. False says nothing but "not
+    plainly". Exact in that one direction (see :mod:`heal._verdict`).
+
+    Plainly clean means the shapes that load as :func:`heal._json.clean_verdict`'s plain AI SDK
+    history does:
+
+    * ``SystemMessage``, ``HumanMessage`` and ``AIMessage`` (those classes exactly) with string
+      content, non-blank but for an AI message with tool calls (a human message's may be a
+      list of such strings); no invalid tool calls;
+    * each AI message with calls (exactly ``name``, ``args`` an object, ``id``, ``type``)
+      followed by one ``ToolMessage`` per call (string content, ``status`` ``"success"``, a
+      ``name``, if any, the call's), in any order;
+    * no reasoning, Gemini signatures or raw calls in ``additional_kwargs``, no cut-off turn
+      (:func:`_cut_off`), no extra field; every other field (``additional_kwargs``,
+      ``response_metadata``, ``usage_metadata``, an artifact...) plain JSON, which the loader
+      keeps as the message's record and no rule reads;
+    * the order of roles, texts, values and ids as :mod:`heal._verdict` says.
+    """
+    if not messages:
+        return False
+    profile = judge(provider)
+    if profile is None:
+        return False
+    ids: list[str] = []
+    names: list[str] = []
+    last = _plain_messages(messages, ids, names)
+    return last is not None and calls_accepted(provider, profile, ids, names, last)
+
+
+def _plain_messages(messages: list[BaseMessage], ids: list[str], names: list[str]) -> str | None:
+    """The one pass of :func:`_plainly_clean`: the canonical role of the last message when every
+    message has a plain shape in a plain place (else None), with the call ids and tool names
+    added to ``ids`` and ``names``. It reads each message's fields as pydantic keeps them."""
+    waiting: dict[str, str] | None = None  # the calls not answered yet: id -> name
+    previous = ""
+    texts: list[Any] = []
+    inputs: list[Any] = []
+    kept: list[Any] = []  # what the loader keeps as records: plain JSON, or it raises
+    for message in messages:
+        kind = type(message)
+        if message.__pydantic_extra__:
+            return None
+        fields = message.__dict__
+        if kind is ToolMessage:
+            call_id = fields["tool_call_id"]
+            name = waiting.pop(call_id, None) if waiting is not None else None
+            given = fields["name"]
+            if name is None or fields["status"] != "success" or given not in (None, name):
+                return None
+            texts.append(fields["content"])
+            kept.append(fields["artifact"])
+            if not waiting:
+                waiting = None
+            previous = "tool"
+        else:
+            role = _PLAIN_ROLES.get(kind)
+            if waiting is not None or role is None or previous not in AFTER[role]:
+                return None
+            content = fields["content"]
+            calls = fields["tool_calls"] if kind is AIMessage else None
+            if kind is AIMessage:
+                kwargs = fields["additional_kwargs"]
+                if (
+                    fields["invalid_tool_calls"]
+                    or not _KWARGS_READ.isdisjoint(kwargs)
+                    or _cut_off(fields["response_metadata"])
+                ):
+                    return None
+                kept.append(fields["usage_metadata"])
+            if calls:
+                if type(content) is not str:
+                    return None
+                if content:
+                    texts.append(content)
+                waiting = {}
+                for call in calls:
+                    if type(call) is not dict or call.keys() != _CALL_KEYS:
+                        return None
+                    call_id = call["id"]
+                    name = call["name"]
+                    if type(call_id) is not str or type(name) is not str:
+                        return None
+                    if call["type"] != "tool_call":
+                        return None
+                    inputs.append(call["args"])
+                    waiting[call_id] = name
+                    ids.append(call_id)
+                    names.append(name)
+            elif kind is HumanMessage and type(content) is list and content:
+                texts += content  # strings, each a text part (any other item is not plain)
+            else:
+                texts.append(content)
+            previous = role
+        kept.append(fields["additional_kwargs"])
+        kept.append(fields["response_metadata"])
+    if waiting is not None or not (plain_texts(texts) and plain_inputs(inputs)):
+        return None
+    for value in kept:
+        if value is not None and not plain_value(value):
+            return None
+    return previous if previous in ENDS else None
 
 
 def _strand_hidden(
