@@ -41,8 +41,8 @@ from pydantic import TypeAdapter
 from heal._engine import heal_messages
 from heal._verdict import (
     AFTER,
-    ENDS,
     calls_accepted,
+    ended,
     judge,
     plain_inputs,
     plain_texts,
@@ -625,9 +625,11 @@ def clean_verdict(history: Any, provider: str | None = None) -> bool:
       messages nowhere else;
     * call ids unique, and ids and names the provider's profile accepts; no JSON value nested
       deeper than 64 levels, no float that is not finite;
-    * the last message a user message or tool results, and no rule of the provider's own that
-      fires on that plain shape (DeepSeek wants reasoning beside every call; Gemini wants a
-      signature on the calls after the last user message);
+    * the last message a user message, tool results, or an assistant message without calls
+      whose last text does not end with whitespace (a stored history ends with the model's
+      answer), and no rule of the provider's own that fires on that plain shape (DeepSeek
+      wants reasoning beside every call; Gemini a signature on the calls after the last user
+      message);
     * the default registry holds the built-in rules alone.
 
     Pure Python over the dicts, in one pass: no model is built. What is the same in every
@@ -735,4 +737,4 @@ def _scan(history: list[Any], ids: list[str], names: list[str]) -> str | None:
         if not plain_value(value):
             return None
     # Calls left unanswered are the last message's, an assistant message: not an end.
-    return previous if previous in ENDS else None
+    return None if waiting is not None else ended(previous, texts[-1] if texts else None)

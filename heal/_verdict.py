@@ -47,6 +47,7 @@ __all__ = [
     "MAX_DEPTH",
     "bare",
     "calls_accepted",
+    "ended",
     "judge",
     "plain_input",
     "plain_text",
@@ -74,10 +75,23 @@ message right after tool results (Mistral wants an assistant message between). T
 stand only right after the assistant message whose calls they answer, which each walk checks
 itself."""
 
-ENDS = frozenset({"user", "tool"})
+ENDS = frozenset({"user", "tool", "assistant"})
 """The roles a plainly clean history may end with: a request ends with the user's message or
-with the results the model is to read (a trailing assistant message is prefill, which some
-models refuse and ``anthropic-trailing-whitespace`` trims)."""
+with the results the model is to read, and a stored history with the model's answer. A
+trailing assistant message is a prefill to Anthropic, which ``anthropic-trailing-whitespace``
+trims: :func:`ended` takes one only when its last text does not end with whitespace. (The
+newer models that refuse prefill are a rule the target's model turns on, and a verdict is
+asked for a target that names no model.) An assistant message with calls left unanswered is
+no end: each walk checks that itself."""
+
+
+def ended(previous: str, final: Any) -> str | None:
+    """``previous``, the canonical role of a walk's last message, when a plainly clean history
+    may end with it (:data:`ENDS`), else None; ``final`` is the last text of that message, read
+    when it is an assistant message (a string: text alone or the last of its text parts)."""
+    if previous == "assistant":
+        return previous if type(final) is str and final == final.rstrip() else None
+    return previous if previous in ENDS else None
 
 
 def _providers_of(rule_id: str) -> frozenset[str]:
@@ -238,9 +252,9 @@ def calls_accepted(
     if not ids:
         return True
     if provider in _CALLS_NEED_REASONING or (
-        last == "tool" and provider in _CURRENT_CALLS_NEED_SIGNATURE
+        last != "user" and provider in _CURRENT_CALLS_NEED_SIGNATURE
     ):
-        return False
+        return False  # after tool results or an answer, calls may be in the current turn
     return (
         len(set(ids)) == len(ids)
         and profile.all_accepted_tool_call_ids(ids)

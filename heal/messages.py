@@ -103,8 +103,9 @@ class _Model(BaseModel):
         # exclude unset fields: count it as set, or ``TextPart(text="x")`` would dump without
         # its "type". Data validated from dicts or JSON always carries its tag.
         fields_set = self.__pydantic_fields_set__
+        fields = type(self).__pydantic_fields__  # model_fields goes through a descriptor each time
         for tag in _TAG_FIELDS:
-            if tag in type(self).model_fields:
+            if tag in fields:
                 fields_set.add(tag)
 
     # Pydantic calls a model's own ``__init__`` for every object it validates, which would

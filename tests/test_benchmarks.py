@@ -92,6 +92,26 @@ def test_the_peers_benchmark_runs_and_reports_ratios(
     assert "load average before" in printed and "load average after" in printed
 
 
+def test_the_spellings_benchmark_times_each_spelling_clean_and_repaired(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    pytest.importorskip("pydantic_ai")
+    pytest.importorskip("langchain_core")
+    from benchmarks import spellings
+
+    found = spellings.rows()
+    assert len(found) == 8
+    for name, heal, history in found:
+        # Clean as stored, one repair without the first result; and each history the same
+        # conversation, spelled as its format and SDK give it.
+        assert heal(history).repairs == (), name
+        assert heal(spellings._without_first_result(history)).repairs, name
+        assert len(history) >= 27, name
+    assert spellings.main(["--runs", "1"]) == 0
+    printed = capsys.readouterr().out
+    assert printed.count(" us ") == 8 and "load average after" in printed
+
+
 def test_scaling_times_the_two_sizes_in_turns(monkeypatch: pytest.MonkeyPatch) -> None:
     # Taking every small run before every large one let a change in the machine's load land on
     # one side of the ratio only.

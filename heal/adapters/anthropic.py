@@ -91,9 +91,9 @@ from urllib.parse import unquote_to_bytes
 
 from heal._verdict import (
     AFTER,
-    ENDS,
     bare,
     calls_accepted,
+    ended,
     judge,
     plain_input,
     plain_inputs,
@@ -478,7 +478,7 @@ def _plain_messages(
     if not (plain_texts(texts) and plain_inputs(inputs)):
         return None
     # Calls left unanswered are the last message's, an assistant message: not an end.
-    return previous if previous in ENDS else None
+    return None if waiting is not None else ended(previous, texts[-1] if texts else None)
 
 
 _MAPPED_KEYS: dict[str, frozenset[str]] = {

@@ -139,9 +139,9 @@ from langchain_core.messages import (
 from heal._engine import HealScope
 from heal._verdict import (
     AFTER,
-    ENDS,
     bare,
     calls_accepted,
+    ended,
     judge,
     plain_inputs,
     plain_texts,
@@ -440,7 +440,7 @@ def _plain_messages(messages: list[BaseMessage], ids: list[str], names: list[str
     for value in kept:
         if value is not None and not plain_value(value):
             return None
-    return previous if previous in ENDS else None
+    return ended(previous, texts[-1] if texts else None)
 
 
 def _strand_hidden(

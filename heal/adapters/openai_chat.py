@@ -108,10 +108,10 @@ from typing import Any, Literal, cast
 
 from heal._verdict import (
     AFTER,
-    ENDS,
     MAX_DEPTH,
     bare,
     calls_accepted,
+    ended,
     judge,
     plain_input,
     plain_text,
@@ -344,6 +344,7 @@ def _plain_messages(messages: list[Any], ids: list[str], names: list[str]) -> st
     KeyError) check each dict's keys."""
     waiting: dict[str, str] | None = None  # the calls not answered yet: id -> name
     previous = ""
+    final: Any = None  # the last text of the last assistant message
     # The texts of tool messages and string contents are gathered and judged once at the end:
     # a call per text would cost more than the test.
     texts: list[Any] = []
@@ -412,10 +413,12 @@ def _plain_messages(messages: list[Any], ids: list[str], names: list[str]) -> st
                 waiting[call_id] = name
                 ids.append(call_id)
                 names.append(name)
+        # The last text of the message (a history may end with it: see heal._verdict.ended).
+        final = content if type(content) is not list else content[-1]["text"]
         previous = role
     if not plain_texts(texts):
         return None
-    return None if waiting is not None or previous not in ENDS else previous
+    return None if waiting is not None else ended(previous, final)
 
 
 def _plain_parts(content: Any) -> bool:

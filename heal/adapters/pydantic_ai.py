@@ -150,9 +150,9 @@ from pydantic_ai.usage import RequestUsage
 from heal._engine import HealScope
 from heal._verdict import (
     AFTER,
-    ENDS,
     bare,
     calls_accepted,
+    ended,
     judge,
     plain_input,
     plain_inputs,
@@ -643,7 +643,7 @@ def _plain_messages(
     if not (plain_texts(texts) and plain_inputs(inputs)):
         return None
     # Calls left unanswered are the last message's, a response: not an end.
-    return previous if previous in ENDS else None
+    return None if waiting is not None else ended(previous, texts[-1] if texts else None)
 
 
 def _plain_args(args: Any) -> bool:

@@ -915,6 +915,7 @@ ANTHROPIC_CLEAN = {
     "call-name-digit-first",  # only Gemini refuses it
     "system-message-in-list",
     "assistant-text-extra-key",  # a null citations, as the model_dump() of an SDK block writes
+    "trailing-assistant",  # a stored history ends with the model's answer
 }
 """The defects that are no defect for Anthropic: still plainly clean."""
 
@@ -1110,6 +1111,7 @@ CHAT_CLEAN = {
     "answer-refusal-null",
     "answer-calls-null",
     "answer-function-call-null",
+    "trailing-assistant",  # a stored history ends with the model's answer
     "arguments-spaced",
     "arguments-indented",
     "arguments-ascii",
@@ -1279,6 +1281,7 @@ PYDANTIC_CLEAN = {
     "call-args-json",
     "call-args-none",
     "call-args-blank",
+    "trailing-response",  # a stored history ends with the model's answer
 }
 """The defects that are no defect: still plainly clean under heal_pydantic_ai's default
 (``provider="auto"``)."""
