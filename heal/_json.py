@@ -243,7 +243,9 @@ def _decode(data: str | bytes) -> Any:
 # Python name or in another order comes out of a dump moved or renamed), each boolean field a
 # real boolean (a dump writes ``"true"`` as ``true``). Strings and JSON values (tool inputs and
 # outputs, provider options) come out of a dump as they went in. Such a message is written from
-# its decoded dict; only the others are dumped.
+# its decoded dict; only the others are dumped, and of those only the parts heal changed: a part
+# it left as it was is its decoded dict, and a call or result it only renamed (a new id or tool
+# name, the foreign ids of every turn) is that dict with the new values.
 
 _Layout = dict[tuple[str, ...], tuple[str, ...]]
 """Each key tuple a canonical dict of one model may have, with the boolean fields among its

@@ -690,10 +690,10 @@ def expect_object(value: Any, path: str, what: str) -> dict[str, Any]:
     """A native object as a plain dict; SDK models are dumped as the SDK would send them."""
     if isinstance(value, Mapping):
         return dict(value)
-    if isinstance(value, BaseModel):
-        dumped: dict[str, Any] = value.model_dump(mode="json", exclude_none=True)
-        return dumped
-    raise InputError(f"expected {what} object, got {kind_of(value)}", path=path)
+    dumped = sdk_dict(value)
+    if dumped is None:
+        raise InputError(f"expected {what} object, got {kind_of(value)}", path=path)
+    return dumped
 
 
 def expect_string(obj: Mapping[str, Any], key: str, path: str, what: str) -> str:
