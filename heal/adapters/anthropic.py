@@ -450,11 +450,13 @@ def _plain_messages(
                     return None
                 add_text(block["text"])
         else:
-            for given in content:
-                # An SDK block (response.content, stored as it came), as the loader reads it.
-                block = given if type(given) is dict else sdk_dict(given)
-                if block is None:
-                    return None
+            for block in content:
+                if type(block) is not dict:
+                    # An SDK block (response.content, stored as it came), as the loader reads
+                    # it (a dict goes on as it is: the common case pays nothing for this).
+                    block = sdk_dict(block)  # noqa: PLW2901
+                    if block is None:
+                        return None
                 kind = block["type"]
                 if kind == "text":
                     # Text after a call is moved before it for Anthropic.
@@ -917,11 +919,13 @@ class _Loader:
             if type(content) is not list:
                 return None
             parts: list[Any] = []
-            for given in content:
-                # An SDK block (response.content, stored as it came), as the general path reads it.
-                block = given if type(given) is dict else sdk_dict(given)
-                if block is None:
-                    return None
+            for block in content:
+                if type(block) is not dict:
+                    # An SDK block (response.content, stored as it came), as the general path
+                    # reads it.
+                    block = sdk_dict(block)  # noqa: PLW2901
+                    if block is None:
+                        return None
                 kind = block.get("type")
                 size = len(block)
                 if kind == "text":

@@ -344,16 +344,18 @@ def _plain_messages(messages: list[Any], ids: list[str], names: list[str]) -> st
     KeyError) check each dict's keys."""
     waiting: dict[str, str] | None = None  # the calls not answered yet: id -> name
     previous = ""
-    final: Any = None  # the last text of the last assistant message
+    final: Any = None  # the content of the last assistant message
     # The texts of tool messages and string contents are gathered and judged once at the end:
     # a call per text would cost more than the test.
     texts: list[Any] = []
     add_text = texts.append
-    for given in messages:
-        # An SDK message (response.choices[0].message, stored as it came), as the loader reads it.
-        message = given if type(given) is dict else sdk_dict(given)
-        if message is None:
-            return None
+    for message in messages:
+        if type(message) is not dict:
+            # An SDK message (response.choices[0].message, stored as it came), as the loader
+            # reads it (a dict goes on as it is: the common case pays nothing for this).
+            message = sdk_dict(message)  # noqa: PLW2901
+            if message is None:
+                return None
         role = message["role"]
         if waiting is not None:
             # A tool message answering one of the calls of the assistant message before.
@@ -384,9 +386,10 @@ def _plain_messages(messages: list[Any], ids: list[str], names: list[str]) -> st
             continue
         content = message.get("content", _ABSENT)
         calls = message.get("tool_calls", _ABSENT)
-        if len(message) != 1 + (content is not _ABSENT) + (calls is not _ABSENT) or calls is None:
+        if len(message) != 1 + (content is not _ABSENT) + (calls is not _ABSENT):
             # Null fields beside them (an SDK message's model_dump()): kept as marks, which no
-            # rule reads; null calls are none.
+            # rule reads; null calls are none (alone beside the content, they are refused below,
+            # which costs nothing but the full path).
             if _null_fields(message) is None or any(f in message for f in _REASONING_FIELDS):
                 return None
             if calls is None:
@@ -413,12 +416,13 @@ def _plain_messages(messages: list[Any], ids: list[str], names: list[str]) -> st
                 waiting[call_id] = name
                 ids.append(call_id)
                 names.append(name)
-        # The last text of the message (a history may end with it: see heal._verdict.ended).
-        final = content if type(content) is not list else content[-1]["text"]
+        final = content  # the last assistant message's (a history may end with it)
         previous = role
     if not plain_texts(texts):
         return None
-    return None if waiting is not None else ended(previous, final)
+    if waiting is not None:
+        return None
+    return ended(previous, final[-1]["text"] if type(final) is list else final)
 
 
 def _plain_parts(content: Any) -> bool:
@@ -861,12 +865,10 @@ class _Loader:
                     return False
                 parts.append(part)
                 origins.append(None)
-        marks: dict[str, Any] = {}
-        if mark is not None:
-            marks["content"] = mark
+        options = None if mark is None else {"heal": {_NS: {"content": mark}}}
         if extra:
-            marks["extra"] = extra
-        options = {"heal": {_NS: marks}} if marks else None
+            marks = {"extra": extra} if mark is None else {"content": mark, "extra": extra}
+            options = {"heal": {_NS: marks}}
         if mark is None and len(parts) == 1 and type(content) is str:
             # Text alone stays a string, as it came.
             self._put(built_message(AssistantMessage, content, options), i, ())

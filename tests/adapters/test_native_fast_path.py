@@ -1107,9 +1107,9 @@ CHAT_CLEAN = {
     "assistant-content-null",
     "assistant-content-parts",
     "answer-parts",
-    # Null fields beside the text, as the model_dump() of an SDK message writes them.
+    # Null fields beside the text, as the model_dump() of an SDK message writes them (null
+    # calls alone beside the content are left to the full path).
     "answer-refusal-null",
-    "answer-calls-null",
     "answer-function-call-null",
     "trailing-assistant",  # a stored history ends with the model's answer
     "arguments-spaced",
