@@ -63,7 +63,9 @@ def _openai(style: str) -> list[Any]:
         )
         history.append(stored(ChatCompletionMessage(role="assistant", tool_calls=[call])))
         history.append({"role": "tool", "tool_call_id": call_id, "content": "sunny"})
-        answer = ChatCompletionMessage(role="assistant", content=f"Sunny on day {turn}.")
+        answer = ChatCompletionMessage(
+            role="assistant", content=f"Sunny on day {turn}.", annotations=[]
+        )  # as the API answers a text
         history.append(stored(answer))
     history.append({"role": "user", "content": "Thanks."})
     return history

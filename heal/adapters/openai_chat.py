@@ -468,9 +468,11 @@ _MAPPED = frozenset({"role", "content", *_NULLABLE, *_REASONING_FIELDS})
 def _null_fields(message: dict[str, Any]) -> dict[str, Any] | None:
     """The ``extra`` mark the loader gives an assistant message for its null fields
     (``refusal``, ``tool_calls``, ``function_call`` and unknown keys such as ``annotations``
-    and ``audio``: the ``model_dump()`` of an SDK message holds them all), in its order; None
-    when one of them is not null (a refusal's text, a legacy call, an unknown value), or a
-    reasoning field is (the general path words those)."""
+    and ``audio``: the ``model_dump()`` of an SDK message holds them all) and its unknown keys
+    holding an empty list (the API answers ``annotations: []``), in its order; None when one of
+    them holds anything else (a refusal's text, a legacy call, an unknown value), or a
+    reasoning field is there (the general path words those). An empty list is a new one, as
+    loading the general path's dicts makes it."""
     extra: dict[str, Any] = {}
     for key in _NULLABLE:
         if key in message:
@@ -481,9 +483,12 @@ def _null_fields(message: dict[str, Any]) -> dict[str, Any] | None:
                 return None
     for key, value in message.items():
         if key not in _MAPPED:
-            if value is not None:
+            if value is None:
+                extra[key] = None
+            elif type(value) is list and not value:
+                extra[key] = []
+            else:
                 return None
-            extra[key] = None
     return extra
 
 

@@ -668,7 +668,10 @@ def sdk_dump(message: dict[str, Any]) -> dict[str, Any]:
     ``ChatCompletionMessage`` (every field, null ones too: refusal, annotations, audio...)."""
     from openai.types.chat import ChatCompletionMessage
 
-    dumped: dict[str, Any] = ChatCompletionMessage.model_validate(message).model_dump()
+    model = ChatCompletionMessage.model_validate(message)
+    if model.content is not None:
+        model.annotations = []  # the API answers an empty list of annotations with a text
+    dumped: dict[str, Any] = model.model_dump()
     assert dumped["refusal"] is None and "annotations" in dumped and "audio" in dumped
     return dumped
 

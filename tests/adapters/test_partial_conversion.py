@@ -271,6 +271,24 @@ def test_pydantic_ai_partial_conversion_of_json(native: Any) -> None:
     _same_heal(pydantic_ai, pydantic_ai.heal_pydantic_ai, text, ["auto", None])
 
 
+@pytest.mark.parametrize(
+    "annotations",
+    [[], [{"type": "url_citation", "url_citation": {"url": "https://a.example", "title": "A"}}]],
+)
+def test_openai_chat_annotations_load_as_the_general_path_loads_them(annotations: Any) -> None:
+    # The API answers a text with its annotations, an empty list mostly: read by the fast path
+    # (a new empty list, as loading the general path's dicts makes), anything else by the
+    # general one; the same models either way, and the same heal.
+    native = copy.deepcopy(CHAT_PLAIN)
+    answer = next(i for i, m in enumerate(native) if m["role"] == "assistant" and m["content"])
+    native[answer]["annotations"] = annotations
+    _same_load(openai_chat, native)
+    _same_heal(openai_chat, openai_chat.heal_openai_chat, native)
+    del native[3]  # a result gone: the history loads for a repair
+    _same_load(openai_chat, native)
+    _same_heal(openai_chat, openai_chat.heal_openai_chat, native)
+
+
 @pytest.mark.parametrize("defect", ["none", *sorted(ANTHROPIC_DEFECTS)])
 def test_anthropic_sdk_block_dumps_load_and_heal_as_the_general_path_does(defect: str) -> None:
     # Assistant blocks as a caller stores the SDK's (model_dump(): null citations, caller,
