@@ -41,12 +41,11 @@ from pydantic import TypeAdapter
 from heal._engine import heal_messages
 from heal._verdict import (
     AFTER,
-    calls_accepted,
     ended,
-    judge,
     plain_inputs,
     plain_texts,
     plain_value,
+    walked_clean,
 )
 from heal.errors import InputError
 from heal.messages import (
@@ -640,16 +639,7 @@ def clean_verdict(history: Any, provider: str | None = None) -> bool:
     """
     if type(history) is not list or not history:
         return False
-    profile = judge(provider)
-    if profile is None:
-        return False
-    ids: list[str] = []
-    names: list[str] = []
-    try:
-        last = _scan(history, ids, names)
-    except KeyError:  # a message or part without a key its kind needs
-        return False
-    return last is not None and calls_accepted(provider, profile, ids, names, last)
+    return walked_clean(provider, _scan, history)
 
 
 def _scan(history: list[Any], ids: list[str], names: list[str]) -> str | None:

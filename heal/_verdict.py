@@ -22,7 +22,8 @@ Each format walks its own shapes and asks this module what is the same everywher
   object, which the full path refuses;
 * :data:`AFTER` and :data:`ENDS`: the order of roles no rule changes, in canonical roles (a
   format whose tool results sit in user messages reads them as the ``tool`` role);
-* :func:`calls_accepted`: the last check, over every call id and tool name the walk collected.
+* :func:`calls_accepted`: the last check, over every call id and tool name the walk collected;
+* :func:`walked_clean`: the verdict around a format's walk (judge, walk, last check).
 
 The formats' walks are held to the promise by property tests under every provider
 (``tests/test_json.py``, ``tests/adapters/test_native_fast_path.py``).
@@ -31,7 +32,7 @@ The formats' walks are held to the promise by property tests under every provide
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from itertools import chain
 from math import isfinite
 from typing import Any, cast
@@ -48,6 +49,7 @@ __all__ = [
     "bare",
     "calls_accepted",
     "ended",
+    "walked_clean",
     "judge",
     "plain_input",
     "plain_text",
@@ -260,3 +262,22 @@ def calls_accepted(
         and profile.all_accepted_tool_call_ids(ids)
         and profile.all_valid_tool_names(names)
     )
+
+
+def walked_clean(provider: str | None, walk: Callable[..., str | None], *history: Any) -> bool:
+    """A format's verdict on a history: True when a verdict may be given (:func:`judge`), the
+    format's ``walk`` over ``history`` finds every message plain (it is called with ``history``
+    and then the lists it adds the call ids and tool names to, and returns the canonical role of
+    the last message, or None: see :func:`ended`), and :func:`calls_accepted` takes what it
+    gathered. A KeyError in the walk is a message or part without a key its kind needs: not
+    plain."""
+    profile = judge(provider)
+    if profile is None:
+        return False
+    ids: list[str] = []
+    names: list[str] = []
+    try:
+        last = walk(*history, ids, names)
+    except KeyError:
+        return False
+    return last is not None and calls_accepted(provider, profile, ids, names, last)

@@ -92,12 +92,11 @@ from urllib.parse import unquote_to_bytes
 from heal._verdict import (
     AFTER,
     bare,
-    calls_accepted,
     ended,
-    judge,
     plain_input,
     plain_inputs,
     plain_texts,
+    walked_clean,
 )
 from heal.adapters._common import (
     NO_FACTS,
@@ -377,16 +376,7 @@ def _plainly_clean(history: Any, provider: ProviderId | None) -> bool:
         messages, system = history, _ABSENT
     if type(messages) is not list or not messages:
         return False
-    profile = judge(provider)
-    if profile is None:
-        return False
-    ids: list[str] = []
-    names: list[str] = []
-    try:
-        last = _plain_messages(messages, system, ids, names)
-    except KeyError:  # a message or block without a key its kind needs
-        return False
-    return last is not None and calls_accepted(provider, profile, ids, names, last)
+    return walked_clean(provider, _plain_messages, messages, system)
 
 
 def _plain_messages(

@@ -140,12 +140,11 @@ from heal._engine import HealScope
 from heal._verdict import (
     AFTER,
     bare,
-    calls_accepted,
     ended,
-    judge,
     plain_inputs,
     plain_texts,
     plain_value,
+    walked_clean,
 )
 from heal.adapters._common import (
     Loaded,
@@ -360,13 +359,7 @@ def _plainly_clean(messages: list[BaseMessage], provider: ProviderId | None) -> 
     """
     if not messages:
         return False
-    profile = judge(provider)
-    if profile is None:
-        return False
-    ids: list[str] = []
-    names: list[str] = []
-    last = _plain_messages(messages, ids, names)
-    return last is not None and calls_accepted(provider, profile, ids, names, last)
+    return walked_clean(provider, _plain_messages, messages)
 
 
 def _plain_messages(messages: list[BaseMessage], ids: list[str], names: list[str]) -> str | None:

@@ -110,12 +110,11 @@ from heal._verdict import (
     AFTER,
     MAX_DEPTH,
     bare,
-    calls_accepted,
     ended,
-    judge,
     plain_input,
     plain_text,
     plain_texts,
+    walked_clean,
 )
 from heal.adapters._common import (
     Loaded,
@@ -322,16 +321,7 @@ def _plainly_clean(messages: Any, provider: ProviderId | None) -> bool:
     """
     if type(messages) is not list or not messages:
         return False
-    profile = judge(provider)
-    if profile is None:
-        return False
-    ids: list[str] = []
-    names: list[str] = []
-    try:
-        last = _plain_messages(messages, ids, names)
-    except KeyError:  # a message or part without a key its kind needs
-        return False
-    return last is not None and calls_accepted(provider, profile, ids, names, last)
+    return walked_clean(provider, _plain_messages, messages)
 
 
 _ABSENT: Any = object()
