@@ -21,6 +21,10 @@ of the same conversation (twelve turns of a question, a tool call, its result an
 * LangChain: messages with a chat model's metadata (``response_metadata``, ``usage_metadata``,
   ids).
 
+The pydantic-ai and LangChain histories are timed twice: as the history alone, and with the
+model and tools of the request, as ``heal.integrations`` heal every request (a verdict asked
+only for a target that named no model left each of those to the general path).
+
 "one repair" removes the first tool result (an orphan call, repaired in every format). Figures
 are the median of ``--runs`` timings of 50 heals each, in one process; the load average is
 printed before and after. Needs the ``bench`` extras (the SDKs, pydantic-ai, LangChain).
@@ -34,6 +38,7 @@ import os
 import statistics
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 TURNS = 12
@@ -178,7 +183,17 @@ def rows() -> list[tuple[str, Callable[[Any], Any], list[Any]]]:
         *[(f"heal_openai_chat, {style}", heal_openai_chat, _openai(style)) for style in styles],
         *[(f"heal_anthropic, {style}", heal_anthropic, _anthropic(style)) for style in styles],
         ("heal_pydantic_ai, an Agent's history", heal_pydantic_ai, _pydantic_ai()),
+        (
+            "  with the request's model and tools",
+            partial(heal_pydantic_ai, model="gpt-4o", tools=["weather"]),
+            _pydantic_ai(),
+        ),
         ("heal_langchain, messages with metadata", heal_langchain, _langchain()),
+        (
+            "  with the request's model and tools",
+            partial(heal_langchain, model="gpt-4o", tools=["weather"]),
+            _langchain(),
+        ),
     ]
 
 

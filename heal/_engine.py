@@ -341,6 +341,13 @@ def _cached_plan(
     return _Plan(tuple(steps), guards, get_profile(target.provider), _verdict(steps))
 
 
+def planned_rules(target: Target) -> tuple[Rule, ...]:
+    """The rules :func:`heal_messages` runs for ``target`` under the default policy, with the
+    registered rules and no others, at request scope: in their order (the plain verdicts
+    compare the plan of a model with its provider's, :func:`heal._verdict.verdict_ends`)."""
+    return tuple(step[0] for step in _plan_for(target, None, None, "request").steps)
+
+
 def _verdict(steps: Sequence[_Step]) -> tuple[frozenset[str], tuple[Fact, ...]] | None:
     """What the plan's rules need, all together (see ``_Plan.verdict``)."""
     lists: set[str] = set()

@@ -41,13 +41,16 @@ from pydantic import TypeAdapter
 from heal._engine import heal_messages
 from heal._verdict import (
     AFTER,
+    PLAIN_TERMS,
+    Terms,
     ended,
     plain_inputs,
     plain_texts,
     plain_value,
+    terms_for,
     walked_clean,
 )
-from heal.errors import InputError
+from heal.errors import ConfigError, InputError
 from heal.messages import (
     ModelMessage,
     Part,
@@ -59,6 +62,7 @@ from heal.messages import (
 from heal.policy import Policy
 from heal.providers import ProviderId
 from heal.repairs import Repair
+from heal.targets import Target
 
 __all__ = [
     "FAST_DECODER",
@@ -100,10 +104,11 @@ class JsonHealResult(Generic[T]):
         return any(r.changed for r in self.repairs)
 
 
-_SAFE_OPTIONS = frozenset({"strict", "on_repair"})
-"""The keyword arguments of ``heal_messages`` that cannot turn a clean verdict into a repair:
-``strict`` raises and ``on_repair`` is called only when there is a repair. Any other (``rules``,
-``scope``, or a target such as ``model`` or ``tools``) takes the full path."""
+_SAFE_OPTIONS = frozenset({"strict", "on_repair", "model", "thinking", "tools"})
+"""The keyword arguments of ``heal_messages`` a clean verdict may be asked under: ``strict``
+raises and ``on_repair`` is called only when there is a repair, and the verdict takes the
+target's ``model``, ``thinking`` and ``tools`` (see :func:`clean_verdict`). Any other
+(``rules``, ``scope``, ``target=``) takes the full path."""
 
 
 def heal_json(
@@ -121,10 +126,11 @@ def heal_json(
 
     A history that :func:`clean_verdict` finds plainly clean comes back as the very object
     passed in, with no repairs, and is never loaded into models; the verdict is asked only under
-    the default policy, with no keyword argument but ``strict`` and ``on_repair``. Any other is
-    healed by :func:`heal.heal_messages` (which gets ``provider``, ``policy`` and every other
-    keyword argument, such as ``rules``, ``strict`` or a target like ``model=``) and written as
-    :func:`dumps` writes it, even when nothing changed. Errors are ``heal_messages``' own: a text
+    the default policy, with no keyword argument but ``strict``, ``on_repair`` and the target's
+    ``model``, ``thinking`` and ``tools``. Any other is healed by :func:`heal.heal_messages`
+    (which gets ``provider``, ``policy`` and every other keyword argument, such as ``rules``,
+    ``strict`` or ``model=``) and written as :func:`dumps` writes it, even when nothing
+    changed. Errors are ``heal_messages``' own: a text
     that is not a valid history raises :class:`~heal.errors.InputError`, an unknown provider
     :class:`~heal.errors.ConfigError`. A healed history that bytes cannot hold (a lone surrogate
     left in a tool input) raises :class:`~heal.errors.InputError` for ``bytes`` input.
@@ -160,7 +166,13 @@ def _heal_json(
         decoded is not _UNREADABLE
         and policy is None
         and _SAFE_OPTIONS.issuperset(target)
-        and clean_verdict(decoded, provider)
+        and clean_verdict(
+            decoded,
+            provider,
+            model=target.get("model"),
+            thinking=target.get("thinking"),
+            tools=target.get("tools"),
+        )
     ):
         return JsonHealResult(data, ())
     read = None if decoded is _UNREADABLE else _load_decoded(data, decoded)
@@ -607,10 +619,19 @@ def _holds_float(value: Any) -> bool:
 # --- the verdict -----------------------------------------------------------------------------
 
 
-def clean_verdict(history: Any, provider: str | None = None) -> bool:
-    """Whether ``history``, decoded JSON (plain dicts and lists), is plainly clean for
-    ``provider``: True only when ``heal_messages(history, provider=provider)`` would return no
-    repair at all and give back the history as it is. False says nothing but "not plainly".
+def clean_verdict(
+    history: Any,
+    provider: str | None = None,
+    *,
+    model: Any = None,
+    thinking: Any = None,
+    tools: Any = None,
+) -> bool:
+    """Whether ``history``, decoded JSON (plain dicts and lists), is plainly clean for the
+    target: True only when ``heal_messages`` on it with the same ``provider``, ``model``,
+    ``thinking`` and ``tools`` would return no repair at all and give back the history as it is
+    (the provider inferred from the model when None, as there). False says nothing but "not
+    plainly".
 
     Clean means, all of:
 
@@ -624,14 +645,16 @@ def clean_verdict(history: Any, provider: str | None = None) -> bool:
     * each assistant message with calls followed by one tool message holding exactly one result
       per call (same id and name; text or error-text output that is not blank, or JSON), and tool
       messages nowhere else;
-    * call ids unique, and ids and names the provider's profile accepts; no JSON value nested
+    * call ids unique, ids and names the provider's profile accepts, names among ``tools``
+      when given; no JSON value nested
       deeper than 64 levels, no float that is not finite;
     * the last message a user message, tool results, or an assistant message without calls
       whose last text does not end with whitespace (a stored history ends with the model's
-      answer), and no rule of the provider's own that fires on that plain shape (DeepSeek
-      wants reasoning beside every call; Gemini a signature on the calls after the last user
-      message);
-    * the default registry holds the built-in rules alone.
+      answer, unless the model refuses prefill), and no rule of the provider's own that fires
+      on that plain shape (DeepSeek wants reasoning beside every call; Gemini a signature on
+      the calls after the last user message);
+    * the default registry holds the built-in rules alone, and the target turns on no rule
+      that would read the history otherwise (:func:`heal._verdict.terms_for`).
 
     Pure Python over the dicts, in one pass: no model is built. What is the same in every
     format (texts, values, the order of roles, the final id and name check) is
@@ -639,7 +662,14 @@ def clean_verdict(history: Any, provider: str | None = None) -> bool:
     """
     if type(history) is not list or not history:
         return False
-    return walked_clean(provider, _scan, history)
+    terms: Terms | None = PLAIN_TERMS
+    if model is not None or thinking is not None or tools is not None:
+        try:
+            target = Target.of(provider, model, thinking=thinking, tools=tools)
+        except ConfigError:
+            return False  # the full path raises it
+        provider, terms = target.provider, terms_for(target)
+    return terms is not None and walked_clean(provider, terms, _scan, history)
 
 
 def _scan(history: list[Any], ids: list[str], names: list[str]) -> str | None:

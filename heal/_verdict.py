@@ -14,8 +14,9 @@ Each format walks its own shapes and asks this module what is the same everywher
 
 * :func:`judge`: whether the verdict may be asked at all (the default registry holds exactly
   the built-in rules, the provider is known), and the provider's profile;
-* :func:`bare`: whether a target says nothing but its provider (a model, ``thinking`` or tools
-  enable rules the verdict does not follow);
+* :func:`terms_for`: whether a verdict may be asked for a target, and what a plainly clean
+  history must also be for it (a model, ``thinking`` or tools turn rules on or off): how it may
+  end, which tools its calls may name;
 * :func:`plain_text`, :func:`plain_value`, :func:`plain_input`: a text that no rule mends (not
   blank, no lone surrogate), a JSON value the models take as it is (JSON types alone, nested
   at most :data:`MAX_DEPTH` levels, finite floats): a caller's own dicts may hold any Python
@@ -33,10 +34,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from itertools import chain
 from math import isfinite
 from typing import Any, cast
 
+from heal._engine import planned_rules
 from heal.errors import ConfigError
 from heal.providers import ProviderProfile, get_profile
 from heal.rules import BUILTIN_RULES, default_registry
@@ -46,15 +49,18 @@ __all__ = [
     "AFTER",
     "ENDS",
     "MAX_DEPTH",
-    "bare",
+    "PLAIN_TERMS",
+    "PLAIN_NEVER",
+    "Terms",
     "calls_accepted",
     "ended",
-    "walked_clean",
     "judge",
     "plain_input",
     "plain_text",
     "plain_value",
+    "terms_for",
     "surrogate",
+    "walked_clean",
 ]
 
 MAX_DEPTH = 64
@@ -81,10 +87,10 @@ ENDS = frozenset({"user", "tool", "assistant"})
 """The roles a plainly clean history may end with: a request ends with the user's message or
 with the results the model is to read, and a stored history with the model's answer. A
 trailing assistant message is a prefill to Anthropic, which ``anthropic-trailing-whitespace``
-trims: :func:`ended` takes one only when its last text does not end with whitespace. (The
-newer models that refuse prefill are a rule the target's model turns on, and a verdict is
-asked for a target that names no model.) An assistant message with calls left unanswered is
-no end: each walk checks that itself."""
+trims: :func:`ended` takes one only when its last text does not end with whitespace. The
+models that refuse prefill turn ``anthropic-assistant-prefill`` on, and :func:`terms_for` leaves
+the assistant role out for them. An assistant message with calls left unanswered is no
+end: each walk checks that itself."""
 
 
 def ended(previous: str, final: Any) -> str | None:
@@ -140,15 +146,96 @@ def judge(provider: str | None) -> ProviderProfile | None:
         return None
 
 
-def bare(target: Target) -> bool:
-    """Whether a target names a provider and nothing else: a model, ``thinking``, tools or a
-    prefix-binding behaviour enable or steer rules a verdict does not follow."""
-    return (
-        target.model is None
-        and target.thinking is None
-        and target.tools is None
-        and target.prefix_mismatch_behavior is None
+PLAIN_NEVER = frozenset({"reasoning", "files", "images", "late_system"})
+"""What a rule may need (``Rule.needs``: trigger lists and index facts) that a plainly clean
+history never holds: reasoning parts, files, images, a system message after the start. A rule
+that needs nothing else finds nothing in one, whatever it would do with it."""
+
+_ANSWER = frozenset({"final_assistant"})
+"""The need of a rule that reads the model's answer at the end (``anthropic-assistant-prefill``,
+on for the models that refuse prefill): a history ending with one is not plain for it."""
+
+_OFFERED = frozenset({"unoffered_tools"})
+"""The need of ``tool-not-offered`` (on when the request's tools are known): a call of a tool
+the request does not offer, which :func:`calls_accepted` looks for itself."""
+
+
+@dataclass(frozen=True, slots=True)
+class Terms:
+    """What a plainly clean history must also be for one target (see :func:`terms_for`)."""
+
+    ends: frozenset[str]
+    """The canonical roles it may end with."""
+    offered: frozenset[str] | None = None
+    """The tools its calls may name (None: any)."""
+
+
+PLAIN_TERMS = Terms(ENDS)
+"""The terms of a target that names its provider alone."""
+
+_TERMS: dict[tuple[Any, ...], Terms | None] = {}
+""":func:`terms_for` of the targets that name more than a provider, by what their plans depend
+on and the registry version (the tool names aside, which only :attr:`Terms.offered` reads)."""
+
+
+def terms_for(target: Target) -> Terms | None:
+    """What a plainly clean history must also be for ``target``, or None when no verdict may be
+    asked for it.
+
+    A target that names its provider alone: :data:`PLAIN_TERMS`. A model, ``thinking``, the
+    request's tools or a prefix-binding behaviour change the plan: they turn rules on or off by
+    what the model accepts and the request holds (``Rule.enabled_for``). Turning a rule off
+    never makes a clean history unclean. A rule turned on is harmless when it needs only what a
+    plainly clean history never holds (:data:`PLAIN_NEVER`: the reasoning, image, signature and
+    late-system rules); one that reads the final answer (``anthropic-assistant-prefill``, for
+    the models that refuse prefill) takes the assistant end away; ``tool-not-offered`` makes
+    every call name an offered tool (:attr:`Terms.offered`). Any other rule turned on leaves
+    the target to the full path. The rules both plans share read the target only where they
+    meet what :data:`PLAIN_NEVER` names (``anthropic-tool-loop-thinking`` reads ``thinking``
+    beside reasoning, the mid-conversation system rules the model beside a late system
+    message): the property tests of each verdict hold this under targets that name models,
+    thinking and tools (``tests/verdict_targets.py``)."""
+    model, thinking, tools, binding = (
+        target.model,
+        target.thinking,
+        target.tools,
+        target.prefix_mismatch_behavior,
     )
+    if model is None and thinking is None and tools is None and binding is None:
+        return PLAIN_TERMS
+    key = (
+        target.provider,
+        model,
+        thinking,
+        tools is None,
+        binding,
+        default_registry.version,
+    )
+    try:
+        found = _TERMS[key]
+    except KeyError:
+        found = _worked_out(target)
+        if len(_TERMS) >= 256:  # models and registry versions come and go
+            _TERMS.clear()
+        _TERMS[key] = found
+    if found is None or tools is None:
+        return found
+    return Terms(found.ends, tools)
+
+
+def _worked_out(target: Target) -> Terms | None:
+    """:func:`terms_for`, worked out from the plans (its ``offered`` stands for any tools)."""
+    ends = ENDS
+    shared = {rule.id for rule in planned_rules(Target(target.provider))}
+    for rule in planned_rules(target):
+        if rule.id in shared:
+            continue
+        needs = rule.needs if rule.needs is not None else rule.triggers
+        if needs is None or not needs <= PLAIN_NEVER | _ANSWER | _OFFERED:
+            return None
+        if needs & _ANSWER:
+            ends = ENDS - {"assistant"}
+    return PLAIN_TERMS if ends is ENDS else Terms(ends)
 
 
 def plain_text(value: Any) -> bool:
@@ -244,13 +331,20 @@ def _plain(container: dict[str, Any] | list[Any], depth: int) -> bool:
 
 
 def calls_accepted(
-    provider: str | None, profile: ProviderProfile, ids: list[str], names: list[str], last: str
+    provider: str | None,
+    profile: ProviderProfile,
+    ids: list[str],
+    names: list[str],
+    last: str,
+    *,
+    offered: frozenset[str] | None = None,
 ) -> bool:
     """The last check of a walk that found every message plain: the call ids (in history order)
-    unique and accepted by the provider, the tool names valid for it, and no rule of the
-    provider's own that fires on calls of that plain shape (DeepSeek wants reasoning beside
-    every call; Gemini a signature on the calls after the last user message, when ``last``, the
-    canonical role of the last message, is ``"tool"``)."""
+    unique and accepted by the provider, the tool names valid for it (and among the ``offered``
+    tools, when the request's are known), and no rule of the provider's own that fires on calls
+    of that plain shape (DeepSeek wants reasoning beside every call; Gemini a signature on the
+    calls after the last user message, when ``last``, the canonical role of the last message,
+    is ``"tool"``)."""
     if not ids:
         return True
     if provider in _CALLS_NEED_REASONING or (
@@ -261,16 +355,22 @@ def calls_accepted(
         len(set(ids)) == len(ids)
         and profile.all_accepted_tool_call_ids(ids)
         and profile.all_valid_tool_names(names)
+        and (offered is None or offered.issuperset(names))
     )
 
 
-def walked_clean(provider: str | None, walk: Callable[..., str | None], *history: Any) -> bool:
+def walked_clean(
+    provider: str | None,
+    terms: Terms,
+    walk: Callable[..., str | None],
+    *history: Any,
+) -> bool:
     """A format's verdict on a history: True when a verdict may be given (:func:`judge`), the
     format's ``walk`` over ``history`` finds every message plain (it is called with ``history``
     and then the lists it adds the call ids and tool names to, and returns the canonical role of
-    the last message, or None: see :func:`ended`), and :func:`calls_accepted` takes what it
-    gathered. A KeyError in the walk is a message or part without a key its kind needs: not
-    plain."""
+    the last message, or None: see :func:`ended`), the history ends as ``terms`` say (see
+    :func:`terms_for`), and :func:`calls_accepted` takes what it gathered. A KeyError in the
+    walk is a message or part without a key its kind needs: not plain."""
     profile = judge(provider)
     if profile is None:
         return False
@@ -280,4 +380,6 @@ def walked_clean(provider: str | None, walk: Callable[..., str | None], *history
         last = walk(*history, ids, names)
     except KeyError:
         return False
-    return last is not None and calls_accepted(provider, profile, ids, names, last)
+    return last in terms.ends and calls_accepted(
+        provider, profile, ids, names, last, offered=terms.offered
+    )

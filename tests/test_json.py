@@ -36,6 +36,7 @@ from heal import (
     HealingError,
     InputError,
     JsonHealResult,
+    Target,
     dump_messages,
     heal_json,
     heal_messages,
@@ -43,6 +44,7 @@ from heal import (
 from heal._json import clean_verdict, dumps
 from heal.rules import Context, Finding, Rule, default_registry, register_rule
 from tests.strategies import histories
+from tests.verdict_targets import MODEL_TARGETS
 
 ALL_PROVIDERS: list[Any] = [None, *PROVIDERS]
 History = list[dict[str, Any]]
@@ -250,11 +252,12 @@ any_history = st.one_of(plain_histories(), histories())
 
 
 def _verdict_holds(history: History) -> None:
-    for provider in ALL_PROVIDERS:
-        if clean_verdict(history, provider):
-            result = heal_messages(history, provider=provider)
-            assert result.repairs == (), (provider, [r.describe() for r in result.repairs])
-            assert dump_messages(result.messages) == history, provider
+    for options in [{"provider": provider} for provider in ALL_PROVIDERS] + MODEL_TARGETS:
+        target = {key: value for key, value in options.items() if key != "provider"}
+        if clean_verdict(history, options.get("provider"), **target):
+            result = heal_messages(history, **options)
+            assert result.repairs == (), (options, [r.describe() for r in result.repairs])
+            assert dump_messages(result.messages) == history, options
 
 
 @settings(max_examples=400)
@@ -572,9 +575,7 @@ def test_a_broken_history_is_healed_and_written_compactly() -> None:
         {"rules": []},
         {"scope": "history"},
         {"policy": {"orphan-tool-call": "drop-call"}},
-        {"model": "claude-sonnet-4-5"},
-        {"tools": ["weather", "search"]},
-        {"thinking": False},
+        {"target": Target.of("anthropic", "claude-sonnet-4-5")},
     ],
 )
 def test_options_the_verdict_does_not_know_take_the_full_path(options: dict[str, Any]) -> None:
@@ -583,6 +584,51 @@ def test_options_the_verdict_does_not_know_take_the_full_path(options: dict[str,
     assert result.data is not text
     assert result.data == dumps(heal_messages(text, **options).messages)
     assert json.loads(result.data) == PLAIN
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"model": "claude-sonnet-4-5"},
+        {"model": "claude-sonnet-4-5", "tools": ["weather", "search"], "thinking": False},
+        {"provider": "bedrock", "model": "claude-sonnet-4-6", "thinking": True},
+    ],
+)
+def test_a_target_that_names_a_model_or_tools_is_read_by_the_verdict(
+    options: dict[str, Any],
+) -> None:
+    text = json.dumps(PLAIN[:-1])  # ends with the model's answer
+    with mock.patch.object(heal_json_module, "heal_messages", _refuse_to_heal):
+        assert heal_json(text, **options).data is text
+
+
+def _refuse_to_heal(*args: Any, **kwargs: Any) -> Any:
+    raise AssertionError("a plainly clean history was healed")
+
+
+@pytest.mark.parametrize(
+    ("options", "rule"),
+    [
+        ({"model": "claude-sonnet-4-6"}, "anthropic-assistant-prefill"),
+        ({"model": "claude-sonnet-4-5", "tools": ["weather"]}, "tool-not-offered"),
+        ({"provider": "openai-chat", "tools": []}, "tool-not-offered"),
+    ],
+)
+def test_what_the_target_turns_on_takes_the_full_path(options: dict[str, Any], rule: str) -> None:
+    text = json.dumps(PLAIN[:-1])
+    result = heal_json(text, **options)
+    assert rule in {r.rule for r in result.repairs}
+    assert result.data == dumps(heal_messages(text, **options).messages)
+
+
+def test_a_bad_target_is_the_full_paths_error() -> None:
+    text = json.dumps(PLAIN)
+    for options in ({"model": 3}, {"model": " "}, {"thinking": "yes"}, {"tools": "weather"}):
+        with pytest.raises(ConfigError) as raised:
+            heal_json(text, **options)
+        with pytest.raises(ConfigError) as direct:
+            heal_messages(text, **options)
+        assert str(raised.value) == str(direct.value)
 
 
 def _conversation(turns: int, *, clean: bool) -> str:

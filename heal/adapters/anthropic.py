@@ -91,11 +91,13 @@ from urllib.parse import unquote_to_bytes
 
 from heal._verdict import (
     AFTER,
-    bare,
+    PLAIN_TERMS,
+    Terms,
     ended,
     plain_input,
     plain_inputs,
     plain_texts,
+    terms_for,
     walked_clean,
 )
 from heal.adapters._common import (
@@ -271,9 +273,10 @@ def heal_anthropic(
 
     ``history`` is ``{"system"?, "messages", ...}`` (other request keys pass through unchanged)
     or a messages list. A history that needs nothing comes back as the very object passed in;
-    under the default policy and a target that names nothing but the provider, a plainly clean
-    one (:func:`_plainly_clean`: text, calls and their results) is answered so without building
-    a canonical model. When something needs a repair, the messages it leaves alone (and the
+    under the default policy and a target whose model and tools it fits
+    (:func:`heal._verdict.terms_for`), a plainly clean one (:func:`_plainly_clean`: text, calls
+    and their results) is answered so without building a canonical model. When something
+    needs a repair, the messages it leaves alone (and the
     ``system`` parameter) come back as the caller's own objects and only the others are written
     (:class:`_Writer`); the repairs name places in the history passed in.
 
@@ -298,8 +301,8 @@ def heal_anthropic(
         policy is None
         and rules is None
         and scope == "request"
-        and bare(goal)
-        and _plainly_clean(history, goal.provider)
+        and (terms := terms_for(goal)) is not None
+        and _plainly_clean(history, goal.provider, terms)
     ):
         return NativeHealResult(history, ())
     native_messages, original_system, has_system = _split(history)
@@ -347,10 +350,10 @@ def heal_anthropic(
     return NativeHealResult(result.messages, tuple(native(r) for r in result.repairs))
 
 
-def _plainly_clean(history: Any, provider: ProviderId | None) -> bool:
+def _plainly_clean(history: Any, provider: ProviderId | None, terms: Terms = PLAIN_TERMS) -> bool:
     """Whether a history, as the caller gave it, is plainly clean for ``provider``: True only
-    when healing it through canonical models (default policy, built-in rules, a target that
-    names nothing but the provider) would return no repair at all, so :func:`heal_anthropic`
+    when healing it through canonical models (default policy, built-in rules, a target the
+    ``terms`` are for) would return no repair at all, so :func:`heal_anthropic`
     can hand the caller's own object back without building a model. False says nothing but
     "not plainly". Exact in that one direction (see :mod:`heal._verdict`).
 
@@ -376,7 +379,7 @@ def _plainly_clean(history: Any, provider: ProviderId | None) -> bool:
         messages, system = history, _ABSENT
     if type(messages) is not list or not messages:
         return False
-    return walked_clean(provider, _plain_messages, messages, system)
+    return walked_clean(provider, terms, _plain_messages, messages, system)
 
 
 def _plain_messages(

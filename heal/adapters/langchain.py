@@ -139,11 +139,13 @@ from langchain_core.messages import (
 from heal._engine import HealScope
 from heal._verdict import (
     AFTER,
-    bare,
+    PLAIN_TERMS,
+    Terms,
     ended,
     plain_inputs,
     plain_texts,
     plain_value,
+    terms_for,
     walked_clean,
 )
 from heal.adapters._common import (
@@ -274,7 +276,8 @@ def heal_langchain(
     """Heal a LangChain history; repairs carry indices into ``messages``.
 
     A history that needs nothing comes back as the very object passed in; under the default
-    policy and a target that names nothing but the provider, a plainly clean one
+    policy and a target whose model and tools it fits (:func:`heal._verdict.terms_for`), a
+    plainly clean one
     (:func:`_plainly_clean`: text, calls and their results) is answered so without building a
     canonical model. The target is what
     :func:`heal.heal_messages` takes: ``model`` (a chat model's ``model_name`` / ``model``),
@@ -299,8 +302,8 @@ def heal_langchain(
         and rules is None
         and scope == "request"
         and type(messages) is list
-        and bare(goal)
-        and _plainly_clean(native, goal.provider)
+        and (terms := terms_for(goal)) is not None
+        and _plainly_clean(native, goal.provider, terms)
     ):
         return NativeHealResult(messages, ())
     loaded = _Loader(native).run()
@@ -335,10 +338,12 @@ the raw calls of OpenAI's format); any other it keeps as it is, in the message's
 _CALL_KEYS = frozenset({"name", "args", "id", "type"})
 
 
-def _plainly_clean(messages: list[BaseMessage], provider: ProviderId | None) -> bool:
+def _plainly_clean(
+    messages: list[BaseMessage], provider: ProviderId | None, terms: Terms = PLAIN_TERMS
+) -> bool:
     """Whether a history, as the caller gave it, is plainly clean for ``provider``: True only
-    when healing it through canonical models (default policy, built-in rules, a target that
-    names nothing but the provider) would return no repair at all, so :func:`heal_langchain`
+    when healing it through canonical models (default policy, built-in rules, a target the
+    ``terms`` are for) would return no repair at all, so :func:`heal_langchain`
     can hand the caller's own list back without building a model. False says nothing but "not
     plainly". Exact in that one direction (see :mod:`heal._verdict`).
 
@@ -359,7 +364,7 @@ def _plainly_clean(messages: list[BaseMessage], provider: ProviderId | None) -> 
     """
     if not messages:
         return False
-    return walked_clean(provider, _plain_messages, messages)
+    return walked_clean(provider, terms, _plain_messages, messages)
 
 
 def _plain_messages(messages: list[BaseMessage], ids: list[str], names: list[str]) -> str | None:

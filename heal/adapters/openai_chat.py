@@ -109,11 +109,13 @@ from typing import Any, Literal, cast
 from heal._verdict import (
     AFTER,
     MAX_DEPTH,
-    bare,
+    PLAIN_TERMS,
+    Terms,
     ended,
     plain_input,
     plain_text,
     plain_texts,
+    terms_for,
     walked_clean,
 )
 from heal.adapters._common import (
@@ -255,7 +257,8 @@ def heal_openai_chat(
     """Heal a Chat Completions history; repairs carry indices into ``messages``.
 
     A history that needs nothing comes back as the very object passed in; under the default
-    policy and a target that names nothing but the provider, a plainly clean one
+    policy and a target whose model and tools it fits (:func:`heal._verdict.terms_for`), a
+    plainly clean one
     (:func:`_plainly_clean`: text, calls and their results) is answered so without building a
     canonical model. When something needs a repair, the messages it leaves alone come back as
     the caller's own objects and only the others are written (:class:`_Writer`). The target
@@ -269,8 +272,8 @@ def heal_openai_chat(
         policy is None
         and rules is None
         and scope == "request"
-        and bare(goal)
-        and _plainly_clean(messages, goal.provider)
+        and (terms := terms_for(goal)) is not None
+        and _plainly_clean(messages, goal.provider, terms)
     ):
         return NativeHealResult(cast(list[NativeMessage], messages), ())
     native = _as_list(messages)
@@ -292,10 +295,10 @@ def heal_openai_chat(
     )
 
 
-def _plainly_clean(messages: Any, provider: ProviderId | None) -> bool:
+def _plainly_clean(messages: Any, provider: ProviderId | None, terms: Terms = PLAIN_TERMS) -> bool:
     """Whether a list of messages, as the caller gave it, is plainly clean for ``provider``:
     True only when healing it through canonical models (default policy, built-in rules, a
-    target that names nothing but the provider) would return no repair at all, so
+    target the ``terms`` are for) would return no repair at all, so
     :func:`heal_openai_chat` can hand the caller's own list back without building a model.
     False says nothing but "not plainly". Exact in that one direction (see
     :mod:`heal._verdict`).
@@ -321,7 +324,7 @@ def _plainly_clean(messages: Any, provider: ProviderId | None) -> bool:
     """
     if type(messages) is not list or not messages:
         return False
-    return walked_clean(provider, _plain_messages, messages)
+    return walked_clean(provider, terms, _plain_messages, messages)
 
 
 _ABSENT: Any = object()

@@ -150,7 +150,8 @@ from pydantic_ai.usage import RequestUsage
 from heal._engine import HealScope
 from heal._verdict import (
     AFTER,
-    bare,
+    PLAIN_TERMS,
+    Terms,
     calls_accepted,
     ended,
     judge,
@@ -158,6 +159,7 @@ from heal._verdict import (
     plain_inputs,
     plain_texts,
     plain_value,
+    terms_for,
 )
 from heal.adapters._common import (
     Loaded,
@@ -407,10 +409,10 @@ def heal_pydantic_ai(
     Objects in, objects out; JSON text or bytes in, the same out. A history that needs nothing
     comes back as the very object passed in; a list of objects that is plainly clean
     (:func:`_plainly_clean`: prompts, text, calls and their returns), under the default policy
-    and a target that names nothing but the provider, is answered so without serializing or
-    loading it. When something needs a repair, the messages it leaves alone come back as the
-    caller's own objects (those whose calls and returns it only renamed, as copies with the new
-    ids and names), and only the others are written (:class:`_Writer`).
+    and a target whose model and tools it fits (:func:`heal._verdict.terms_for`), is answered so
+    without serializing or loading it. When something needs a repair, the messages it leaves
+    alone come back as the caller's own objects (those whose calls and returns it only renamed,
+    as copies with the new ids and names), and only the others are written (:class:`_Writer`).
 
     The target is what :func:`heal.heal_messages` takes: ``model`` (a model id in any style,
     ``"anthropic:claude-sonnet-4-5"`` as pydantic-ai spells it, or a ``Model``'s
@@ -443,7 +445,12 @@ def heal_pydantic_ai(
         target=target,
         infer=lambda: _agreed_provider(objects),
     )
-    if defaults and not own and bare(goal) and _plainly_clean(messages, goal.provider):
+    if (
+        defaults
+        and not own
+        and (terms := terms_for(goal)) is not None
+        and _plainly_clean(messages, goal.provider, terms)
+    ):
         return NativeHealResult(cast(list[pa.ModelMessage], messages), ())
     loader = _Loader(objects)
     with collector_paused(len(objects)):
@@ -481,11 +488,11 @@ _ITS_OWN: Any = object()
 on (:func:`infer_provider`), found in the same pass."""
 
 
-def _plainly_clean(messages: Any, provider: ProviderId | None) -> bool:
+def _plainly_clean(messages: Any, provider: ProviderId | None, terms: Terms = PLAIN_TERMS) -> bool:
     """Whether a list of pydantic-ai messages, as the caller gave it, is plainly clean for
     ``provider`` (``_ITS_OWN``: the provider the history's responses agree on): True only when
-    healing it through canonical models (default policy, built-in rules, a target that names
-    nothing but the provider) would return no repair at all, so :func:`heal_pydantic_ai` can
+    healing it through canonical models (default policy, built-in rules, a target the
+    ``terms`` are for) would return no repair at all, so :func:`heal_pydantic_ai` can
     hand the caller's own list back without serializing or loading it. False says nothing but
     "not plainly". Exact in that one direction (see :mod:`heal._verdict`).
 
@@ -520,7 +527,11 @@ def _plainly_clean(messages: Any, provider: ProviderId | None) -> bool:
         if last is None:
             return False
     profile = judge(provider)
-    return profile is not None and calls_accepted(provider, profile, ids, names, last)
+    return (
+        profile is not None
+        and last in terms.ends
+        and calls_accepted(provider, profile, ids, names, last, offered=terms.offered)
+    )
 
 
 def _systems_provider(

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from functools import partial
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import Any
 from unittest import mock
 
@@ -41,13 +41,17 @@ from hypothesis import strategies as st
 from pydantic_ai import PydanticAIDeprecationWarning
 from pydantic_ai import messages as pa
 
+import heal._verdict as verdict_module
 from benchmarks.corpus import corpus
 from heal import ConfigError, InputError, load_messages
+from heal._verdict import PLAIN_TERMS, Terms, terms_for
 from heal.adapters import anthropic, openai_chat, pydantic_ai
 from heal.adapters._common import NativeHealResult
 from heal.providers import PROVIDERS, ProviderId
 from heal.rules import Context, Finding, Rule, default_registry, register_rule
+from heal.targets import Target
 from tests.test_json import PLAIN, plain_histories
+from tests.verdict_targets import MODEL_TARGETS
 
 from . import strategies_anthropic as s_anthropic
 from . import strategies_openai_chat as s_chat
@@ -105,28 +109,31 @@ def _same_as_full_path(
     heal: Callable[..., NativeHealResult[Any]],
     history: Any,
     providers: list[Any] = ALL_PROVIDERS,
+    targets: list[dict[str, Any]] = MODEL_TARGETS,
 ) -> set[Any]:
-    """Under every provider: when the adapter answers without loading, the full path returns
-    no repair and the very object; the adapter gives what the full path gives; the input is
-    never changed. Returns the providers the adapter answered without loading for."""
+    """Under every provider alone and every target that names a model: when the adapter
+    answers without loading, the full path returns no repair and the very object; the adapter
+    gives what the full path gives; the input is never changed. Returns the providers the
+    adapter answered without loading for (alone)."""
     before = copy.deepcopy(history)
     plain: set[Any] = set()
-    for provider in providers:
-        fast, skipped = _fast(module, partial(heal, history, provider=provider))
+    for options in [{"provider": provider} for provider in providers] + targets:
+        fast, skipped = _fast(module, partial(heal, history, **options))
         with _full_path(module):
-            slow = _outcome(partial(heal, history, provider=provider))
+            slow = _outcome(partial(heal, history, **options))
         if skipped:
-            plain.add(provider)
-            assert isinstance(slow, NativeHealResult), (provider, slow)
-            assert slow.repairs == (), (provider, [r.describe() for r in slow.repairs])
-            assert slow.messages is history, provider
+            if len(options) == 1 and "provider" in options:
+                plain.add(options["provider"])
+            assert isinstance(slow, NativeHealResult), (options, slow)
+            assert slow.repairs == (), (options, [r.describe() for r in slow.repairs])
+            assert slow.messages is history, options
         if isinstance(slow, tuple):
-            assert fast == slow, provider
+            assert fast == slow, options
             continue
         assert isinstance(fast, NativeHealResult)
-        assert fast.repairs == slow.repairs, provider
-        assert (fast.messages is history) == (slow.messages is history), provider
-        assert fast.messages == slow.messages, provider
+        assert fast.repairs == slow.repairs, options
+        assert (fast.messages is history) == (slow.messages is history), options
+        assert fast.messages == slow.messages, options
     assert history == before
     return plain
 
@@ -586,9 +593,6 @@ def test_a_plain_history_comes_back_as_it_was_without_loading(
         {"policy": {}},
         {"rules": []},
         {"scope": "history"},
-        {"model": "claude-sonnet-4-5"},
-        {"tools": ["weather", "search"]},
-        {"thinking": False},
     ],
 )
 def test_options_the_verdict_does_not_know_take_the_full_path(
@@ -611,7 +615,56 @@ def test_options_the_verdict_does_not_know_take_the_full_path(
         assert result == heal(native, **options)
 
 
-def test_request_parameters_that_name_the_target_take_the_full_path() -> None:
+# PLAIN without its last message: it ends with the model's answer, as a stored history does.
+ANTHROPIC_ANSWERED = anthropic.dump_messages(PLAIN[:-1], shape="params")
+ANSWERED_FORMATS = [
+    pytest.param(anthropic, anthropic.heal_anthropic, ANTHROPIC_ANSWERED, id="anthropic"),
+    pytest.param(
+        openai_chat,
+        openai_chat.heal_openai_chat,
+        openai_chat.dump_messages(PLAIN[:-1]),
+        id="openai",
+    ),
+    pytest.param(
+        pydantic_ai,
+        pydantic_ai.heal_pydantic_ai,
+        pydantic_ai.dump_messages(PLAIN[:-1]),
+        id="pydantic-ai",
+    ),
+]
+
+
+@pytest.mark.parametrize(("module", "heal", "native"), ANSWERED_FORMATS)
+def test_the_model_decides_whether_an_answer_may_end_a_plain_history(
+    module: ModuleType, heal: Callable[..., NativeHealResult[Any]], native: Any
+) -> None:
+    # Claude Sonnet 4.5 takes a final assistant message (a prefill); Sonnet 4.6 refuses it, and
+    # anthropic-assistant-prefill drops it from the request.
+    with mock.patch.object(module, _LOADERS[module], _refuse_to_load):
+        kept = heal(native, provider="anthropic", model="claude-sonnet-4-5")
+    assert kept.messages is native and kept.repairs == ()
+    refused = heal(native, provider="anthropic", model="claude-sonnet-4-6")
+    assert [r.rule for r in refused.repairs] == ["anthropic-assistant-prefill"]
+    assert module._plainly_clean(native, "anthropic")
+    assert not module._plainly_clean(
+        native, "anthropic", terms_for(Target.of("anthropic", "claude-sonnet-4-6"))
+    )
+
+
+@pytest.mark.parametrize(("module", "heal", "native"), FORMATS)
+def test_the_tools_a_request_offers_are_read(
+    module: ModuleType, heal: Callable[..., NativeHealResult[Any]], native: Any
+) -> None:
+    # PLAIN calls weather and search.
+    target = {"provider": "anthropic", "model": "claude-sonnet-4-5", "thinking": False}
+    with mock.patch.object(module, _LOADERS[module], _refuse_to_load):
+        offered = heal(native, tools=["search", "weather", "other"], **target)
+    assert offered.messages is native and offered.repairs == ()
+    unoffered = heal(native, tools=["search"], **target)
+    assert [r.rule for r in unoffered.repairs] == ["tool-not-offered"]
+
+
+def test_request_parameters_that_name_the_target_are_read() -> None:
     asked: list[Any] = []
     verdict = anthropic._plainly_clean
 
@@ -619,13 +672,47 @@ def test_request_parameters_that_name_the_target_take_the_full_path() -> None:
         asked.append(args)
         return verdict(*args)
 
-    params = {"model": "claude-sonnet-4-5", "max_tokens": 1024, **ANTHROPIC_PLAIN}
+    takes = {"model": "claude-sonnet-4-5", "max_tokens": 1024, **ANTHROPIC_ANSWERED}
+    refuses = {**takes, "model": "claude-sonnet-4-6"}
     with mock.patch.object(anthropic, "_plainly_clean", spy):
-        assert anthropic.heal_anthropic(params).messages is params
-        assert asked == []
-        plain = {"max_tokens": 1024, "temperature": 0.2, **ANTHROPIC_PLAIN}
-        assert anthropic.heal_anthropic(plain).messages is plain
-        assert len(asked) == 1
+        assert anthropic.heal_anthropic(takes).messages is takes
+        assert [r.rule for r in anthropic.heal_anthropic(refuses).repairs] == [
+            "anthropic-assistant-prefill"
+        ]
+    assert [args[2] for args in asked] == [
+        terms_for(Target.of("anthropic", "claude-sonnet-4-5")),
+        terms_for(Target.of("anthropic", "claude-sonnet-4-6")),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("needs", "terms"),
+    [
+        (frozenset({"reasoning"}), PLAIN_TERMS),
+        (frozenset({"images", "late_system"}), PLAIN_TERMS),
+        (frozenset({"final_assistant"}), Terms(frozenset({"user", "tool"}))),
+        (frozenset({"texts"}), None),
+        (frozenset({"reasoning", "calls"}), None),
+        (None, None),
+    ],
+)
+def test_what_a_rule_the_target_turns_on_needs_decides_the_terms(
+    needs: frozenset[str] | None, terms: Terms | None
+) -> None:
+    # A rule the model turns on, beside the provider's own plan (empty here).
+    rule = SimpleNamespace(id="test-by-model", needs=needs, triggers=None)
+
+    def planned(target: Target) -> tuple[Any, ...]:
+        return (rule,) if target.model is not None else ()
+
+    with (
+        mock.patch.object(verdict_module, "planned_rules", planned),
+        mock.patch.dict(verdict_module._TERMS, clear=True),
+    ):
+        assert terms_for(Target.of("anthropic", "claude-x")) == terms
+        assert terms_for(Target.of("anthropic")) is PLAIN_TERMS
+        tools = terms_for(Target.of("anthropic", "claude-x", tools=["search"]))
+        assert tools == (None if terms is None else Terms(terms.ends, frozenset({"search"})))
 
 
 class _Loud(Rule):
@@ -919,8 +1006,11 @@ ANTHROPIC_CLEAN = {
     "system-message-in-list",
     "assistant-text-extra-key",  # a null citations, as the model_dump() of an SDK block writes
     "trailing-assistant",  # a stored history ends with the model's answer
+    "params-model",  # Claude Sonnet 4.5 takes the plain shapes (and a prefill)
+    "params-thinking",  # a history without reasoning may go to a thinking request
 }
-"""The defects that are no defect for Anthropic: still plainly clean."""
+"""The defects that are no defect for Anthropic: still plainly clean. (``params-tools`` offers
+``weather`` alone, and the history calls ``search`` too: ``tool-not-offered``.)"""
 
 
 def sdk_blocks(native: dict[str, Any]) -> dict[str, Any]:
