@@ -21,9 +21,10 @@ of the same conversation (twelve turns of a question, a tool call, its result an
 * LangChain: messages with a chat model's metadata (``response_metadata``, ``usage_metadata``,
   ids).
 
-The pydantic-ai and LangChain histories are timed twice: as the history alone, and with the
-model and tools of the request, as ``heal.integrations`` heal every request (a verdict asked
-only for a target that named no model left each of those to the general path).
+The pydantic-ai and LangChain histories are timed twice: as the history alone, and as
+``heal.integrations`` heal every request, with the request's model and tools and the options
+they hold (a verdict asked only for a target that named no model, and under no policy object,
+left each of those to the general path).
 
 "one repair" removes the first tool result (an orphan call, repaired in every format). Figures
 are the median of ``--runs`` timings of 50 heals each, in one process; the load average is
@@ -40,6 +41,8 @@ import time
 from collections.abc import Callable
 from functools import partial
 from typing import Any
+
+from heal import Policy
 
 TURNS = 12
 """Turns of the conversation: a system or first user message, then four messages a turn (49
@@ -171,6 +174,16 @@ def _holds_a_result(message: Any) -> bool:
     return kind == "ModelRequest" and any(type(p).__name__ == "ToolReturnPart" for p in parts)
 
 
+_AS_THE_INTEGRATIONS_CALL: dict[str, Any] = {
+    "model": "gpt-4o",
+    "tools": ["weather"],
+    "policy": Policy(),
+    "rules": (),
+}
+"""The keywords ``heal.integrations`` heal a request with: the request's model and tools, and
+the options as ``HealOptions`` holds them (a policy and a tuple of rules, empty by default)."""
+
+
 def rows() -> list[tuple[str, Callable[[Any], Any], list[Any]]]:
     """Each row: its name, the entry point, the clean history."""
     from heal.adapters.anthropic import heal_anthropic
@@ -185,13 +198,13 @@ def rows() -> list[tuple[str, Callable[[Any], Any], list[Any]]]:
         ("heal_pydantic_ai, an Agent's history", heal_pydantic_ai, _pydantic_ai()),
         (
             "  with the request's model and tools",
-            partial(heal_pydantic_ai, model="gpt-4o", tools=["weather"]),
+            partial(heal_pydantic_ai, **_AS_THE_INTEGRATIONS_CALL),
             _pydantic_ai(),
         ),
         ("heal_langchain, messages with metadata", heal_langchain, _langchain()),
         (
             "  with the request's model and tools",
-            partial(heal_langchain, model="gpt-4o", tools=["weather"]),
+            partial(heal_langchain, **_AS_THE_INTEGRATIONS_CALL),
             _langchain(),
         ),
     ]

@@ -43,6 +43,7 @@ from heal._verdict import (
     AFTER,
     PLAIN_TERMS,
     Terms,
+    by_default,
     ended,
     plain_inputs,
     plain_texts,
@@ -104,11 +105,12 @@ class JsonHealResult(Generic[T]):
         return any(r.changed for r in self.repairs)
 
 
-_SAFE_OPTIONS = frozenset({"strict", "on_repair", "model", "thinking", "tools"})
+_SAFE_OPTIONS = frozenset({"strict", "on_repair", "model", "thinking", "tools", "rules", "scope"})
 """The keyword arguments of ``heal_messages`` a clean verdict may be asked under: ``strict``
-raises and ``on_repair`` is called only when there is a repair, and the verdict takes the
-target's ``model``, ``thinking`` and ``tools`` (see :func:`clean_verdict`). Any other
-(``rules``, ``scope``, ``target=``) takes the full path."""
+raises and ``on_repair`` is called only when there is a repair, the verdict takes the target's
+``model``, ``thinking`` and ``tools`` (see :func:`clean_verdict`), and ``rules`` and ``scope``
+at their defaults (:func:`heal._verdict.by_default`). Any other (``target=``) takes the full
+path."""
 
 
 def heal_json(
@@ -126,12 +128,12 @@ def heal_json(
 
     A history that :func:`clean_verdict` finds plainly clean comes back as the very object
     passed in, with no repairs, and is never loaded into models; the verdict is asked only under
-    the default policy, with no keyword argument but ``strict``, ``on_repair`` and the target's
-    ``model``, ``thinking`` and ``tools``. Any other is healed by :func:`heal.heal_messages`
-    (which gets ``provider``, ``policy`` and every other keyword argument, such as ``rules``,
-    ``strict`` or ``model=``) and written as :func:`dumps` writes it, even when nothing
-    changed. Errors are ``heal_messages``' own: a text
-    that is not a valid history raises :class:`~heal.errors.InputError`, an unknown provider
+    the default policy and rules, with no keyword argument but ``strict``, ``on_repair`` and
+    the target's ``model``, ``thinking`` and ``tools``. Any other is healed by
+    :func:`heal.heal_messages` (which gets ``provider``, ``policy`` and every other keyword
+    argument, such as ``rules``, ``strict`` or ``model=``) and written as :func:`dumps` writes
+    it, even when nothing changed. Errors are ``heal_messages``' own: a text that is not a
+    valid history raises :class:`~heal.errors.InputError`, an unknown provider
     :class:`~heal.errors.ConfigError`. A healed history that bytes cannot hold (a lone surrogate
     left in a tool input) raises :class:`~heal.errors.InputError` for ``bytes`` input.
     """
@@ -164,8 +166,8 @@ def _heal_json(
     decoded = _decode(data)
     if (
         decoded is not _UNREADABLE
-        and policy is None
         and _SAFE_OPTIONS.issuperset(target)
+        and by_default(policy, target.get("rules"), target.get("scope", "request"))
         and clean_verdict(
             decoded,
             provider,

@@ -14,6 +14,8 @@ Each format walks its own shapes and asks this module what is the same everywher
 
 * :func:`judge`: whether the verdict may be asked at all (the default registry holds exactly
   the built-in rules, the provider is known), and the provider's profile;
+* :func:`by_default`: whether a call heals under the default policy and rules (the only calls
+  a verdict is asked for);
 * :func:`terms_for`: whether a verdict may be asked for a target, and what a plainly clean
   history must also be for it (a model, ``thinking`` or tools turn rules on or off): how it may
   end, which tools its calls may name;
@@ -41,6 +43,7 @@ from typing import Any, cast
 
 from heal._engine import planned_rules
 from heal.errors import ConfigError
+from heal.policy import Policy
 from heal.providers import ProviderProfile, get_profile
 from heal.rules import BUILTIN_RULES, default_registry
 from heal.targets import Target
@@ -50,6 +53,7 @@ __all__ = [
     "ENDS",
     "MAX_DEPTH",
     "PLAIN_TERMS",
+    "by_default",
     "PLAIN_NEVER",
     "Terms",
     "calls_accepted",
@@ -236,6 +240,25 @@ def _worked_out(target: Target) -> Terms | None:
         if needs & _ANSWER:
             ends = ENDS - {"assistant"}
     return PLAIN_TERMS if ends is ENDS else Terms(ends)
+
+
+_DEFAULT_POLICY = Policy()
+
+
+def by_default(policy: object, rules: object, scope: object) -> bool:
+    """Whether a call heals under the default policy, with the registered rules alone, at
+    request scope: the only calls a verdict is asked for. An empty policy (``Policy()`` or an
+    empty mapping) and an empty list or tuple of extra rules are the defaults too: the
+    integrations' options hold them so (``heal.integrations._common.HealOptions``)."""
+    return (
+        (
+            policy is None
+            or (type(policy) is Policy and policy == _DEFAULT_POLICY)
+            or (type(policy) is dict and not policy)
+        )
+        and (rules is None or ((type(rules) is tuple or type(rules) is list) and not rules))
+        and scope == "request"
+    )
 
 
 def plain_text(value: Any) -> bool:

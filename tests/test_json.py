@@ -36,6 +36,7 @@ from heal import (
     HealingError,
     InputError,
     JsonHealResult,
+    Policy,
     Target,
     dump_messages,
     heal_json,
@@ -571,10 +572,9 @@ def test_a_broken_history_is_healed_and_written_compactly() -> None:
 @pytest.mark.parametrize(
     "options",
     [
-        {"policy": {}},
-        {"rules": []},
         {"scope": "history"},
         {"policy": {"orphan-tool-call": "drop-call"}},
+        {"policy": Policy(disable=["orphan-tool-call"])},
         {"target": Target.of("anthropic", "claude-sonnet-4-5")},
     ],
 )
@@ -592,6 +592,9 @@ def test_options_the_verdict_does_not_know_take_the_full_path(options: dict[str,
         {"model": "claude-sonnet-4-5"},
         {"model": "claude-sonnet-4-5", "tools": ["weather", "search"], "thinking": False},
         {"provider": "bedrock", "model": "claude-sonnet-4-6", "thinking": True},
+        # The defaults spelled out, as the integrations' options hold them.
+        {"policy": {}, "rules": []},
+        {"policy": Policy(), "rules": (), "scope": "request"},
     ],
 )
 def test_a_target_that_names_a_model_or_tools_is_read_by_the_verdict(

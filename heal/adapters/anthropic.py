@@ -93,6 +93,7 @@ from heal._verdict import (
     AFTER,
     PLAIN_TERMS,
     Terms,
+    by_default,
     ended,
     plain_input,
     plain_inputs,
@@ -298,9 +299,7 @@ def heal_anthropic(
         request=read_request(history) if target is None else NO_FACTS,
     )
     if (
-        policy is None
-        and rules is None
-        and scope == "request"
+        by_default(policy, rules, scope)
         and (terms := terms_for(goal)) is not None
         and _plainly_clean(history, goal.provider, terms)
     ):

@@ -141,6 +141,7 @@ from heal._verdict import (
     AFTER,
     PLAIN_TERMS,
     Terms,
+    by_default,
     ended,
     plain_inputs,
     plain_texts,
@@ -298,9 +299,7 @@ def heal_langchain(
         infer=lambda: infer_provider(native),
     )
     if (
-        policy is None
-        and rules is None
-        and scope == "request"
+        by_default(policy, rules, scope)
         and type(messages) is list
         and (terms := terms_for(goal)) is not None
         and _plainly_clean(native, goal.provider, terms)

@@ -111,6 +111,7 @@ from heal._verdict import (
     MAX_DEPTH,
     PLAIN_TERMS,
     Terms,
+    by_default,
     ended,
     plain_input,
     plain_text,
@@ -269,9 +270,7 @@ def heal_openai_chat(
         provider, "openai-chat", model=model, thinking=thinking, tools=tools, target=target
     )
     if (
-        policy is None
-        and rules is None
-        and scope == "request"
+        by_default(policy, rules, scope)
         and (terms := terms_for(goal)) is not None
         and _plainly_clean(messages, goal.provider, terms)
     ):

@@ -152,6 +152,7 @@ from heal._verdict import (
     AFTER,
     PLAIN_TERMS,
     Terms,
+    by_default,
     calls_accepted,
     ended,
     judge,
@@ -423,7 +424,7 @@ def heal_pydantic_ai(
     those of :func:`heal.heal_messages`.
     """
     objects = _native_list(messages)
-    defaults = policy is None and rules is None and scope == "request"
+    defaults = by_default(policy, rules, scope)
     # The call as most callers write it (no keyword but the history): the target is the
     # history's own provider, which one pass over the responses finds as it judges them.
     own = (

@@ -43,7 +43,7 @@ from pydantic_ai import messages as pa
 
 import heal._verdict as verdict_module
 from benchmarks.corpus import corpus
-from heal import ConfigError, InputError, load_messages
+from heal import ConfigError, InputError, Policy, load_messages
 from heal._verdict import PLAIN_TERMS, Terms, terms_for
 from heal.adapters import anthropic, openai_chat, pydantic_ai
 from heal.adapters._common import NativeHealResult
@@ -590,9 +590,9 @@ def test_a_plain_history_comes_back_as_it_was_without_loading(
 @pytest.mark.parametrize(
     "options",
     [
-        {"policy": {}},
-        {"rules": []},
         {"scope": "history"},
+        {"policy": {"orphan-tool-call": "drop-call"}},
+        {"policy": Policy(disable=["orphan-tool-call"])},
     ],
 )
 def test_options_the_verdict_does_not_know_take_the_full_path(
@@ -662,6 +662,20 @@ def test_the_tools_a_request_offers_are_read(
     assert offered.messages is native and offered.repairs == ()
     unoffered = heal(native, tools=["search"], **target)
     assert [r.rule for r in unoffered.repairs] == ["tool-not-offered"]
+
+
+@pytest.mark.parametrize(("module", "heal", "native"), FORMATS)
+def test_the_defaults_spelled_out_are_the_defaults(
+    module: ModuleType, heal: Callable[..., NativeHealResult[Any]], native: Any
+) -> None:
+    # As the integrations' options hold them (HealOptions coerces the policy and the rules).
+    spelled: list[dict[str, Any]] = [
+        {"policy": {}, "rules": []},
+        {"policy": Policy(), "rules": (), "scope": "request"},
+    ]
+    with mock.patch.object(module, _LOADERS[module], _refuse_to_load):
+        for options in spelled:
+            assert heal(native, **options).messages is native
 
 
 def test_request_parameters_that_name_the_target_are_read() -> None:

@@ -26,6 +26,7 @@ from langchain_core.tools import tool
 from pydantic import Field
 
 from heal import ConfigError, HealingError, ProviderId, Repair, validate_messages
+from heal.adapters import langchain as langchain_adapter
 from heal.adapters.langchain import load_messages
 from heal.integrations.langchain import HealMiddleware, provider_for_model
 
@@ -192,6 +193,34 @@ def test_clean_history_reaches_the_model_unchanged() -> None:
     (received,) = model.received
     assert received == CLEAN
     assert all(a is b for a, b in zip(received, CLEAN, strict=True))
+
+
+@pytest.mark.parametrize(
+    ("name", "tools", "loads"),
+    [
+        ("claude-sonnet-4-5", [get_weather], False),
+        ("claude-sonnet-4-6", [get_weather], False),  # the history ends with the user's turn
+        ("claude-sonnet-4-5", [], True),  # get_weather is not offered: tool-not-offered
+    ],
+)
+def test_a_plain_history_is_judged_without_loading_for_the_call_s_model_and_tools(
+    monkeypatch: pytest.MonkeyPatch, name: str, tools: list[Any], loads: bool
+) -> None:
+    loaded: list[object] = []
+    loader = langchain_adapter._Loader
+
+    def counted(*args: Any) -> Any:
+        loaded.append(args)
+        return loader(*args)
+
+    monkeypatch.setattr(langchain_adapter, "_Loader", counted)
+    model = ChatAnthropic(messages=replies(), model=name)
+    repairs: list[Repair] = []
+    agent = create_agent(model, tools=tools, middleware=[HealMiddleware(on_repair=repairs.append)])
+    agent.invoke(given(CLEAN))
+    assert bool(loaded) is loads
+    assert bool(repairs) is loads
+    assert all(a is b for a, b in zip(model.received[0], CLEAN, strict=True))
 
 
 def test_async_agents_are_healed() -> None:

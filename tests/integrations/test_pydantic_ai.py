@@ -34,6 +34,7 @@ from pydantic_ai.providers.anthropic import AnthropicProvider
 from pydantic_ai.providers.openai import OpenAIProvider
 
 from heal import ConfigError, HealingError, Repair, validate_messages
+from heal.adapters import pydantic_ai as pydantic_ai_adapter
 from heal.adapters.pydantic_ai import load_messages
 from heal.integrations.pydantic_ai import HealHistory, heal_history
 
@@ -142,6 +143,29 @@ def test_clean_history_reaches_the_model_unchanged() -> None:
     assert healed.received[0][:4] == plain.received[0][:4] == clean
     # Not only equal: the very objects of the caller's history.
     assert all(a is b for a, b in zip(healed.received[0][:4], clean, strict=True))
+
+
+def test_a_plain_history_is_judged_without_loading_for_the_request_s_tools(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    loaded: list[object] = []
+    loader = pydantic_ai_adapter._Loader
+
+    def counted(*args: Any) -> Any:
+        loaded.append(args)
+        return loader(*args)
+
+    monkeypatch.setattr(pydantic_ai_adapter, "_Loader", counted)
+    repairs: list[Repair] = []
+    run(
+        weather_agent(FunctionModel(Recorder()), HealHistory(on_repair=repairs.append)),
+        history(ret("c1")),
+    )
+    assert loaded == [] and repairs == []
+    # The same history sent by an agent that offers no tool: its call is recorded.
+    agent = Agent(FunctionModel(Recorder()), capabilities=[HealHistory(on_repair=repairs.append)])
+    run(agent, history(ret("c1")))
+    assert loaded and [r.rule for r in repairs] == ["tool-not-offered"]
 
 
 def test_every_request_of_a_run_is_healed() -> None:
