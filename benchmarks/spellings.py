@@ -17,6 +17,9 @@ of the same conversation (twelve turns of a question, a tool call, its result an
 * Anthropic: hand-written blocks; ``model_dump()`` of the SDK's blocks (null ``citations``,
   ``caller``, ``toolset_name``); the SDK's own blocks (``response.content``, as Anthropic's
   guide stores it);
+* OpenAI Responses: ``response.output`` items stored as ``model_dump(exclude_none=True)``
+  (dicts) or ``model_dump()`` (with the SDK's nulls: ``phase``, ``namespace``, ``logprobs``...),
+  beside the caller's own user messages and function call outputs;
 * pydantic-ai: the history an ``Agent`` run stores (usage, model name, timestamps, run ids);
 * LangChain: messages with a chat model's metadata (``response_metadata``, ``usage_metadata``,
   ids).
@@ -104,6 +107,40 @@ def _anthropic(style: str) -> list[Any]:
     return history
 
 
+def _responses(style: str) -> list[Any]:
+    from openai.types.responses import (
+        ResponseFunctionToolCall,
+        ResponseOutputMessage,
+        ResponseOutputText,
+    )
+
+    def stored(item: Any) -> Any:
+        return item.model_dump(exclude_none=True) if style == "dicts" else item.model_dump()
+
+    history: list[Any] = [{"role": "developer", "content": "Be brief."}]
+    for turn in range(TURNS):
+        call_id = f"call_{turn}"
+        arguments = json.dumps({"city": "Paris", "day": turn})
+        history.append({"role": "user", "content": f"Weather on day {turn}?"})
+        call = ResponseFunctionToolCall(
+            type="function_call",
+            id=f"fc_{turn}",
+            call_id=call_id,
+            name="weather",
+            arguments=arguments,
+            status="completed",
+        )
+        history.append(stored(call))
+        history.append({"type": "function_call_output", "call_id": call_id, "output": "sunny"})
+        text = ResponseOutputText(type="output_text", text=f"Sunny on day {turn}.", annotations=[])
+        answer = ResponseOutputMessage(
+            type="message", id=f"msg_{turn}", role="assistant", status="completed", content=[text]
+        )
+        history.append(stored(answer))
+    history.append({"role": "user", "content": "Thanks."})
+    return history
+
+
 def _pydantic_ai() -> list[Any]:
     from pydantic_ai import Agent
     from pydantic_ai.messages import ModelRequest, UserPromptPart
@@ -163,9 +200,13 @@ def _without_first_result(history: list[Any]) -> list[Any]:
 def _holds_a_result(message: Any) -> bool:
     if isinstance(message, dict):
         content = message.get("content")
-        return message.get("role") == "tool" or (
-            isinstance(content, list)
-            and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
+        return (
+            message.get("role") == "tool"
+            or message.get("type") == "function_call_output"
+            or (
+                isinstance(content, list)
+                and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
+            )
         )
     kind = type(message).__name__
     if kind == "ToolMessage":
@@ -189,12 +230,21 @@ def rows() -> list[tuple[str, Callable[[Any], Any], list[Any]]]:
     from heal.adapters.anthropic import heal_anthropic
     from heal.adapters.langchain import heal_langchain
     from heal.adapters.openai_chat import heal_openai_chat
+    from heal.adapters.openai_responses import heal_openai_responses
     from heal.adapters.pydantic_ai import heal_pydantic_ai
 
     styles = ("dicts", "model_dump()", "SDK objects")
     return [
         *[(f"heal_openai_chat, {style}", heal_openai_chat, _openai(style)) for style in styles],
         *[(f"heal_anthropic, {style}", heal_anthropic, _anthropic(style)) for style in styles],
+        *[
+            (
+                f"heal_openai_responses, output items' {style}",
+                heal_openai_responses,
+                _responses(style),
+            )
+            for style in ("dicts", "model_dump()")
+        ],
         ("heal_pydantic_ai, an Agent's history", heal_pydantic_ai, _pydantic_ai()),
         (
             "  with the request's model and tools",

@@ -153,6 +153,17 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from heal._engine import HealScope, heal_messages
+from heal._verdict import (
+    AFTER,
+    PLAIN_TERMS,
+    Terms,
+    by_default,
+    ended,
+    plain_inputs,
+    plain_texts,
+    terms_for,
+    walked_clean,
+)
 from heal.adapters._common import (
     Loaded,
     NativeHealResult,
@@ -340,8 +351,11 @@ def heal_openai_responses(
 ) -> NativeHealResult[list[Item]]:
     """Heal Responses input items; repairs name item indices (see the module docstring).
 
-    When nothing needed changing and ``native`` is a list of dicts, that same list comes back.
-    The keyword arguments are those of :func:`heal.heal_messages`: the target (``model``,
+    When nothing needed changing and ``native`` is a list of dicts, that same list comes back;
+    under the default policy and a target whose model and tools it fits
+    (:func:`heal._verdict.terms_for`), a plainly clean one (:func:`_plainly_clean`: messages,
+    function calls and their outputs) is answered so without building a canonical model. The
+    keyword arguments are those of :func:`heal.heal_messages`: the target (``model``,
     ``thinking``, ``tools`` as names or definitions, or all of them as one ``target``, used as
     given) and the options.
 
@@ -364,6 +378,13 @@ def heal_openai_responses(
             strict=strict,
             scope=scope,
         )
+    if (
+        by_default(policy, rules, scope)
+        and type(native) is list
+        and (terms := terms_for(goal)) is not None
+        and _plainly_clean(native, goal.provider, terms)
+    ):
+        return NativeHealResult(native, ())
     items = _as_items(native)
     loaded = _Reader(items).read()
     original = native if isinstance(native, list) and all(type(x) is dict for x in native) else None
@@ -378,6 +399,199 @@ def heal_openai_responses(
         scope=scope,
         original=original,
     )
+
+
+# --- the plain verdict -----------------------------------------------------------------------
+
+
+def _plainly_clean(
+    items: list[Any], provider: ProviderId | None, terms: Terms = PLAIN_TERMS
+) -> bool:
+    """Whether input items, as the caller gave them, are plainly clean for ``provider``: True
+    only when healing them through canonical models (default policy, built-in rules, a target
+    the ``terms`` are for) would return no repair at all, so :func:`heal_openai_responses` can
+    hand the caller's own list back without building a model. False says nothing but "not
+    plainly". Exact in that one direction (see :mod:`heal._verdict`).
+
+    Plainly clean means the items that load as :func:`heal._json.clean_verdict`'s plain AI SDK
+    history does, spelled as the API and the SDK's ``model_dump()`` write them (dicts only):
+
+    * system or developer messages (a non-blank string), at the start; user messages (a
+      non-blank string, or ``input_text`` elements); each maybe with ``type: "message"``;
+    * assistant messages: a non-blank string, or exactly one ``output_text`` element (with
+      ``annotations`` and ``logprobs`` empty or null, if there), maybe with ``type: "message"``,
+      an ``id`` and ``status: "completed"``; then ``function_call`` items (``arguments`` the JSON
+      text of a plain object; maybe an ``id`` and ``status: "completed"``), and no text after
+      them in the same run;
+    * each run of calls answered by the ``function_call_output`` items right after it, one per
+      call (a non-blank string output; maybe an ``id`` and ``status: "completed"``);
+    * item ids unique (``duplicate-item-id``); no reasoning, item reference, server-tool or
+      other item; any other key of an item or element null (as ``model_dump()`` writes them);
+    * the order of roles, texts, values and ids as :mod:`heal._verdict` says.
+    """
+    return bool(items) and walked_clean(provider, terms, _plain_items, items)
+
+
+_USER_KEYS = (frozenset({"role", "content"}), frozenset({"type", "role", "content"}))
+_ASSISTANT_KEYS = frozenset({"type", "role", "content", "id", "status"})
+_TEXT_KEYS = frozenset({"type", "text", "annotations", "logprobs"})
+_CALL_KEYS = frozenset({"type", "call_id", "name", "arguments", "id", "status"})
+_OUTPUT_KEYS = frozenset({"type", "call_id", "output", "id", "status"})
+_SYSTEM_ROLES = frozenset({"system", "developer"})
+_EMPTY: tuple[Any, ...] = ((), [], None)
+"""Annotations or log probabilities that are nothing: absent, empty, or null."""
+
+
+def _finished(item: Item, known: frozenset[str]) -> bool:
+    """Whether an item's keys are ``known`` (:func:`_keys_known`) and its status, if any, says
+    it was finished (``incomplete`` and ``in_progress`` mark a cut-off turn)."""
+    return _keys_known(item, known) and item.get("status", "completed") == "completed"
+
+
+def _keys_known(item: Item, known: frozenset[str]) -> bool:
+    """Whether every key of ``item`` is one of ``known`` or holds null, as the SDK's
+    ``model_dump()`` writes the fields an item does not have (``phase``, ``namespace``,
+    ``caller``...): the loader keeps those in the part's record, which no rule reads."""
+    return known.issuperset(item) or all(
+        value is None for key, value in item.items() if key not in known
+    )
+
+
+def _plain_items(items: list[Any], ids: list[str], names: list[str]) -> str | None:
+    """The one pass of :func:`_plainly_clean`: the canonical role of the last message when every
+    item has a plain shape in a plain place (else None), with the call ids and tool names added
+    to ``ids`` and ``names``. Items are grouped as :class:`_Reader` groups them: a run of
+    assistant messages and calls is one assistant message, a run of outputs one tool message."""
+    previous = ""  # the canonical role of the message being read (the last one at the end)
+    waiting: dict[str, str] | None = None  # the calls of that message left to answer: id -> name
+    texts: list[Any] = []
+    add_text = texts.append
+    inputs: list[Any] = []
+    item_ids: list[Any] = []
+    for item in items:
+        if type(item) is not dict:
+            return None
+        kind = item.get("type", "message")
+        if kind == "function_call_output":
+            if previous == "assistant" and waiting:
+                previous = "tool"  # the outputs of the calls before
+            elif previous != "tool":
+                return None  # an output that answers no call
+            if (
+                not _keys_known(item, _OUTPUT_KEYS)
+                or item.get("status", "completed") != "completed"
+            ):
+                return None
+            call_id, output = item["call_id"], item["output"]
+            if (
+                type(call_id) is not str
+                or waiting is None
+                or waiting.pop(call_id, None) is None
+                or type(output) is not str
+            ):
+                return None
+            add_text(output)
+            if "id" in item:
+                item_ids.append(item["id"])
+            continue
+        if previous == "tool":
+            if waiting:
+                return None  # a call left unanswered
+            waiting = None
+        if kind == "function_call":
+            if previous != "assistant":
+                if previous not in AFTER["assistant"]:
+                    return None
+                previous = "assistant"
+            if waiting is None:
+                waiting = {}
+            if not _finished(item, _CALL_KEYS):
+                return None
+            call_id, name, arguments = item["call_id"], item["name"], item["arguments"]
+            if type(call_id) is not str or type(name) is not str or type(arguments) is not str:
+                return None
+            value = _arguments_object(arguments)
+            if type(value) is not dict:
+                return None
+            inputs.append(value)
+            waiting[call_id] = name
+            ids.append(call_id)
+            names.append(name)
+            if "id" in item:
+                item_ids.append(item["id"])
+            continue
+        if kind != "message":
+            return None
+        role = item["role"]
+        content = item["content"]
+        if role == "assistant":
+            if previous == "assistant":
+                if waiting is not None:
+                    return None  # text after a call (moved before it for Anthropic)
+            elif previous not in AFTER["assistant"]:
+                return None
+            if type(content) is str:
+                if len(item) != 2 + ("type" in item):  # role, content and maybe the type
+                    return None
+            else:
+                if (
+                    not _finished(item, _ASSISTANT_KEYS)
+                    or type(content) is not list
+                    or len(content) != 1
+                ):
+                    return None
+                element = content[0]
+                if (
+                    type(element) is not dict
+                    or not _keys_known(element, _TEXT_KEYS)
+                    or element["type"] != "output_text"
+                    or element.get("annotations", ()) not in _EMPTY
+                    or element.get("logprobs", ()) not in _EMPTY
+                ):
+                    return None
+                content = element["text"]
+                if "id" in item:
+                    item_ids.append(item["id"])
+            add_text(content)
+            previous = "assistant"
+            continue
+        if waiting:
+            return None  # calls left unanswered
+        if role == "user":
+            if frozenset(item) not in _USER_KEYS:
+                return None
+            if type(content) is str:
+                add_text(content)
+            elif type(content) is list and content:
+                for element in content:
+                    if (
+                        type(element) is not dict
+                        or len(element) != 2
+                        or element["type"] != "input_text"
+                    ):
+                        return None
+                    add_text(element["text"])
+            else:
+                return None
+        elif role in _SYSTEM_ROLES:
+            if frozenset(item) not in _USER_KEYS or type(content) is not str:
+                return None
+            add_text(content)
+            role = "system"
+        else:
+            return None
+        if previous not in AFTER[role]:
+            return None
+        previous = role
+    if waiting:
+        return None  # calls left unanswered at the end
+    if not (plain_texts(texts) and plain_inputs(inputs)):
+        return None
+    if item_ids and (
+        any(type(item_id) is not str for item_id in item_ids) or len(set(item_ids)) != len(item_ids)
+    ):
+        return None
+    return ended(previous, texts[-1] if texts else None)
 
 
 # --- delta mode (previous_response_id) -------------------------------------------------------
@@ -1068,17 +1282,30 @@ def _call_options(
 def _parse_arguments(arguments: str) -> tuple[Any, str | None]:
     """The tool input for an ``arguments`` string, and the string itself when the input does not
     serialize back to it exactly (compact JSON is what the API and the AI SDK write)."""
-    try:
-        value = json.loads(arguments, parse_constant=_reject_constant)
-    except (ValueError, RecursionError):
-        return arguments, None
-    if not isinstance(value, dict):
+    value = _arguments_object(arguments)
+    if value is None:
         return arguments, None
     return value, (None if _compact(value) == arguments else arguments)
 
 
+def _arguments_object(arguments: str) -> dict[str, Any] | None:
+    """The JSON object an ``arguments`` string holds, or None when it holds none (what
+    ``json.loads`` refuses, ``NaN`` and the other constants JSON does not have, any other
+    value). The one decoder is built once: ``json.loads`` with an option builds one a call."""
+    if arguments.startswith("\ufeff"):
+        return None  # json.loads refuses a string that starts with a byte order mark
+    try:
+        value = _DECODE_ARGUMENTS(arguments)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
+
+
+_DECODE_ARGUMENTS = json.JSONDecoder(parse_constant=_reject_constant).decode
 
 
 def _compact(value: Any) -> str:

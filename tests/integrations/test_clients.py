@@ -294,6 +294,44 @@ def test_responses_string_input_and_clean_input_are_untouched() -> None:
     assert repairs == []
 
 
+@pytest.mark.parametrize(
+    ("module", "loader", "endpoint"),
+    [
+        (openai_chat, "_Loader", "chat"),
+        (openai_responses, "_Reader", "responses"),
+    ],
+)
+def test_a_clean_openai_request_is_judged_without_loading(
+    monkeypatch: pytest.MonkeyPatch, module: Any, loader: str, endpoint: str
+) -> None:
+    loaded: list[object] = []
+    load = getattr(module, loader)
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        loaded.append(args)
+        return load(*args, **kwargs)
+
+    monkeypatch.setattr(module, loader, counted)
+    wire, repairs = Wire(), list[Repair]()
+    client = heal_openai(openai_client(wire), on_repair=repairs.append)
+    if endpoint == "chat":
+        tools: list[Any] = [CHAT_TOOL]
+        client.chat.completions.create(model="gpt-4o", messages=CHAT_CLEAN, tools=tools)
+        sent = wire.body["messages"]
+        clean: list[Any] = CHAT_CLEAN
+    else:
+        clean = [{"role": "user", "content": "hi"}, fc("c1"), fc_out("c1")]
+        client.responses.create(model="gpt-4o", input=clean, tools=[RESPONSES_TOOL])
+        sent = wire.body["input"]
+    assert sent == clean and repairs == [] and loaded == []
+    # Without the tool offered, the call is recorded: the history was read.
+    if endpoint == "chat":
+        client.chat.completions.create(model="gpt-4o", messages=CHAT_CLEAN, tools=[])
+    else:
+        client.responses.create(model="gpt-4o", input=clean, tools=[])
+    assert loaded and [r.rule for r in repairs] == ["tool-not-offered"]
+
+
 def test_responses_continuing_a_server_conversation_keep_outputs_of_its_calls() -> None:
     # The call `call_prev` is in the stored response the request continues.
     wire = Wire()
