@@ -18,6 +18,7 @@ from agents.testing import ScriptedModel, assistant_message, function_call
 from openai import AsyncOpenAI
 
 from heal import ConfigError, HealingError, ProviderId, Repair, validate_messages
+from heal.adapters import openai_responses as responses_adapter
 from heal.adapters.openai_responses import load_messages
 from heal.integrations.openai_agents import (
     agent_tool_names,
@@ -167,6 +168,31 @@ def test_every_model_call_of_a_run_is_healed() -> None:
     assert_valid(first.input)
     assert_valid(second.input)
     assert shape(second.input)[-2:] == [("function_call", "c9"), ("output", ("c9", "sunny"))]
+
+
+def test_a_clean_run_is_judged_without_loading(monkeypatch: pytest.MonkeyPatch) -> None:
+    loaded: list[object] = []
+    reader = responses_adapter._Reader
+
+    def counted(*args: Any) -> Any:
+        loaded.append(args)
+        return reader(*args)
+
+    monkeypatch.setattr(responses_adapter, "_Reader", counted)
+    scripted = ScriptedModel(
+        [[function_call("get_weather", {"city": "Rome"}, call_id="c9")], [assistant_message("ok")]]
+    )
+    agent = Agent(name="assistant", model=scripted, tools=[get_weather])
+    repairs: list[Repair] = []
+    config = RunConfig(
+        call_model_input_filter=heal_input_filter(on_repair=repairs.append), tracing_disabled=True
+    )
+    result = asyncio.run(Runner.run(agent, copy.deepcopy(CLEAN), run_config=config))
+    assert result.final_output == "ok"
+    _, second = scripted.calls
+    # The second request holds the SDK's own items of the first answer, as the run keeps them.
+    assert shape(second.input)[-2:] == [("function_call", "c9"), ("output", ("c9", "sunny"))]
+    assert loaded == [] and repairs == []
 
 
 def test_streamed_runs_are_healed() -> None:
