@@ -41,13 +41,14 @@ from pydantic import TypeAdapter
 from heal._engine import heal_messages
 from heal._verdict import (
     AFTER,
-    PLAIN_TERMS,
     Terms,
     by_default,
     ended,
     plain_inputs,
     plain_texts,
     plain_value,
+    provider_terms,
+    surrogate,
     terms_for,
     walked_clean,
 )
@@ -61,7 +62,7 @@ from heal.messages import (
     load_messages,
 )
 from heal.policy import Policy
-from heal.providers import ProviderId
+from heal.providers import HEAL_NAMESPACE, ProviderId
 from heal.repairs import Repair
 from heal.targets import Target
 
@@ -164,16 +165,19 @@ def _heal_json(
     target: dict[str, Any],
 ) -> JsonHealResult[T]:
     decoded = _decode(data)
-    if (
-        decoded is not _UNREADABLE
-        and _SAFE_OPTIONS.issuperset(target)
-        and by_default(policy, target.get("rules"), target.get("scope", "request"))
-        and clean_verdict(
-            decoded,
-            provider,
-            model=target.get("model"),
-            thinking=target.get("thinking"),
-            tools=target.get("tools"),
+    if decoded is not _UNREADABLE and (
+        clean_verdict(decoded, provider)
+        if policy is None and not target
+        else (
+            _SAFE_OPTIONS.issuperset(target)
+            and by_default(policy, target.get("rules"), target.get("scope", "request"))
+            and clean_verdict(
+                decoded,
+                provider,
+                model=target.get("model"),
+                thinking=target.get("thinking"),
+                tools=target.get("tools"),
+            )
         )
     ):
         return JsonHealResult(data, ())
@@ -648,8 +652,13 @@ def clean_verdict(
       per call (same id and name; text or error-text output that is not blank, or JSON), and tool
       messages nowhere else;
     * call ids unique, ids and names the provider's profile accepts, names among ``tools``
-      when given; no JSON value nested
-      deeper than 64 levels, no float that is not finite;
+      when given; no JSON value nested deeper than 64 levels, no float that is not finite;
+    * for a target whose rules read neither reasoning nor provider options (provider None,
+      OpenAI Chat, xAI, DeepSeek, Mistral, OpenAI-compatible: :attr:`heal._verdict.Terms.rich`),
+      also: text, call and result parts with ``providerOptions`` (JSON objects by namespace,
+      none of them heal's), and reasoning parts (``text`` free of lone surrogates, maybe
+      ``providerOptions``) before an assistant message's calls, beside a text or a call: an
+      AI SDK history from OpenAI's Responses API, with its item ids and encrypted reasoning;
     * the last message a user message, tool results, or an assistant message without calls
       whose last text does not end with whitespace (a stored history ends with the model's
       answer, unless the model refuses prefill), and no rule of the provider's own that fires
@@ -664,21 +673,25 @@ def clean_verdict(
     """
     if type(history) is not list or not history:
         return False
-    terms: Terms | None = PLAIN_TERMS
-    if model is not None or thinking is not None or tools is not None:
+    terms: Terms | None
+    if model is None and thinking is None and tools is None:
+        terms = provider_terms(provider)
+    else:
         try:
             target = Target.of(provider, model, thinking=thinking, tools=tools)
         except ConfigError:
             return False  # the full path raises it
         provider, terms = target.provider, terms_for(target)
-    return terms is not None and walked_clean(provider, terms, _scan, history)
+    return terms is not None and walked_clean(provider, terms, _scan, history, terms.rich)
 
 
-def _scan(history: list[Any], ids: list[str], names: list[str]) -> str | None:
+def _scan(history: list[Any], rich: bool, ids: list[str], names: list[str]) -> str | None:
     """The one pass of :func:`clean_verdict` over the messages: the role of the last message
     when every message has a plain shape in a plain place (else None), with the call ids and
     tool names added to ``ids`` and ``names``. Exact key counts and indexing (a missing key
-    raises KeyError) check each dict's keys."""
+    raises KeyError) check each dict's keys. ``rich`` (:attr:`heal._verdict.Terms.rich`):
+    parts may carry provider options and assistant messages reasoning before their texts and
+    calls."""
     waiting: dict[str, str] | None = None  # the previous message's calls: id -> name
     previous = ""
     # Texts, tool inputs and JSON outputs are gathered and judged once at the end: a call per
@@ -686,6 +699,8 @@ def _scan(history: list[Any], ids: list[str], names: list[str]) -> str | None:
     texts: list[Any] = []
     inputs: list[Any] = []
     values: list[Any] = []
+    options: list[Any] | None = None  # the parts' provider options (rich only)
+    thoughts: list[Any] | None = None  # the reasoning parts (rich only)
     add_text = texts.append
     for message in history:
         if type(message) is not dict or len(message) != 2:
@@ -697,8 +712,12 @@ def _scan(history: list[Any], ids: list[str], names: list[str]) -> str | None:
             if role != "tool" or type(content) is not list or len(content) != len(waiting):
                 return None
             for part in content:
-                if type(part) is not dict or len(part) != 4 or part["type"] != "tool-result":
+                if type(part) is not dict or part["type"] != "tool-result":
                     return None
+                if len(part) != 4:
+                    if not rich or len(part) != 5:
+                        return None
+                    options = _noted(options, part["providerOptions"])
                 call_id = part["toolCallId"]
                 # A name of the calls, never the default: a result must answer one of them.
                 if (
@@ -728,8 +747,12 @@ def _scan(history: list[Any], ids: list[str], names: list[str]) -> str | None:
             return None
         elif role == "user":
             for part in content:
-                if type(part) is not dict or len(part) != 2 or part["type"] != "text":
+                if type(part) is not dict or part["type"] != "text":
                     return None
+                if len(part) != 2:
+                    if not rich or len(part) != 3:
+                        return None
+                    options = _noted(options, part["providerOptions"])
                 add_text(part["text"])
         else:
             for part in content:
@@ -738,10 +761,18 @@ def _scan(history: list[Any], ids: list[str], names: list[str]) -> str | None:
                 kind = part["type"]
                 if kind == "text":
                     # Text after a call is moved before it for Anthropic.
-                    if waiting is not None or len(part) != 2:
+                    if waiting is not None:
                         return None
+                    if len(part) != 2:
+                        if not rich or len(part) != 3:
+                            return None
+                        options = _noted(options, part["providerOptions"])
                     add_text(part["text"])
-                elif kind == "tool-call" and len(part) == 4:
+                elif kind == "tool-call":
+                    if len(part) != 4:
+                        if not rich or len(part) != 5:
+                            return None
+                        options = _noted(options, part["providerOptions"])
                     call_id = part["toolCallId"]
                     name = part["toolName"]
                     if type(call_id) is not str or type(name) is not str:
@@ -752,13 +783,53 @@ def _scan(history: list[Any], ids: list[str], names: list[str]) -> str | None:
                     waiting[call_id] = name
                     ids.append(call_id)
                     names.append(name)
+                elif kind == "reasoning" and rich and waiting is None:
+                    if len(part) != 2:
+                        if len(part) != 3:
+                            return None
+                        options = _noted(options, part["providerOptions"])
+                    thoughts = _noted(thoughts, part)
                 else:
                     return None
+            # A message that ends with reasoning (of reasoning alone, or after its text) is
+            # none of the plain shapes.
+            if thoughts is not None and part is thoughts[-1]:
+                return None
         previous = role
     if not (plain_texts(texts) and plain_inputs(inputs)):
         return None
     for value in values:
         if not plain_value(value):
             return None
+    if (options is not None or thoughts is not None) and not _rich_plain(
+        options or [], thoughts or []
+    ):
+        return None
     # Calls left unanswered are the last message's, an assistant message: not an end.
     return None if waiting is not None else ended(previous, texts[-1] if texts else None)
+
+
+def _noted(found: list[Any] | None, value: Any) -> list[Any]:
+    """``found`` with ``value`` added (a new list for None): the rich walk's lists are made only
+    for the histories that need them."""
+    if found is None:
+        return [value]
+    found.append(value)
+    return found
+
+
+def _rich_plain(options: list[Any], thoughts: list[Any]) -> bool:
+    """Whether the provider options of a rich walk load as they are and hold nothing of heal's
+    (which rules read whatever they need), and the reasoning texts are strings without a lone
+    surrogate (``lone-surrogate`` mends them); a part without ``text`` raises KeyError."""
+    for value in options:
+        if type(value) is not dict or HEAL_NAMESPACE in value:
+            return False
+        for namespace, found in value.items():
+            if type(namespace) is not str or type(found) is not dict or not plain_value(found):
+                return False
+    for part in thoughts:
+        text = part["text"]
+        if type(text) is not str or not (text.isascii() or surrogate(text) is None):
+            return False
+    return True

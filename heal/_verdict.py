@@ -55,6 +55,7 @@ __all__ = [
     "PLAIN_TERMS",
     "by_default",
     "PLAIN_NEVER",
+    "RICH_NEEDS",
     "Terms",
     "calls_accepted",
     "ended",
@@ -62,6 +63,7 @@ __all__ = [
     "plain_input",
     "plain_text",
     "plain_value",
+    "provider_terms",
     "terms_for",
     "surrogate",
     "walked_clean",
@@ -164,6 +166,27 @@ _OFFERED = frozenset({"unoffered_tools"})
 the request does not offer, which :func:`calls_accepted` looks for itself."""
 
 
+RICH_NEEDS = frozenset(
+    {
+        "reasoning",
+        "assistant_options",
+        "tool_options",
+        "anthropic_tool_options",
+        "head_not_user",
+        "trailing_reasoning",
+        "reasoning_not_first",
+        "reasoning_only_message",
+        "anthropic_unsigned_reasoning",
+        "bedrock_unsigned_reasoning",
+    }
+)
+"""What a rule may need that reasoning parts or provider options can make hold (the reasoning
+trigger list and the facts of reasoning and options): a plan none of whose rules needs one of
+these finds nothing in them (``non_ascii_reasoning`` aside, which a walk answers itself by
+looking for lone surrogates in the reasoning text; heal's own namespace is never rich: rules
+read its marks whatever they need)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Terms:
     """What a plainly clean history must also be for one target (see :func:`terms_for`)."""
@@ -172,23 +195,29 @@ class Terms:
     """The canonical roles it may end with."""
     offered: frozenset[str] | None = None
     """The tools its calls may name (None: any)."""
+    rich: bool = False
+    """Whether it may hold reasoning parts and provider options (other than heal's), which no
+    rule of the target's plan reads (:data:`RICH_NEEDS`); a walk that knows them takes them
+    then (:func:`heal._json.clean_verdict`), the others refuse them always."""
 
 
 PLAIN_TERMS = Terms(ENDS)
-"""The terms of a target that names its provider alone."""
+"""The terms of a target that names its provider alone, for the walks that do not read
+:attr:`Terms.rich`."""
 
 _TERMS: dict[tuple[Any, ...], Terms | None] = {}
-""":func:`terms_for` of the targets that name more than a provider, by what their plans depend
-on and the registry version (the tool names aside, which only :attr:`Terms.offered` reads)."""
+""":func:`terms_for` of each target, by what its plan depends on and the registry version
+(the tool names aside, which only :attr:`Terms.offered` reads)."""
 
 
 def terms_for(target: Target) -> Terms | None:
     """What a plainly clean history must also be for ``target``, or None when no verdict may be
     asked for it.
 
-    A target that names its provider alone: :data:`PLAIN_TERMS`. A model, ``thinking``, the
-    request's tools or a prefix-binding behaviour change the plan: they turn rules on or off by
-    what the model accepts and the request holds (``Rule.enabled_for``). Turning a rule off
+    Whether the history may hold reasoning and provider options follows from the plan's needs
+    (:attr:`Terms.rich`). A model, ``thinking``, the request's tools or a prefix-binding
+    behaviour change the plan: they turn rules on or off by what the model accepts and the
+    request holds (``Rule.enabled_for``). Turning a rule off
     never makes a clean history unclean. A rule turned on is harmless when it needs only what a
     plainly clean history never holds (:data:`PLAIN_NEVER`: the reasoning, image, signature and
     late-system rules); one that reads the final answer (``anthropic-assistant-prefill``, for
@@ -199,20 +228,13 @@ def terms_for(target: Target) -> Terms | None:
     beside reasoning, the mid-conversation system rules the model beside a late system
     message): the property tests of each verdict hold this under targets that name models,
     thinking and tools (``tests/verdict_targets.py``)."""
-    model, thinking, tools, binding = (
-        target.model,
-        target.thinking,
-        target.tools,
-        target.prefix_mismatch_behavior,
-    )
-    if model is None and thinking is None and tools is None and binding is None:
-        return PLAIN_TERMS
+    tools = target.tools
     key = (
         target.provider,
-        model,
-        thinking,
+        target.model,
+        target.thinking,
         tools is None,
-        binding,
+        target.prefix_mismatch_behavior,
         default_registry.version,
     )
     try:
@@ -224,22 +246,56 @@ def terms_for(target: Target) -> Terms | None:
         _TERMS[key] = found
     if found is None or tools is None:
         return found
-    return Terms(found.ends, tools)
+    return Terms(found.ends, tools, found.rich)
+
+
+_BY_PROVIDER: dict[tuple[str | None, int], Terms | None] = {}
+""":func:`provider_terms`, by provider and registry version."""
+
+
+def provider_terms(provider: object) -> Terms | None:
+    """``terms_for(Target(provider))`` for a provider as a caller gave it, without building the
+    target on every call; None for anything but a known provider id or None (the full path
+    raises its error)."""
+    if provider is not None and type(provider) is not str:
+        return None
+    key = (provider, default_registry.version)
+    try:
+        return _BY_PROVIDER[key]
+    except KeyError:
+        pass
+    try:
+        found = terms_for(Target(provider))  # type: ignore[arg-type]
+    except ConfigError:
+        found = None
+    if len(_BY_PROVIDER) >= 64:  # registry versions come and go
+        _BY_PROVIDER.clear()
+    _BY_PROVIDER[key] = found
+    return found
 
 
 def _worked_out(target: Target) -> Terms | None:
     """:func:`terms_for`, worked out from the plans (its ``offered`` stands for any tools)."""
     ends = ENDS
-    shared = {rule.id for rule in planned_rules(Target(target.provider))}
-    for rule in planned_rules(target):
+    planned = planned_rules(target)
+    bare = Target(target.provider)
+    shared = {rule.id for rule in (planned if target == bare else planned_rules(bare))}
+    rich = True
+    for rule in planned:
+        needs = rule.needs if rule.needs is not None else rule.triggers
+        if needs is None:
+            return None  # it runs whatever the history holds
+        if not needs.isdisjoint(RICH_NEEDS):
+            rich = False
         if rule.id in shared:
             continue
-        needs = rule.needs if rule.needs is not None else rule.triggers
-        if needs is None or not needs <= PLAIN_NEVER | _ANSWER | _OFFERED:
+        if not needs <= PLAIN_NEVER | _ANSWER | _OFFERED:
             return None
         if needs & _ANSWER:
             ends = ENDS - {"assistant"}
-    return PLAIN_TERMS if ends is ENDS else Terms(ends)
+    if ends is ENDS and not rich:
+        return PLAIN_TERMS
+    return Terms(ends, None, rich)
 
 
 _DEFAULT_POLICY = Policy()

@@ -26,7 +26,7 @@ from typing import Any
 from unittest import mock
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import heal._json as heal_json_module
@@ -269,6 +269,138 @@ def test_clean_verdict_means_no_repair_plain(history: History) -> None:
 
 @given(histories())
 def test_clean_verdict_means_no_repair_strategies(history: History) -> None:
+    _verdict_holds(history)
+
+
+_OPTIONS: tuple[Any, ...] = (
+    {"openai": {"itemId": "msg_1"}},
+    {"openai": {"itemId": "fc_1"}, "xai": {}},
+    {"anthropic": {"cacheControl": {"type": "ephemeral"}}},
+    {"anthropic": {"signature": "c2ln"}},
+    {"google": {"thoughtSignature": "c2ln"}},
+    {"heal": {"synthesized": True}},
+    {"heal": {"aborted": True}},
+    {"openai": {"itemId": 1.5e300 * 1e10}},  # not finite
+    {"openai": "msg_1"},
+    {},
+)
+"""Provider options as the AI SDK stores them (OpenAI's item ids, Anthropic's signatures and
+cache marks, Gemini's signatures), heal's own marks, and values that do not load as they are."""
+
+_THOUGHTS: tuple[Any, ...] = (
+    {"type": "reasoning", "text": "Think first."},
+    {"type": "reasoning", "text": ""},
+    {"type": "reasoning", "text": " "},
+    {"type": "reasoning", "text": "lone \ud800"},
+    {
+        "type": "reasoning",
+        "text": "Think.",
+        "providerOptions": {"openai": {"itemId": "rs_1", "reasoningEncryptedContent": "gAAA"}},
+    },
+    {"type": "reasoning", "text": "Signed.", "providerOptions": {"anthropic": {"signature": "c2"}}},
+    {"type": "reasoning", "text": "x", "signature": "c2ln"},
+)
+"""Reasoning parts as the AI SDK stores them, and a few that rules mend or loading refuses."""
+
+
+def _rich_edit(draw: st.DrawFn, history: History) -> None:
+    """One rich edit: provider options on a part or a message, reasoning in an assistant
+    message (at any place, or alone)."""
+    edit = draw(st.sampled_from(("part-options", "message-options", "reasoning", "only")))
+    if edit == "message-options":
+        draw(st.sampled_from(history))["providerOptions"] = copy.deepcopy(
+            draw(st.sampled_from(_OPTIONS))
+        )
+        return
+    spots = [
+        m
+        for m in history
+        if isinstance(m["content"], list) and (edit == "part-options" or m["role"] == "assistant")
+    ]
+    if not spots:
+        return
+    message = draw(st.sampled_from(spots))
+    if edit == "part-options":
+        part = draw(st.sampled_from(message["content"]))
+        part["providerOptions"] = copy.deepcopy(draw(st.sampled_from(_OPTIONS)))
+    elif edit == "reasoning":
+        at = draw(st.integers(0, len(message["content"])))
+        message["content"].insert(at, copy.deepcopy(draw(st.sampled_from(_THOUGHTS))))
+    else:
+        message["content"] = [copy.deepcopy(draw(st.sampled_from(_THOUGHTS)))]
+
+
+@st.composite
+def rich_histories(draw: st.DrawFn) -> History:
+    """A plain history with provider options and reasoning, as an AI SDK history from OpenAI's
+    Responses API or Anthropic holds them (and some that rules mend)."""
+    history = draw(plain_histories())
+    for _ in range(draw(st.integers(1, 3))):
+        _rich_edit(draw, history)
+    return history
+
+
+RESPONSES_TURN: History = [
+    {"role": "user", "content": [{"type": "text", "text": "weather in Paris?"}]},
+    {
+        "role": "assistant",
+        "content": [
+            {
+                "type": "reasoning",
+                "text": "A tool can answer.",
+                "providerOptions": {
+                    "openai": {"itemId": "rs_1", "reasoningEncryptedContent": "gAAAAB"}
+                },
+            },
+            {
+                "type": "text",
+                "text": "Let me check.",
+                "providerOptions": {"openai": {"itemId": "msg_1"}},
+            },
+            {
+                **_call("call_1", "weather", {"city": "Paris"}),
+                "providerOptions": {"openai": {"itemId": "fc_1"}},
+            },
+        ],
+    },
+    {
+        "role": "tool",
+        "content": [_result("call_1", "weather", {"type": "text", "value": "sunny"})],
+    },
+    {
+        "role": "assistant",
+        "content": [
+            {"type": "text", "text": "Sunny.", "providerOptions": {"openai": {"itemId": "msg_2"}}}
+        ],
+    },
+    {"role": "user", "content": "thanks"},
+]
+"""A turn of an AI SDK history from OpenAI's Responses API: item ids on every part, encrypted
+reasoning."""
+
+
+def test_an_ai_sdk_responses_history_is_plain_where_no_rule_reads_its_options() -> None:
+    clean = {provider for provider in ALL_PROVIDERS if clean_verdict(RESPONSES_TURN, provider)}
+    # The Responses pack reads reasoning and item ids, Anthropic's, Bedrock's, Gemini's,
+    # Groq's and Cerebras's reasoning; DeepSeek wants reasoning_content, Mistral its own ids.
+    assert clean == {None, "openai-chat", "xai", "openai-compatible"}
+    for provider in ALL_PROVIDERS:
+        result = heal_messages(RESPONSES_TURN, provider=provider)
+        if provider in clean:
+            assert result.repairs == ()
+    text = json.dumps(RESPONSES_TURN)
+    with mock.patch.object(heal_json_module, "heal_messages", _refuse_to_heal):
+        assert heal_json(text).data is text
+    # Read for the Responses API (its rules read reasoning and item ids), and nothing to do.
+    read = heal_json(text, provider="openai-responses")
+    assert read.data is not text and read.repairs == ()
+    assert json.loads(read.data) == RESPONSES_TURN
+
+
+@settings(max_examples=400)
+@given(rich_histories())
+def test_clean_verdict_means_no_repair_rich(history: History) -> None:
+    event("clean for none" if clean_verdict(history) else "not clean for none")
     _verdict_holds(history)
 
 

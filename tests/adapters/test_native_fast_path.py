@@ -44,7 +44,7 @@ from pydantic_ai import messages as pa
 import heal._verdict as verdict_module
 from benchmarks.corpus import corpus
 from heal import ConfigError, InputError, Policy, load_messages
-from heal._verdict import PLAIN_TERMS, Terms, terms_for
+from heal._verdict import PLAIN_TERMS, Terms, provider_terms, terms_for
 from heal.adapters import anthropic, openai_chat, pydantic_ai
 from heal.adapters._common import NativeHealResult
 from heal.providers import PROVIDERS, ProviderId
@@ -699,12 +699,16 @@ def test_request_parameters_that_name_the_target_are_read() -> None:
     ]
 
 
+_ALL_ENDS = frozenset({"user", "tool", "assistant"})
+
+
 @pytest.mark.parametrize(
     ("needs", "terms"),
     [
-        (frozenset({"reasoning"}), PLAIN_TERMS),
-        (frozenset({"images", "late_system"}), PLAIN_TERMS),
-        (frozenset({"final_assistant"}), Terms(frozenset({"user", "tool"}))),
+        # Harmless for a plain history; reasoning is no longer rich.
+        (frozenset({"reasoning"}), Terms(_ALL_ENDS)),
+        (frozenset({"images", "late_system"}), Terms(_ALL_ENDS, rich=True)),
+        (frozenset({"final_assistant"}), Terms(frozenset({"user", "tool"}), rich=True)),
         (frozenset({"texts"}), None),
         (frozenset({"reasoning", "calls"}), None),
         (None, None),
@@ -724,9 +728,18 @@ def test_what_a_rule_the_target_turns_on_needs_decides_the_terms(
         mock.patch.dict(verdict_module._TERMS, clear=True),
     ):
         assert terms_for(Target.of("anthropic", "claude-x")) == terms
-        assert terms_for(Target.of("anthropic")) is PLAIN_TERMS
+        # An empty plan reads nothing: reasoning and options are plain for it.
+        assert terms_for(Target.of("anthropic")) == Terms(_ALL_ENDS, rich=True)
         tools = terms_for(Target.of("anthropic", "claude-x", tools=["search"]))
-        assert tools == (None if terms is None else Terms(terms.ends, frozenset({"search"})))
+        expected = None if terms is None else Terms(terms.ends, frozenset({"search"}), terms.rich)
+        assert tools == expected
+
+
+def test_the_terms_of_a_provider_say_whether_its_rules_read_reasoning_or_options() -> None:
+    rich = {p for p in ALL_PROVIDERS if (terms := provider_terms(p)) is not None and terms.rich}
+    assert rich == {None, "openai-chat", "mistral", "deepseek", "xai", "openai-compatible"}
+    assert provider_terms("nobody") is None and provider_terms(["anthropic"]) is None
+    assert terms_for(Target.of("anthropic")) == PLAIN_TERMS
 
 
 class _Loud(Rule):
