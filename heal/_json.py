@@ -659,6 +659,8 @@ def clean_verdict(
       none of them heal's), and reasoning parts (``text`` free of lone surrogates, maybe
       ``providerOptions``) before an assistant message's calls, beside a text or a call: an
       AI SDK history from OpenAI's Responses API, with its item ids and encrypted reasoning;
+      for ``openai-responses`` too when every reasoning part is an OpenAI item, each followed by
+      a text or a call, and no item id repeats (:func:`_items_plain`);
     * the last message a user message, tool results, or an assistant message without calls
       whose last text does not end with whitespace (a stored history ends with the model's
       answer, unless the model refuses prefill), and no rule of the provider's own that fires
@@ -682,7 +684,11 @@ def clean_verdict(
         except ConfigError:
             return False  # the full path raises it
         provider, terms = target.provider, terms_for(target)
-    return terms is not None and walked_clean(provider, terms, _scan, history, terms.rich)
+    return (
+        terms is not None
+        and walked_clean(provider, terms, _scan, history, terms.rich or terms.items)
+        and (not terms.items or _items_plain(history))
+    )
 
 
 def _scan(history: list[Any], rich: bool, ids: list[str], names: list[str]) -> str | None:
@@ -807,6 +813,48 @@ def _scan(history: list[Any], rich: bool, ids: list[str], names: list[str]) -> s
         return None
     # Calls left unanswered are the last message's, an assistant message: not an end.
     return None if waiting is not None else ended(previous, texts[-1] if texts else None)
+
+
+def _items_plain(history: list[Any]) -> bool:
+    """For a target whose plan reads reasoning and options only through the Responses API's
+    item rules (:attr:`heal._verdict.Terms.items`), over a history the rich walk found plain:
+    whether those rules find nothing. Every reasoning part is an OpenAI item (an ``openai``
+    ``itemId``: ``openai-foreign-reasoning``, ``encrypted-reasoning-without-item-id``); the
+    reasoning parts in a row are one item's, followed by a text or a call (the walk ends no
+    message with reasoning: ``reasoning-without-following-item``); every item is sent once, its
+    reasoning in one run (``duplicate-item-id``). Azure's namespace, which the rules read too,
+    is not plain."""
+    seen: set[str] = set()
+    for message in history:
+        content = message["content"]
+        if message["role"] != "assistant" or type(content) is not list:
+            continue
+        run = None  # the item id of the reasoning just before
+        for part in content:
+            options = part.get("providerOptions")
+            native = None
+            if options is not None:
+                if "azure" in options:
+                    return False
+                native = options.get("openai")
+            item = None if native is None else native.get("itemId", None)
+            if part["type"] == "reasoning":
+                if type(item) is not str or not item:
+                    return False
+                if run is None:
+                    if item in seen:
+                        return False
+                    seen.add(item)
+                    run = item
+                elif item != run:
+                    return False  # another item where this one's text or call belongs
+                continue
+            run = None
+            if item is not None:
+                if type(item) is not str or not item or item in seen:
+                    return False
+                seen.add(item)
+    return True
 
 
 def _noted(found: list[Any] | None, value: Any) -> list[Any]:

@@ -52,6 +52,7 @@ __all__ = [
     "AFTER",
     "ENDS",
     "MAX_DEPTH",
+    "OPENAI_ITEM_RULES",
     "PLAIN_TERMS",
     "by_default",
     "PLAIN_NEVER",
@@ -199,6 +200,22 @@ class Terms:
     """Whether it may hold reasoning parts and provider options (other than heal's), which no
     rule of the target's plan reads (:data:`RICH_NEEDS`); a walk that knows them takes them
     then (:func:`heal._json.clean_verdict`), the others refuse them always."""
+    items: bool = False
+    """Whether it may hold them as OpenAI's Responses API items: the rules of the plan that read
+    reasoning or options are the Responses pack's item rules alone (:data:`OPENAI_ITEM_RULES`),
+    which a walk that knows them checks itself (every reasoning part an item with an id, each
+    item followed by text or a call and sent once)."""
+
+
+OPENAI_ITEM_RULES = frozenset(
+    {
+        "openai-foreign-reasoning",
+        "encrypted-reasoning-without-item-id",
+        "reasoning-without-following-item",
+        "duplicate-item-id",
+    }
+)
+"""The rules of provider ``openai-responses`` that read reasoning and item ids, on by default."""
 
 
 PLAIN_TERMS = Terms(ENDS)
@@ -246,7 +263,7 @@ def terms_for(target: Target) -> Terms | None:
         _TERMS[key] = found
     if found is None or tools is None:
         return found
-    return Terms(found.ends, tools, found.rich)
+    return Terms(found.ends, tools, found.rich, found.items)
 
 
 _BY_PROVIDER: dict[tuple[str | None, int], Terms | None] = {}
@@ -280,22 +297,24 @@ def _worked_out(target: Target) -> Terms | None:
     planned = planned_rules(target)
     bare = Target(target.provider)
     shared = {rule.id for rule in (planned if target == bare else planned_rules(bare))}
-    rich = True
+    readers = set()  # the rules that read reasoning or options
     for rule in planned:
         needs = rule.needs if rule.needs is not None else rule.triggers
         if needs is None:
             return None  # it runs whatever the history holds
         if not needs.isdisjoint(RICH_NEEDS):
-            rich = False
+            readers.add(rule.id)
         if rule.id in shared:
             continue
         if not needs <= PLAIN_NEVER | _ANSWER | _OFFERED:
             return None
         if needs & _ANSWER:
             ends = ENDS - {"assistant"}
-    if ends is ENDS and not rich:
+    rich = not readers
+    items = bool(readers) and readers <= OPENAI_ITEM_RULES
+    if ends is ENDS and not rich and not items:
         return PLAIN_TERMS
-    return Terms(ends, None, rich)
+    return Terms(ends, None, rich, items)
 
 
 _DEFAULT_POLICY = Policy()

@@ -306,7 +306,12 @@ _THOUGHTS: tuple[Any, ...] = (
 def _rich_edit(draw: st.DrawFn, history: History) -> None:
     """One rich edit: provider options on a part or a message, reasoning in an assistant
     message (at any place, or alone)."""
-    edit = draw(st.sampled_from(("part-options", "message-options", "reasoning", "only")))
+    edit = draw(
+        st.sampled_from(("part-options", "message-options", "reasoning", "only", "item-ids"))
+    )
+    if edit == "item-ids":
+        _item_ids(draw, history)
+        return
     if edit == "message-options":
         draw(st.sampled_from(history))["providerOptions"] = copy.deepcopy(
             draw(st.sampled_from(_OPTIONS))
@@ -328,6 +333,39 @@ def _rich_edit(draw: st.DrawFn, history: History) -> None:
         message["content"].insert(at, copy.deepcopy(draw(st.sampled_from(_THOUGHTS))))
     else:
         message["content"] = [copy.deepcopy(draw(st.sampled_from(_THOUGHTS)))]
+
+
+def _item_ids(draw: st.DrawFn, history: History) -> None:
+    """OpenAI item ids on the parts of the assistant messages, as the AI SDK stores a Responses
+    turn: maybe reasoning before the first part, each part its own id (a run of reasoning parts
+    one id); or one id for every text and call, one for every reasoning run, one for each
+    reasoning part of a run."""
+    n = 0
+    repeat = draw(st.booleans()) and draw(st.booleans())  # every text and call one item
+    split = draw(st.booleans()) and draw(st.booleans())  # each reasoning part its own item
+    again = draw(st.booleans()) and draw(st.booleans())  # every reasoning run the same item
+    for message in history:
+        if message["role"] != "assistant":
+            continue
+        if isinstance(message["content"], str):
+            message["content"] = [{"type": "text", "text": message["content"]}]
+        if draw(st.booleans()):
+            summaries = draw(st.integers(1, 2))
+            thought = {"type": "reasoning", "text": "Think."}
+            message["content"][:0] = [copy.deepcopy(thought) for _ in range(summaries)]
+        run = None
+        for part in message["content"]:
+            n += 1
+            if part["type"] == "reasoning":
+                run = "rs_0" if again else (f"rs_{n}" if split else run or f"rs_{n}")
+                item = run
+            else:
+                run = None
+                item = "fc_1" if repeat else f"item_{n}"
+            options = {"itemId": item}
+            if part["type"] == "reasoning" and draw(st.booleans()):
+                options["reasoningEncryptedContent"] = "gAAAAB"
+            part["providerOptions"] = {"openai": options}
 
 
 @st.composite
@@ -381,9 +419,9 @@ reasoning."""
 
 def test_an_ai_sdk_responses_history_is_plain_where_no_rule_reads_its_options() -> None:
     clean = {provider for provider in ALL_PROVIDERS if clean_verdict(RESPONSES_TURN, provider)}
-    # The Responses pack reads reasoning and item ids, Anthropic's, Bedrock's, Gemini's,
-    # Groq's and Cerebras's reasoning; DeepSeek wants reasoning_content, Mistral its own ids.
-    assert clean == {None, "openai-chat", "xai", "openai-compatible"}
+    # Anthropic's, Bedrock's, Gemini's, Groq's and Cerebras's rules read reasoning; DeepSeek
+    # wants reasoning_content, Mistral its own ids. The Responses API's item rules find nothing.
+    assert clean == {None, "openai-chat", "xai", "openai-compatible", "openai-responses"}
     for provider in ALL_PROVIDERS:
         result = heal_messages(RESPONSES_TURN, provider=provider)
         if provider in clean:
@@ -391,10 +429,79 @@ def test_an_ai_sdk_responses_history_is_plain_where_no_rule_reads_its_options() 
     text = json.dumps(RESPONSES_TURN)
     with mock.patch.object(heal_json_module, "heal_messages", _refuse_to_heal):
         assert heal_json(text).data is text
-    # Read for the Responses API (its rules read reasoning and item ids), and nothing to do.
-    read = heal_json(text, provider="openai-responses")
-    assert read.data is not text and read.repairs == ()
-    assert json.loads(read.data) == RESPONSES_TURN
+    with mock.patch.object(heal_json_module, "heal_messages", _refuse_to_heal):
+        assert heal_json(text, provider="openai-responses").data is text
+    # The same reasoning item again in a later turn is sent twice: duplicate-item-id.
+    twice = [*RESPONSES_TURN, copy.deepcopy(RESPONSES_TURN[1])]
+    twice[-1]["content"] = twice[-1]["content"][:2]
+    assert not clean_verdict(twice, "openai-responses") and clean_verdict(twice)
+    assert "duplicate-item-id" in {
+        r.rule for r in heal_messages(twice, provider="openai-responses").repairs
+    }
+
+
+def _answer(*parts: dict[str, Any]) -> History:
+    """RESPONSES_TURN and one more answer of ``parts``, then a user message."""
+    return [
+        *copy.deepcopy(RESPONSES_TURN),
+        {"role": "assistant", "content": [copy.deepcopy(p) for p in parts]},
+        {"role": "user", "content": "ok"},
+    ]
+
+
+def _item(part: dict[str, Any], item: str | None, **more: Any) -> dict[str, Any]:
+    options = {} if item is None else {"itemId": item}
+    return {**part, "providerOptions": {"openai": {**options, **more}}}
+
+
+_THINK = {"type": "reasoning", "text": "Think."}
+_SAY = {"type": "text", "text": "Fine."}
+_CALL = _call("call_9", "weather", {"city": "Rome"})
+
+
+@pytest.mark.parametrize(
+    ("history", "rule"),
+    [
+        pytest.param(RESPONSES_TURN, None, id="the turn"),
+        pytest.param(
+            _answer(_item(_THINK, "rs_2"), _item(_THINK, "rs_2"), _item(_SAY, "msg_3")),
+            None,
+            id="summary parts of one item",
+        ),
+        pytest.param(
+            _answer(_item(_THINK, "rs_1"), _item(_SAY, "msg_3")),
+            "duplicate-item-id",
+            id="reasoning item again",
+        ),
+        pytest.param(_answer(_item(_SAY, "msg_1")), "duplicate-item-id", id="message item again"),
+        pytest.param(
+            _answer(_item(_THINK, "rs_2"), _item(_THINK, "rs_3"), _item(_SAY, "msg_3")),
+            "reasoning-without-following-item",
+            id="two reasoning items in a row",
+        ),
+        pytest.param(
+            _answer(_item(_THINK, None, reasoningEncryptedContent="gAAAAB"), _item(_SAY, "msg_3")),
+            "encrypted-reasoning-without-item-id",
+            id="encrypted without an id",
+        ),
+        pytest.param(
+            _answer(
+                {**_THINK, "providerOptions": {"anthropic": {"signature": "c2ln"}}},
+                _item(_SAY, "msg_3"),
+            ),
+            "openai-foreign-reasoning",
+            id="another provider's reasoning",
+        ),
+    ],
+)
+def test_openai_items_in_an_ai_sdk_history(history: History, rule: str | None) -> None:
+    repairs = {r.rule for r in heal_messages(history, provider="openai-responses").repairs}
+    assert clean_verdict(history, "openai-responses") is (rule is None)
+    if rule is None:
+        assert repairs == set()
+    else:
+        assert rule in repairs
+    assert clean_verdict(history)  # provider None reads no item
 
 
 @settings(max_examples=400)

@@ -738,6 +738,8 @@ def test_what_a_rule_the_target_turns_on_needs_decides_the_terms(
 def test_the_terms_of_a_provider_say_whether_its_rules_read_reasoning_or_options() -> None:
     rich = {p for p in ALL_PROVIDERS if (terms := provider_terms(p)) is not None and terms.rich}
     assert rich == {None, "openai-chat", "mistral", "deepseek", "xai", "openai-compatible"}
+    items = {p for p in ALL_PROVIDERS if (terms := provider_terms(p)) is not None and terms.items}
+    assert items == {"openai-responses"}  # its item rules alone read reasoning and options
     assert provider_terms("nobody") is None and provider_terms(["anthropic"]) is None
     assert terms_for(Target.of("anthropic")) == PLAIN_TERMS
 
