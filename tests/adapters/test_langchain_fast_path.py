@@ -26,7 +26,14 @@ from heal.adapters import langchain
 from tests.test_json import PLAIN, plain_histories
 
 from . import strategies_langchain as s_langchain
-from .test_native_fast_path import _LOADERS, ALL_PROVIDERS, PROPERTY, _counted, _same_as_full_path
+from .test_native_fast_path import (
+    _LOADERS,
+    ALL_PROVIDERS,
+    PROPERTY,
+    _counted,
+    _same_as_full_path,
+    some_targets,
+)
 
 _LOADERS[langchain] = "_Loader"
 
@@ -82,15 +89,23 @@ def plain_langchain(draw: st.DrawFn) -> list[BaseMessage]:
 
 
 @settings(PROPERTY, max_examples=300)
-@given(plain_langchain())
-def test_langchain_verdict_holds_on_plain_histories(native: list[BaseMessage]) -> None:
-    _same_as_full_path(langchain, langchain.heal_langchain, _counted(langchain, native), PROVIDERS)
+@given(plain_langchain(), some_targets)
+def test_langchain_verdict_holds_on_plain_histories(
+    native: list[BaseMessage], targets: list[Any]
+) -> None:
+    _same_as_full_path(
+        langchain, langchain.heal_langchain, _counted(langchain, native), PROVIDERS, targets
+    )
 
 
 @PROPERTY
-@given(s_langchain.histories())
-def test_langchain_verdict_holds_on_the_formats_strategies(native: list[BaseMessage]) -> None:
-    _same_as_full_path(langchain, langchain.heal_langchain, _counted(langchain, native), PROVIDERS)
+@given(s_langchain.histories(), some_targets)
+def test_langchain_verdict_holds_on_the_formats_strategies(
+    native: list[BaseMessage], targets: list[Any]
+) -> None:
+    _same_as_full_path(
+        langchain, langchain.heal_langchain, _counted(langchain, native), PROVIDERS, targets
+    )
 
 
 LANGCHAIN_PLAIN = langchain.dump_messages(PLAIN)

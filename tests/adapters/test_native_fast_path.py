@@ -58,6 +58,12 @@ from . import strategies_openai_chat as s_chat
 from . import strategies_pydantic_ai as s_pydantic_ai
 
 ALL_PROVIDERS: list[Any] = [None, *PROVIDERS]
+
+some_targets = st.lists(
+    st.sampled_from(range(len(MODEL_TARGETS))), min_size=1, max_size=3, unique=True
+).map(lambda picked: [MODEL_TARGETS[k] for k in picked])
+"""A few of the targets that name a model, for a property test's example: every example runs
+under every provider alone, and the examples share the model targets out between them."""
 PROPERTY = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # --- the two paths ---------------------------------------------------------------------------
@@ -342,15 +348,19 @@ anthropic_strategies = st.one_of(
 
 
 @settings(PROPERTY, max_examples=300)
-@given(plain_anthropic())
-def test_anthropic_verdict_holds_on_plain_histories(native: Any) -> None:
-    _same_as_full_path(anthropic, anthropic.heal_anthropic, _counted(anthropic, native))
+@given(plain_anthropic(), some_targets)
+def test_anthropic_verdict_holds_on_plain_histories(native: Any, targets: list[Any]) -> None:
+    _same_as_full_path(
+        anthropic, anthropic.heal_anthropic, _counted(anthropic, native), targets=targets
+    )
 
 
 @PROPERTY
-@given(anthropic_strategies)
-def test_anthropic_verdict_holds_on_the_formats_strategies(native: Any) -> None:
-    _same_as_full_path(anthropic, anthropic.heal_anthropic, _counted(anthropic, native))
+@given(anthropic_strategies, some_targets)
+def test_anthropic_verdict_holds_on_the_formats_strategies(native: Any, targets: list[Any]) -> None:
+    _same_as_full_path(
+        anthropic, anthropic.heal_anthropic, _counted(anthropic, native), targets=targets
+    )
 
 
 # --- OpenAI Chat -----------------------------------------------------------------------------
@@ -542,15 +552,21 @@ chat_strategies = st.one_of(
 
 
 @settings(PROPERTY, max_examples=300)
-@given(plain_chat())
-def test_openai_chat_verdict_holds_on_plain_histories(native: Any) -> None:
-    _same_as_full_path(openai_chat, openai_chat.heal_openai_chat, _counted(openai_chat, native))
+@given(plain_chat(), some_targets)
+def test_openai_chat_verdict_holds_on_plain_histories(native: Any, targets: list[Any]) -> None:
+    _same_as_full_path(
+        openai_chat, openai_chat.heal_openai_chat, _counted(openai_chat, native), targets=targets
+    )
 
 
 @PROPERTY
-@given(chat_strategies)
-def test_openai_chat_verdict_holds_on_the_formats_strategies(native: Any) -> None:
-    _same_as_full_path(openai_chat, openai_chat.heal_openai_chat, _counted(openai_chat, native))
+@given(chat_strategies, some_targets)
+def test_openai_chat_verdict_holds_on_the_formats_strategies(
+    native: Any, targets: list[Any]
+) -> None:
+    _same_as_full_path(
+        openai_chat, openai_chat.heal_openai_chat, _counted(openai_chat, native), targets=targets
+    )
 
 
 # --- examples --------------------------------------------------------------------------------
@@ -1450,8 +1466,8 @@ def plain_pydantic_ai(draw: st.DrawFn) -> list[Any]:
 
 
 @settings(PROPERTY, max_examples=200)
-@given(plain_pydantic_ai())
-def test_pydantic_ai_verdict_holds_on_plain_histories(native: Any) -> None:
+@given(plain_pydantic_ai(), some_targets)
+def test_pydantic_ai_verdict_holds_on_plain_histories(native: Any, targets: list[Any]) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PydanticAIDeprecationWarning)
         _same_as_full_path(
@@ -1459,12 +1475,15 @@ def test_pydantic_ai_verdict_holds_on_plain_histories(native: Any) -> None:
             pydantic_ai.heal_pydantic_ai,
             _counted(pydantic_ai, native),
             PYDANTIC_PROVIDERS,
+            targets,
         )
 
 
 @PROPERTY
-@given(s_pydantic_ai.histories())
-def test_pydantic_ai_verdict_holds_on_the_formats_strategies(native: Any) -> None:
+@given(s_pydantic_ai.histories(), some_targets)
+def test_pydantic_ai_verdict_holds_on_the_formats_strategies(
+    native: Any, targets: list[Any]
+) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PydanticAIDeprecationWarning)
         _same_as_full_path(
@@ -1472,4 +1491,5 @@ def test_pydantic_ai_verdict_holds_on_the_formats_strategies(native: Any) -> Non
             pydantic_ai.heal_pydantic_ai,
             _counted(pydantic_ai, native),
             PYDANTIC_PROVIDERS,
+            targets,
         )

@@ -28,7 +28,14 @@ from heal.adapters.openai_responses import heal_openai_responses
 from tests.test_json import PLAIN, plain_histories
 
 from . import strategies_openai_responses as s_responses
-from .test_native_fast_path import _LOADERS, ALL_PROVIDERS, PROPERTY, _counted, _same_as_full_path
+from .test_native_fast_path import (
+    _LOADERS,
+    ALL_PROVIDERS,
+    PROPERTY,
+    _counted,
+    _same_as_full_path,
+    some_targets,
+)
 
 _LOADERS[openai_responses] = "_Reader"
 
@@ -162,15 +169,21 @@ def plain_responses(draw: st.DrawFn) -> list[Item]:
 
 
 @settings(PROPERTY, max_examples=300)
-@given(plain_responses())
-def test_responses_verdict_holds_on_plain_histories(native: list[Item]) -> None:
-    _same_as_full_path(openai_responses, heal_openai_responses, _counted(openai_responses, native))
+@given(plain_responses(), some_targets)
+def test_responses_verdict_holds_on_plain_histories(native: list[Item], targets: list[Any]) -> None:
+    _same_as_full_path(
+        openai_responses, heal_openai_responses, _counted(openai_responses, native), targets=targets
+    )
 
 
 @PROPERTY
-@given(st.one_of(s_responses.input_items(), s_responses.valid_input_items()))
-def test_responses_verdict_holds_on_the_formats_strategies(native: list[Item]) -> None:
-    _same_as_full_path(openai_responses, heal_openai_responses, _counted(openai_responses, native))
+@given(st.one_of(s_responses.input_items(), s_responses.valid_input_items()), some_targets)
+def test_responses_verdict_holds_on_the_formats_strategies(
+    native: list[Item], targets: list[Any]
+) -> None:
+    _same_as_full_path(
+        openai_responses, heal_openai_responses, _counted(openai_responses, native), targets=targets
+    )
 
 
 RESPONSES_PLAIN = openai_responses.dump_messages(PLAIN)
