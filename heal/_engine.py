@@ -344,7 +344,7 @@ def _cached_plan(
 def planned_rules(target: Target) -> tuple[Rule, ...]:
     """The rules :func:`heal_messages` runs for ``target`` under the default policy, with the
     registered rules and no others, at request scope: in their order (the plain verdicts
-    compare the plan of a model with its provider's, :func:`heal._verdict.verdict_ends`)."""
+    compare the plan of a model with its provider's, :func:`heal._verdict.terms_for`)."""
     return tuple(step[0] for step in _plan_for(target, None, None, "request").steps)
 
 

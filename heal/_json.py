@@ -837,7 +837,7 @@ def _items_plain(history: list[Any]) -> bool:
                 if "azure" in options:
                     return False
                 native = options.get("openai")
-            item = None if native is None else native.get("itemId", None)
+            item = None if native is None else native.get("itemId")
             if part["type"] == "reasoning":
                 if type(item) is not str or not item:
                     return False

@@ -42,6 +42,7 @@ from math import isfinite
 from typing import Any, cast
 
 from heal._engine import planned_rules
+from heal.adapters._common import bare_target
 from heal.errors import ConfigError
 from heal.policy import Policy
 from heal.providers import ProviderProfile, get_profile
@@ -234,17 +235,16 @@ def terms_for(target: Target) -> Terms | None:
     Whether the history may hold reasoning and provider options follows from the plan's needs
     (:attr:`Terms.rich`). A model, ``thinking``, the request's tools or a prefix-binding
     behaviour change the plan: they turn rules on or off by what the model accepts and the
-    request holds (``Rule.enabled_for``). Turning a rule off
-    never makes a clean history unclean. A rule turned on is harmless when it needs only what a
-    plainly clean history never holds (:data:`PLAIN_NEVER`: the reasoning, image, signature and
-    late-system rules); one that reads the final answer (``anthropic-assistant-prefill``, for
-    the models that refuse prefill) takes the assistant end away; ``tool-not-offered`` makes
-    every call name an offered tool (:attr:`Terms.offered`). Any other rule turned on leaves
-    the target to the full path. The rules both plans share read the target only where they
-    meet what :data:`PLAIN_NEVER` names (``anthropic-tool-loop-thinking`` reads ``thinking``
-    beside reasoning, the mid-conversation system rules the model beside a late system
-    message): the property tests of each verdict hold this under targets that name models,
-    thinking and tools (``tests/verdict_targets.py``)."""
+    request holds (``Rule.enabled_for``). Turning a rule off never makes a clean history
+    unclean. A rule turned on is harmless when it needs only what a plainly clean history never
+    holds (:data:`PLAIN_NEVER`: the reasoning, image, signature and late-system rules); one that
+    reads the final answer (``anthropic-assistant-prefill``, for the models that refuse prefill)
+    takes the assistant end away; ``tool-not-offered`` makes every call name an offered tool
+    (:attr:`Terms.offered`). Any other rule turned on leaves the target to the full path. The
+    rules both plans share read the target only where they meet what :data:`PLAIN_NEVER` names
+    (``anthropic-tool-loop-thinking`` reads ``thinking`` beside reasoning, the mid-conversation
+    system rules the model beside a late system message): the property tests of each verdict
+    hold this under targets that name models, thinking and tools (``tests/verdict_targets.py``)."""
     tools = target.tools
     key = (
         target.provider,
@@ -266,29 +266,16 @@ def terms_for(target: Target) -> Terms | None:
     return Terms(found.ends, tools, found.rich, found.items)
 
 
-_BY_PROVIDER: dict[tuple[str | None, int], Terms | None] = {}
-""":func:`provider_terms`, by provider and registry version."""
-
-
 def provider_terms(provider: object) -> Terms | None:
-    """``terms_for(Target(provider))`` for a provider as a caller gave it, without building the
-    target on every call; None for anything but a known provider id or None (the full path
-    raises its error)."""
+    """:func:`terms_for` the target of a provider as a caller gave it (the adapters' shared
+    :func:`~heal.adapters._common.bare_target`); None for anything but a known provider id or
+    None (the full path raises its error)."""
     if provider is not None and type(provider) is not str:
         return None
-    key = (provider, default_registry.version)
     try:
-        return _BY_PROVIDER[key]
-    except KeyError:
-        pass
-    try:
-        found = terms_for(Target(provider))  # type: ignore[arg-type]
+        return terms_for(bare_target(provider))
     except ConfigError:
-        found = None
-    if len(_BY_PROVIDER) >= 64:  # registry versions come and go
-        _BY_PROVIDER.clear()
-    _BY_PROVIDER[key] = found
-    return found
+        return None
 
 
 def _worked_out(target: Target) -> Terms | None:
@@ -433,16 +420,19 @@ def calls_accepted(
     profile: ProviderProfile,
     ids: list[str],
     names: list[str],
-    last: str,
+    last: str | None,
     *,
-    offered: frozenset[str] | None = None,
+    terms: Terms,
 ) -> bool:
-    """The last check of a walk that found every message plain: the call ids (in history order)
-    unique and accepted by the provider, the tool names valid for it (and among the ``offered``
-    tools, when the request's are known), and no rule of the provider's own that fires on calls
-    of that plain shape (DeepSeek wants reasoning beside every call; Gemini a signature on the
-    calls after the last user message, when ``last``, the canonical role of the last message,
-    is ``"tool"``)."""
+    """The last check of a walk over a history: it found every message plain (``last``, the
+    canonical role of the last message, is not None) and the history ends as ``terms`` say; the
+    call ids (in history order) unique and accepted by the provider, the tool names valid for it
+    (and among the tools the request offers, when ``terms`` know them), and no rule of the
+    provider's own that fires on calls of that plain shape (DeepSeek wants reasoning beside
+    every call; Gemini a signature on the calls after the last user message, when ``last`` is
+    ``"tool"``)."""
+    if last not in terms.ends:
+        return False
     if not ids:
         return True
     if provider in _CALLS_NEED_REASONING or (
@@ -453,7 +443,7 @@ def calls_accepted(
         len(set(ids)) == len(ids)
         and profile.all_accepted_tool_call_ids(ids)
         and profile.all_valid_tool_names(names)
-        and (offered is None or offered.issuperset(names))
+        and (terms.offered is None or terms.offered.issuperset(names))
     )
 
 
@@ -478,6 +468,4 @@ def walked_clean(
         last = walk(*history, ids, names)
     except KeyError:
         return False
-    return last in terms.ends and calls_accepted(
-        provider, profile, ids, names, last, offered=terms.offered
-    )
+    return calls_accepted(provider, profile, ids, names, last, terms=terms)

@@ -595,7 +595,7 @@ def native_target(
         and request.prefix_mismatch_behavior is None
         and (provider is None or type(provider) is str)
     ):
-        return _bare_target(provider)
+        return bare_target(provider)
     return Target.of(
         provider,
         model,
@@ -609,7 +609,7 @@ _BARE_TARGETS: dict[str | None, Target] = {}
 """The target of each provider that names nothing else, made once: most calls heal for one."""
 
 
-def _bare_target(provider: str | None) -> Target:
+def bare_target(provider: str | None) -> Target:
     """``Target.of(provider)``, shared between calls (a target is frozen); an unknown provider
     raises as ``Target.of`` does, every time, and is never kept."""
     found = _BARE_TARGETS.get(provider)

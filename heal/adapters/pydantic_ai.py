@@ -528,11 +528,7 @@ def _plainly_clean(messages: Any, provider: ProviderId | None, terms: Terms = PL
         if last is None:
             return False
     profile = judge(provider)
-    return (
-        profile is not None
-        and last in terms.ends
-        and calls_accepted(provider, profile, ids, names, last, offered=terms.offered)
-    )
+    return profile is not None and calls_accepted(provider, profile, ids, names, last, terms=terms)
 
 
 def _systems_provider(

@@ -33,6 +33,7 @@ from .test_native_fast_path import (
     ALL_PROVIDERS,
     PROPERTY,
     _counted,
+    _refuse_to_load,
     _same_as_full_path,
     some_targets,
 )
@@ -197,12 +198,8 @@ def test_a_stored_history_comes_back_as_it_was_without_loading() -> None:
         plain = _same_as_full_path(openai_responses, heal_openai_responses, native)
         # Mistral wants nine-character ids, DeepSeek reasoning beside every call.
         assert plain == set(ALL_PROVIDERS) - {"mistral", "deepseek"}
-        with mock.patch.object(openai_responses, "_Reader", _refuse_to_read):
+        with mock.patch.object(openai_responses, "_Reader", _refuse_to_load):
             assert heal_openai_responses(native).messages is native
-
-
-def _refuse_to_read(*args: Any) -> Any:
-    raise AssertionError("plainly clean items were read")
 
 
 def _status(items: list[Item]) -> None:

@@ -22,6 +22,8 @@ from heal.adapters import openai_chat, openai_responses
 from heal.integrations.clients import heal_anthropic, heal_openai
 from heal.rules import Context, Finding, Rule
 
+from .loads import counted_loads
+
 Json = dict[str, Any]
 LONG_ID = "call_" + "x" * 45  # 50 characters: OpenAI Chat Completions takes at most 40
 
@@ -304,14 +306,7 @@ def test_responses_string_input_and_clean_input_are_untouched() -> None:
 def test_a_clean_openai_request_is_judged_without_loading(
     monkeypatch: pytest.MonkeyPatch, module: Any, loader: str, endpoint: str
 ) -> None:
-    loaded: list[object] = []
-    load = getattr(module, loader)
-
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        loaded.append(args)
-        return load(*args, **kwargs)
-
-    monkeypatch.setattr(module, loader, counted)
+    loaded = counted_loads(monkeypatch, module, loader)
     wire, repairs = Wire(), list[Repair]()
     client = heal_openai(openai_client(wire), on_repair=repairs.append)
     if endpoint == "chat":

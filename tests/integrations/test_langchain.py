@@ -30,6 +30,8 @@ from heal.adapters import langchain as langchain_adapter
 from heal.adapters.langchain import load_messages
 from heal.integrations.langchain import HealMiddleware, provider_for_model
 
+from .loads import counted_loads
+
 LONG_ID = "toolu_" + "x" * 50  # OpenAI Chat Completions takes ids of at most 40 characters
 
 
@@ -206,14 +208,7 @@ def test_clean_history_reaches_the_model_unchanged() -> None:
 def test_a_plain_history_is_judged_without_loading_for_the_call_s_model_and_tools(
     monkeypatch: pytest.MonkeyPatch, name: str, tools: list[Any], loads: bool
 ) -> None:
-    loaded: list[object] = []
-    loader = langchain_adapter._Loader
-
-    def counted(*args: Any) -> Any:
-        loaded.append(args)
-        return loader(*args)
-
-    monkeypatch.setattr(langchain_adapter, "_Loader", counted)
+    loaded = counted_loads(monkeypatch, langchain_adapter, "_Loader")
     model = ChatAnthropic(messages=replies(), model=name)
     repairs: list[Repair] = []
     agent = create_agent(model, tools=tools, middleware=[HealMiddleware(on_repair=repairs.append)])

@@ -27,6 +27,8 @@ from heal.integrations.openai_agents import (
     provider_for_model,
 )
 
+from .loads import counted_loads
+
 LONG_ID = "call_" + "x" * 45  # 50 characters: Responses takes 64, Chat Completions 40
 
 Item = dict[str, Any]
@@ -171,14 +173,7 @@ def test_every_model_call_of_a_run_is_healed() -> None:
 
 
 def test_a_clean_run_is_judged_without_loading(monkeypatch: pytest.MonkeyPatch) -> None:
-    loaded: list[object] = []
-    reader = responses_adapter._Reader
-
-    def counted(*args: Any) -> Any:
-        loaded.append(args)
-        return reader(*args)
-
-    monkeypatch.setattr(responses_adapter, "_Reader", counted)
+    loaded = counted_loads(monkeypatch, responses_adapter, "_Reader")
     scripted = ScriptedModel(
         [[function_call("get_weather", {"city": "Rome"}, call_id="c9")], [assistant_message("ok")]]
     )

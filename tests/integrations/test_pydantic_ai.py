@@ -38,6 +38,8 @@ from heal.adapters import pydantic_ai as pydantic_ai_adapter
 from heal.adapters.pydantic_ai import load_messages
 from heal.integrations.pydantic_ai import HealHistory, heal_history
 
+from .loads import counted_loads
+
 LONG_ID = "toolu_" + "x" * 50  # OpenAI Chat Completions takes ids of at most 40 characters
 
 
@@ -148,14 +150,7 @@ def test_clean_history_reaches_the_model_unchanged() -> None:
 def test_a_plain_history_is_judged_without_loading_for_the_request_s_tools(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    loaded: list[object] = []
-    loader = pydantic_ai_adapter._Loader
-
-    def counted(*args: Any) -> Any:
-        loaded.append(args)
-        return loader(*args)
-
-    monkeypatch.setattr(pydantic_ai_adapter, "_Loader", counted)
+    loaded = counted_loads(monkeypatch, pydantic_ai_adapter, "_Loader")
     repairs: list[Repair] = []
     run(
         weather_agent(FunctionModel(Recorder()), HealHistory(on_repair=repairs.append)),
