@@ -19,7 +19,8 @@ of the same conversation (twelve turns of a question, a tool call, its result an
   guide stores it);
 * OpenAI Responses: ``response.output`` items stored as ``model_dump(exclude_none=True)``
   (dicts) or ``model_dump()`` (with the SDK's nulls: ``phase``, ``namespace``, ``logprobs``...),
-  beside the caller's own user messages and function call outputs;
+  beside the caller's own user messages and function call outputs; and a reasoning model's
+  (dicts), a reasoning item (summary, encrypted content) before each call;
 * pydantic-ai: the history an ``Agent`` run stores (usage, model name, timestamps, run ids);
 * LangChain: messages with a chat model's metadata (``response_metadata``, ``usage_metadata``,
   ids).
@@ -112,16 +113,24 @@ def _responses(style: str) -> list[Any]:
         ResponseFunctionToolCall,
         ResponseOutputMessage,
         ResponseOutputText,
+        ResponseReasoningItem,
     )
+    from openai.types.responses.response_reasoning_item import Summary
 
     def stored(item: Any) -> Any:
-        return item.model_dump(exclude_none=True) if style == "dicts" else item.model_dump()
+        return item.model_dump(exclude_none=True) if style != "model_dump()" else item.model_dump()
 
     history: list[Any] = [{"role": "developer", "content": "Be brief."}]
     for turn in range(TURNS):
         call_id = f"call_{turn}"
         arguments = json.dumps({"city": "Paris", "day": turn})
         history.append({"role": "user", "content": f"Weather on day {turn}?"})
+        if style == "reasoning":
+            summary = [Summary(type="summary_text", text="The user asks for the weather.")]
+            thought = ResponseReasoningItem(
+                type="reasoning", id=f"rs_{turn}", summary=summary, encrypted_content="gAAAAB"
+            )
+            history.append(stored(thought))
         call = ResponseFunctionToolCall(
             type="function_call",
             id=f"fc_{turn}",
@@ -238,12 +247,12 @@ def rows() -> list[tuple[str, Callable[[Any], Any], list[Any]]]:
         *[(f"heal_openai_chat, {style}", heal_openai_chat, _openai(style)) for style in styles],
         *[(f"heal_anthropic, {style}", heal_anthropic, _anthropic(style)) for style in styles],
         *[
-            (
-                f"heal_openai_responses, output items' {style}",
-                heal_openai_responses,
-                _responses(style),
+            (f"heal_openai_responses, {label}", heal_openai_responses, _responses(style))
+            for style, label in (
+                ("dicts", "output items' dicts"),
+                ("model_dump()", "output items' model_dump()"),
+                ("reasoning", "a reasoning model's items"),
             )
-            for style in ("dicts", "model_dump()")
         ],
         ("heal_pydantic_ai, an Agent's history", heal_pydantic_ai, _pydantic_ai()),
         (

@@ -161,6 +161,7 @@ from heal._verdict import (
     ended,
     plain_inputs,
     plain_texts,
+    surrogate,
     terms_for,
     walked_clean,
 )
@@ -354,7 +355,8 @@ def heal_openai_responses(
     When nothing needed changing and ``native`` is a list of dicts, that same list comes back;
     under the default policy and a target whose model and tools it fits
     (:func:`heal._verdict.terms_for`), a plainly clean one (:func:`_plainly_clean`: messages,
-    function calls and their outputs) is answered so without building a canonical model. The
+    function calls and their outputs, and a reasoning model's reasoning items when the target
+    is the Responses API) is answered so without building a canonical model. The
     keyword arguments are those of :func:`heal.heal_messages`: the target (``model``,
     ``thinking``, ``tools`` as names or definitions, or all of them as one ``target``, used as
     given) and the options.
@@ -425,11 +427,17 @@ def _plainly_clean(
       them in the same run;
     * each run of calls answered by the ``function_call_output`` items right after it, one per
       call (a non-blank string output; maybe an ``id`` and ``status: "completed"``);
-    * item ids unique (``duplicate-item-id``); no reasoning, item reference, server-tool or
-      other item; any other key of an item or element null (as ``model_dump()`` writes them);
+    * for a target whose plan reads reasoning only through the item rules (``openai-responses``:
+      :attr:`heal._verdict.Terms.items`), reasoning items as a reasoning model returns them: an
+      id, ``summary_text`` entries without a lone surrogate, encrypted content or none, not cut
+      off, each right before the message or call of its turn it led to (no reasoning after a
+      call of the same turn, before an output or at the end: ``reasoning-without-following-item``);
+    * item ids unique (``duplicate-item-id``), reasoning items' too; no item reference,
+      server-tool or other item; any other key of an item or element null (as ``model_dump()``
+      writes them);
     * the order of roles, texts, values and ids as :mod:`heal._verdict` says.
     """
-    return bool(items) and walked_clean(provider, terms, _plain_items, items)
+    return bool(items) and walked_clean(provider, terms, _plain_items, items, terms.items)
 
 
 _USER_KEYS = (frozenset({"role", "content"}), frozenset({"type", "role", "content"}))
@@ -437,8 +445,14 @@ _ASSISTANT_KEYS = frozenset({"type", "role", "content", "id", "status"})
 _TEXT_KEYS = frozenset({"type", "text", "annotations", "logprobs"})
 _CALL_KEYS = frozenset({"type", "call_id", "name", "arguments", "id", "status"})
 _OUTPUT_KEYS = frozenset({"type", "call_id", "output", "id", "status"})
+_REASONING_KEYS = frozenset({"type", "id", "summary", "encrypted_content", "status"})
 _SYSTEM_ROLES = frozenset({"system", "developer"})
 _EMPTY: tuple[Any, ...] = ((), [], None)
+_UNCUT = (None, "completed")
+"""A reasoning item's status when it is finished (absent, as the API leaves it, or null, as
+``model_dump()`` writes it); ``incomplete`` and ``in_progress`` mark a cut-off turn."""
+_ENCRYPTED = frozenset({str, type(None)})
+"""What a reasoning item's ``encrypted_content`` may be (absent: None)."""
 """Annotations or log probabilities that are nothing: absent, empty, or null."""
 
 
@@ -457,21 +471,29 @@ def _keys_known(item: Item, known: frozenset[str]) -> bool:
     )
 
 
-def _plain_items(items: list[Any], ids: list[str], names: list[str]) -> str | None:
+def _plain_items(items: list[Any], reasoning: bool, ids: list[str], names: list[str]) -> str | None:
     """The one pass of :func:`_plainly_clean`: the canonical role of the last message when every
     item has a plain shape in a plain place (else None), with the call ids and tool names added
     to ``ids`` and ``names``. Items are grouped as :class:`_Reader` groups them: a run of
-    assistant messages and calls is one assistant message, a run of outputs one tool message."""
+    assistant messages and calls is one assistant message, a run of outputs one tool message.
+    ``reasoning``: whether the target's plan reads reasoning through the item rules alone
+    (:attr:`heal._verdict.Terms.items`), so that reasoning items may be plain."""
     previous = ""  # the canonical role of the message being read (the last one at the end)
     waiting: dict[str, str] | None = None  # the calls of that message left to answer: id -> name
     texts: list[Any] = []
     add_text = texts.append
     inputs: list[Any] = []
     item_ids: list[Any] = []
+    thoughts: list[Any] = []  # the summary texts of reasoning items
+    thinking = False  # the item before was reasoning: a message or a call must follow it
     for item in items:
         if type(item) is not dict:
             return None
         kind = item.get("type", "message")
+        if thinking:
+            if kind != "function_call" and (kind != "message" or item["role"] != "assistant"):
+                return None  # reasoning-without-following-item
+            thinking = False
         if kind == "function_call_output":
             if previous == "assistant" and waiting:
                 previous = "tool"  # the outputs of the calls before
@@ -498,6 +520,31 @@ def _plain_items(items: list[Any], ids: list[str], names: list[str]) -> str | No
             if waiting:
                 return None  # a call left unanswered
             waiting = None
+        if kind == "reasoning":
+            # An OpenAI reasoning item as the API returns it: the item rules find nothing in
+            # one with an id, sent once and followed by the message or call it led to.
+            if not reasoning or waiting is not None:
+                return None  # another plan reads it, or reasoning after a call of its run
+            if previous != "assistant":
+                if previous not in AFTER["assistant"]:
+                    return None
+                previous = "assistant"
+            if (
+                not _keys_known(item, _REASONING_KEYS)
+                or item.get("status") not in _UNCUT
+                or type(item.get("encrypted_content")) not in _ENCRYPTED
+            ):
+                return None
+            item_id, summary = item["id"], item["summary"]
+            if type(item_id) is not str or not item_id or type(summary) is not list:
+                return None
+            item_ids.append(item_id)
+            for entry in summary:
+                if type(entry) is not dict or len(entry) != 2 or entry["type"] != "summary_text":
+                    return None
+                thoughts.append(entry["text"])
+            thinking = True
+            continue
         if kind == "function_call":
             if previous != "assistant":
                 if previous not in AFTER["assistant"]:
@@ -583,10 +630,13 @@ def _plain_items(items: list[Any], ids: list[str], names: list[str]) -> str | No
         if previous not in AFTER[role]:
             return None
         previous = role
-    if waiting:
-        return None  # calls left unanswered at the end
+    if waiting or thinking:
+        return None  # calls left unanswered, or reasoning, at the end
     if not (plain_texts(texts) and plain_inputs(inputs)):
         return None
+    for text in thoughts:
+        if type(text) is not str or not (text.isascii() or surrogate(text) is None):
+            return None  # lone-surrogate mends it
     if item_ids and (
         any(type(item_id) is not str for item_id in item_ids) or len(set(item_ids)) != len(item_ids)
     ):

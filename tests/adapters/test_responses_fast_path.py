@@ -20,9 +20,14 @@ from unittest import mock
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage
+from openai.types.responses import (
+    ResponseFunctionToolCall,
+    ResponseOutputMessage,
+    ResponseReasoningItem,
+)
 
 from heal import InputError
+from heal._verdict import provider_terms
 from heal.adapters import openai_responses
 from heal.adapters.openai_responses import heal_openai_responses
 from tests.test_json import PLAIN, plain_histories
@@ -96,6 +101,8 @@ def _edit(draw: st.DrawFn, items: list[Item]) -> None:
                 "output-list",
                 "output-id",
                 "reasoning",
+                "reasoning-turns",
+                "reasoning-turns",
                 "item-reference",
                 "namespace",
             )
@@ -149,10 +156,77 @@ def _edit(draw: st.DrawFn, items: list[Item]) -> None:
         item.update(id=f"fco_{where}", status=draw(st.sampled_from(("completed", "incomplete"))))
     elif edge == "reasoning":
         items.insert(where, {"type": "reasoning", "id": f"rs_{where}", "summary": []})
+    elif edge == "reasoning-turns":
+        _reason_every_turn(draw, items)
     elif edge == "item-reference":
         items.insert(where, {"type": "item_reference", "id": f"msg_{where}"})
     elif edge == "namespace" and item.get("type") == "function_call":
         item["namespace"] = "tools"
+
+
+def _assistant_side(item: Item) -> bool:
+    return item.get("type") == "function_call" or item.get("role") == "assistant"
+
+
+def _reasoning_item(draw: st.DrawFn, n: int) -> Item:
+    """A reasoning item as ``response.output`` gives it (an id, a summary, maybe encrypted
+    content, maybe the SDK's ``model_dump()`` with its nulls), maybe with one flaw."""
+    item: Item = {
+        "type": "reasoning",
+        "id": f"rs_{n}",
+        "summary": [
+            {"type": "summary_text", "text": text}
+            for text in draw(st.lists(st.sampled_from(("Think.", "", "Then act. ")), max_size=2))
+        ],
+    }
+    if draw(st.booleans()):
+        item["encrypted_content"] = "gAAAAB" + "x" * n
+    if draw(st.booleans()):
+        item = ResponseReasoningItem.model_validate(item).model_dump()
+    flaw = draw(
+        st.sampled_from(
+            (None, None, None, "status", "no-id", "empty-id", "surrogate", "entry-key", "content")
+        )
+    )
+    if flaw == "status":
+        item["status"] = draw(st.sampled_from(("incomplete", "in_progress", "completed")))
+    elif flaw == "no-id":
+        del item["id"]
+    elif flaw == "empty-id":
+        item["id"] = ""
+    elif flaw == "surrogate":
+        item["summary"] = [{"type": "summary_text", "text": "a\ud800"}]
+    elif flaw == "entry-key":
+        item["summary"] = [{"type": "summary_text", "text": "x", "extra": 1}]
+    elif flaw == "content":
+        item["content"] = [{"type": "reasoning_text", "text": "raw"}]
+    return item
+
+
+def _reason_every_turn(draw: st.DrawFn, items: list[Item]) -> None:
+    """Reasoning items where a reasoning model puts them (before the first message or call of
+    each assistant turn), or, now and then, where it does not: after a call, at the end, twice
+    in a row, with a repeated id."""
+    starts = [
+        n
+        for n, item in enumerate(items)
+        if _assistant_side(item) and (n == 0 or not _assistant_side(items[n - 1]))
+    ]
+    for n in reversed(starts):
+        items.insert(n, _reasoning_item(draw, n))
+    place = draw(st.sampled_from((None, None, "after-call", "end", "twice", "same-id")))
+    if place == "after-call":
+        at = next((n for n, it in enumerate(items) if it.get("type") == "function_call"), None)
+        if at is not None:
+            items.insert(at + 1, _reasoning_item(draw, 1000))
+    elif place == "end":
+        items.append(_reasoning_item(draw, 1001))
+    elif place == "twice" and starts:
+        items.insert(starts[0], _reasoning_item(draw, 1002))
+    elif place == "same-id" and len(starts) > 1:
+        for item in items:
+            if item.get("type") == "reasoning":
+                item["id"] = "rs_same"
 
 
 @st.composite
@@ -232,3 +306,94 @@ def test_what_the_verdict_does_not_take_goes_the_full_path(edit: Any, rule: str 
     if rule is not None:
         repairs = heal_openai_responses(native).repairs
         assert rule in {r.rule for r in repairs}
+
+
+def _reasoning(n: int, **fields: Any) -> Item:
+    summary = [{"type": "summary_text", "text": "Look it up."}]
+    return {"type": "reasoning", "id": f"rs_{n}", "summary": summary, **fields}
+
+
+def _reasoned() -> list[Item]:
+    """STORED as a reasoning model's turns store it: a reasoning item before each assistant
+    turn (one with encrypted content, as ``include=["reasoning.encrypted_content"]`` gives)."""
+    items = copy.deepcopy(STORED)
+    items.insert(7, _reasoning(7))
+    items.insert(2, _reasoning(2, encrypted_content="gAAAAB"))
+    return items
+
+
+def test_a_reasoning_models_history_comes_back_as_it_was_without_loading() -> None:
+    dumped = _reasoned()
+    dumped[2] = ResponseReasoningItem.model_validate(dumped[2]).model_dump()
+    assert dumped[2]["status"] is None and dumped[2]["content"] is None  # the SDK's nulls
+    for native in (_reasoned(), dumped):
+        plain = _same_as_full_path(openai_responses, heal_openai_responses, native)
+        # Only the Responses API reads OpenAI's reasoning items (the item rules); the other
+        # plans read reasoning their own ways and take the full path.
+        assert "openai-responses" in plain and "anthropic" not in plain
+        with mock.patch.object(openai_responses, "_Reader", _refuse_to_load):
+            assert heal_openai_responses(native).messages is native
+
+
+def _at_end(items: list[Item]) -> None:
+    items.append(_reasoning(99))
+
+
+def _same_id(items: list[Item]) -> None:
+    items[2]["id"] = items[9]["id"] = "rs_same"
+
+
+def _no_id(items: list[Item]) -> None:
+    del items[2]["id"]
+
+
+def _empty_id(items: list[Item]) -> None:
+    items[2]["id"] = ""
+
+
+def _twice(items: list[Item]) -> None:
+    items.insert(2, _reasoning(50))
+
+
+def _before_output(items: list[Item]) -> None:
+    items.insert(7, _reasoning(51))
+
+
+def _lone_surrogate(items: list[Item]) -> None:
+    items[2]["summary"][0]["text"] = "a\ud800"
+
+
+def _after_call(items: list[Item]) -> None:
+    items.insert(5, _reasoning(52))
+
+
+def _cut_off(items: list[Item]) -> None:
+    items[2]["status"] = "incomplete"
+
+
+@pytest.mark.parametrize(
+    ("edit", "rule"),
+    [
+        (_at_end, "reasoning-without-following-item"),
+        (_same_id, "duplicate-item-id"),
+        (_no_id, "encrypted-reasoning-without-item-id"),
+        (_empty_id, "encrypted-reasoning-without-item-id"),
+        (_twice, "reasoning-without-following-item"),
+        (_before_output, "reasoning-without-following-item"),
+        (_lone_surrogate, "lone-surrogate"),
+        (_after_call, None),  # between calls of one turn: no rule reads it, a verdict does not
+        (_cut_off, None),  # a cut-off turn: its calls are aborted, a verdict does not read it
+    ],
+)
+def test_reasoning_the_verdict_does_not_take_goes_the_full_path(
+    edit: Any, rule: str | None
+) -> None:
+    terms = provider_terms("openai-responses")
+    assert terms is not None and terms.items
+    native = _reasoned()
+    assert openai_responses._plainly_clean(native, "openai-responses", terms)
+    edit(native)
+    assert not openai_responses._plainly_clean(native, "openai-responses", terms)
+    _same_as_full_path(openai_responses, heal_openai_responses, native)
+    if rule is not None:
+        assert rule in {r.rule for r in heal_openai_responses(native).repairs}
