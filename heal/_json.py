@@ -62,7 +62,7 @@ from heal.messages import (
     load_messages,
 )
 from heal.policy import Policy
-from heal.providers import HEAL_NAMESPACE, ProviderId
+from heal.providers import HEAL_NAMESPACE, ProviderId, get_profile
 from heal.repairs import Repair
 from heal.targets import Target
 
@@ -684,20 +684,31 @@ def clean_verdict(
         except ConfigError:
             return False  # the full path raises it
         provider, terms = target.provider, terms_for(target)
-    return (
-        terms is not None
-        and walked_clean(provider, terms, _scan, history, terms.rich or terms.items)
-        and (not terms.items or _items_plain(history))
+    if terms is None:
+        return False
+    # The provider is known once it has terms: its profile judges the first call id (below).
+    accepts = get_profile(provider).accepts_tool_call_id
+    return walked_clean(provider, terms, _scan, history, terms.rich or terms.items, accepts) and (
+        not terms.items or _items_plain(history)
     )
 
 
-def _scan(history: list[Any], rich: bool, ids: list[str], names: list[str]) -> str | None:
+def _scan(
+    history: list[Any],
+    rich: bool,
+    accepts: Callable[[str], bool],
+    ids: list[str],
+    names: list[str],
+) -> str | None:
     """The one pass of :func:`clean_verdict` over the messages: the role of the last message
     when every message has a plain shape in a plain place (else None), with the call ids and
     tool names added to ``ids`` and ``names``. Exact key counts and indexing (a missing key
     raises KeyError) check each dict's keys. ``rich`` (:attr:`heal._verdict.Terms.rich`):
     parts may carry provider options and assistant messages reasoning before their texts and
-    calls."""
+    calls. ``accepts``: the provider's test of one call id, asked of the first call's alone (the
+    others are judged together at the end): a history from a provider whose ids this one
+    refuses (Kimi's ``functions.read_file:2``, anyone's for Mistral) has them from its first
+    call on, and needs no more reading to be found not plain."""
     waiting: dict[str, str] | None = None  # the previous message's calls: id -> name
     previous = ""
     # Texts, tool inputs and JSON outputs are gathered and judged once at the end: a call per
@@ -785,6 +796,8 @@ def _scan(history: list[Any], rich: bool, ids: list[str], names: list[str]) -> s
                         return None
                     inputs.append(part["input"])
                     if waiting is None:
+                        if not ids and not accepts(call_id):
+                            return None  # a foreign id format: every call id is renamed
                         waiting = {}
                     waiting[call_id] = name
                     ids.append(call_id)

@@ -619,6 +619,21 @@ def test_verdict_refuses_what_a_provider_repairs(provider: Any, history: History
     assert not clean_verdict(history, provider)
 
 
+@pytest.mark.parametrize(
+    ("provider", "call_id"), [(None, "functions.search:0"), ("mistral", "call_search_0")]
+)
+def test_a_foreign_first_call_id_ends_the_verdicts_reading(provider: Any, call_id: str) -> None:
+    # A history from a provider whose ids this one refuses (Kimi's for every provider, any
+    # but Mistral's own for Mistral) is found not plain at its first call, without reading on.
+    history = json.loads(json.dumps(PLAIN).replace(PLAIN[2]["content"][1]["toolCallId"], call_id))
+    assert heal_messages(history, provider=provider).repairs != ()
+    with mock.patch.object(heal_json_module, "plain_texts", side_effect=AssertionError("read")):
+        assert not clean_verdict(history, provider)
+        # A plain history is read to its end, where the texts are judged.
+        with pytest.raises(AssertionError, match="read"):
+            clean_verdict(PLAIN, None)
+
+
 def test_a_result_without_its_call_is_never_clean() -> None:
     # A result whose name is null, for an id no call has: no lookup default may match it.
     history = copy.deepcopy(PLAIN)
