@@ -68,7 +68,7 @@ def _plain_contents(draw: st.DrawFn) -> list[Content]:
     """Plain contents: a user's texts, the model's texts and calls, their responses, an answer.
     Calls carry ids in all turns, in none, or in some (a response answers by its call's id or,
     without one, by name)."""
-    ids = draw(st.sampled_from(("all", "none", "some")))
+    ids = draw(st.sampled_from(("all", "none", "some", "some")))
     spelling = draw(st.sampled_from(("snake", "camel", "mixed")))
     counter = iter(range(1, 1000))
     contents: list[Content] = []
@@ -164,6 +164,34 @@ def _e_ids(draw: st.DrawFn, contents: list[Content]) -> None:
     elif change == "odd" and (calls or responses):
         body = draw(st.sampled_from(calls + responses))
         body["id"] = draw(st.sampled_from((None, 7, "", "a" * 65, "bad id!")))
+
+
+def _e_pairing(draw: st.DrawFn, contents: list[Content]) -> None:
+    # The responses of one content answer other calls than they did: names swapped or made
+    # another call's (or one no provider takes), ids of another call, or none at all.
+    spots = [content for content in contents if _parts([content], *_RESPONSE_KEYS)]
+    if not spots:
+        return
+    content = draw(st.sampled_from(spots))
+    c = contents.index(content)
+    calls = _bodies(contents[c - 1 : c], "function_call") if c > 0 else []
+    responses = _bodies([content], "function_response")
+    change = draw(st.sampled_from(("swap", "rename", "bad-name", "other-id", "no-ids")))
+    response = draw(st.sampled_from(responses))
+    if change == "swap" and len(responses) > 1:
+        first, second = draw(st.permutations(responses))[:2]
+        first["name"], second["name"] = second["name"], first["name"]
+    elif change == "rename" and calls:
+        response["name"] = draw(st.sampled_from(calls))["name"]
+    elif change == "bad-name":
+        response["name"] = draw(st.sampled_from(("web search!", "", "x" * 65)))
+    elif change == "other-id" and calls:
+        k = draw(st.integers(0, len(calls) - 1))
+        # The call's own id, or the one the loader makes up for it.
+        response["id"] = calls[k].get("id", f"c{c - 1:04d}p{k:03d}")
+    elif change == "no-ids":
+        for body in calls + responses:
+            body.pop("id", None)
 
 
 def _e_unanswered(draw: st.DrawFn, contents: list[Content]) -> None:
@@ -295,9 +323,12 @@ def _e_content(draw: st.DrawFn, contents: list[Content]) -> None:
         content["parts"] = tuple(content["parts"])
 
 
+Edge = Callable[[st.DrawFn, list[Content]], None]
 _CALL_KEYS = ("function_call", "functionCall")
 _RESPONSE_KEYS = ("function_response", "functionResponse")
-_EDGES = (
+_EDGES: tuple[Edge, ...] = (
+    _e_pairing,
+    _e_pairing,  # the riskiest edge: twice as often
     _e_text,
     _e_trailing_answer,
     _e_ids,
@@ -337,12 +368,12 @@ _REQUESTS: tuple[dict[str, Any], ...] = (
 
 
 @st.composite
-def plain_gemini(draw: st.DrawFn) -> Any:
-    """Plain contents, bare or in a request dict with a system instruction, maybe with one
-    defect at their edges."""
+def plain_gemini(draw: st.DrawFn, edges: tuple[Edge, ...] = _EDGES, *, always: bool = False) -> Any:
+    """Plain contents, bare or in a request dict with a system instruction, maybe (``always``:
+    surely) with one defect of ``edges``."""
     contents = draw(_plain_contents())
-    if draw(st.integers(0, 2)) != 0:
-        draw(st.sampled_from(_EDGES))(draw, contents)
+    if always or draw(st.integers(0, 2)) != 0:
+        draw(st.sampled_from(edges))(draw, contents)
     if draw(st.booleans()):
         return contents
     native: dict[str, Any] = {
@@ -363,6 +394,18 @@ def plain_gemini(draw: st.DrawFn) -> Any:
 @settings(PROPERTY, max_examples=300)
 @given(plain_gemini(), some_targets)
 def test_gemini_verdict_holds_on_plain_contents(native: Any, targets: list[Any]) -> None:
+    _same_as_full_path(gemini, gemini.heal_gemini, _counted(gemini, native), targets=targets)
+
+
+_PAIRING_EDGES: tuple[Edge, ...] = (_e_pairing, _e_ids, _e_name, _e_unanswered)
+"""The edges of how responses answer calls, where the verdict mirrors the loader's pairing."""
+
+
+@settings(PROPERTY, max_examples=200)
+@given(plain_gemini(_PAIRING_EDGES, always=True), some_targets)
+def test_gemini_verdict_holds_on_responses_that_answer_otherwise(
+    native: Any, targets: list[Any]
+) -> None:
     _same_as_full_path(gemini, gemini.heal_gemini, _counted(gemini, native), targets=targets)
 
 
@@ -524,6 +567,136 @@ def test_shapes_the_verdict_refuses_take_the_full_path(
     assert loads == [1]
     assert bool(result.repairs) == repaired
     _same_as_full_path(gemini, gemini.heal_gemini, native)
+
+
+def _put(obj: dict[str, Any], key: str, value: Any) -> None:
+    obj[key] = value
+
+
+def _at(n: dict[str, Any], c: int, p: int) -> dict[str, Any]:
+    """The function_call or function_response body of ``contents[c].parts[p]``."""
+    ((body,),) = [n["contents"][c]["parts"][p].values()]
+    return body  # type: ignore[no-any-return]
+
+
+Defect = Callable[[dict[str, Any]], object]
+
+
+def _each(*defects: Defect) -> Defect:
+    """One defect made of several edits, applied in order."""
+
+    def apply(native: dict[str, Any]) -> None:
+        for defect in defects:
+            defect(native)
+
+    return apply
+
+
+GEMINI_DEFECTS: dict[str, Defect] = {
+    "system-string": lambda n: _put(n, "system_instruction", "Be brief."),
+    "system-camel": lambda n: _put(n, "systemInstruction", n.pop("system_instruction")),
+    "system-null": lambda n: _put(n, "system_instruction", None),
+    "system-both": lambda n: _put(n, "systemInstruction", "Be brief."),
+    "system-blank": lambda n: _put(n, "system_instruction", " "),
+    "system-part-blank": lambda n: _put(n, "system_instruction", {"parts": [{"text": "\n"}]}),
+    "system-no-parts": lambda n: _put(n, "system_instruction", {"parts": []}),
+    "system-role": lambda n: _put(n["system_instruction"], "role", "user"),
+    "request-model": lambda n: _put(n, "model", "gemini-2.5-flash"),
+    "request-tools": lambda n: _put(
+        n, "tools", [{"function_declarations": [{"name": "weather"}, {"name": "search"}]}]
+    ),
+    "request-tools-short": lambda n: _put(n, "tools", [{"functionDeclarations": [{"name": "x"}]}]),
+    "contents-tuple": lambda n: _put(n, "contents", tuple(n["contents"])),
+    "contents-empty": lambda n: _put(n, "contents", []),
+    "content-sdk": _sdk,
+    "content-no-role": lambda n: n["contents"][0].pop("role"),
+    "content-extra-key": lambda n: _put(n["contents"][5], "id", "msg_1"),
+    "content-empty-parts": lambda n: _put(n["contents"][5], "parts", []),
+    "model-first": lambda n: n["contents"].pop(0),
+    "two-user-contents": lambda n: n["contents"].insert(
+        1, {"role": "user", "parts": [{"text": "x"}]}
+    ),
+    "answer-ends": lambda n: n["contents"].pop(),
+    "answer-ends-with-space": _answered_with_space,
+    "responses-end": lambda n: _put(n, "contents", n["contents"][:5]),
+    "text-blank": lambda n: _put(n["contents"][5]["parts"][0], "text", " "),
+    "text-surrogate": lambda n: _put(n["contents"][0]["parts"][0], "text", "x\udc00"),
+    "text-not-a-string": lambda n: _put(n["contents"][0]["parts"][0], "text", 7),
+    "text-thought": lambda n: _put(n["contents"][5]["parts"][0], "thought", True),
+    "text-thought-false": lambda n: _put(n["contents"][0]["parts"][0], "thought", False),
+    "text-after-call": lambda n: n["contents"][1]["parts"].append({"text": "done"}),
+    "text-beside-responses": _mixed_user,
+    "part-extra-key": lambda n: _put(n["contents"][1]["parts"][1], "x_trace", "1"),
+    "part-both-spellings": lambda n: _put(
+        n["contents"][1]["parts"][1], "functionCall", {"name": "weather"}
+    ),
+    "part-thought-signature": _thought_signature,
+    "part-inline-data": lambda n: n["contents"][0]["parts"].append(
+        {"inline_data": {"mime_type": "image/png", "data": "iVBORw0KGgo="}}
+    ),
+    "call-extra-key": lambda n: _put(_at(n, 1, 1), "will_continue", False),
+    "call-name-bad": lambda n: _put(_at(n, 3, 0), "name", "web search!"),
+    "call-id-not-a-string": lambda n: _put(_at(n, 1, 1), "id", 7),
+    "call-id-shared": _each(
+        lambda n: _put(_at(n, 1, 1), "id", "fc_1"), lambda n: _put(_at(n, 2, 1), "id", "fc_1")
+    ),
+    "call-id-made-up": _each(  # the id the loader makes up for the call at contents[1].parts[1]
+        lambda n: _put(_at(n, 3, 0), "id", "c0001p001"),
+        lambda n: _put(_at(n, 4, 0), "id", "c0001p001"),
+    ),
+    "call-args-list": lambda n: _put(_at(n, 1, 1), "args", [1]),
+    "call-args-nan": lambda n: _put(_at(n, 1, 1), "args", {"x": float("nan")}),
+    "call-args-nested-65": lambda n: _put(_at(n, 1, 1), "args", _deep(65)),
+    "call-args-null": lambda n: _put(_at(n, 1, 1), "args", None),
+    "response-extra-key": lambda n: _put(_at(n, 2, 0), "will_continue", True),
+    "response-absent": lambda n: _at(n, 2, 0).pop("response"),
+    "response-not-an-object": lambda n: _put(_at(n, 2, 0), "response", "sunny"),
+    "response-inf": lambda n: _put(_at(n, 2, 0), "response", {"x": float("inf")}),
+    "response-no-name": lambda n: _at(n, 4, 0).pop("name"),
+    "responses-swapped": lambda n: n["contents"][2]["parts"].reverse(),
+    "response-missing": lambda n: n["contents"][2]["parts"].pop(0),
+    "responses-missing": lambda n: n["contents"].pop(2),
+    "response-extra": lambda n: n["contents"][2]["parts"].append(
+        {"function_response": {"name": "search", "response": {}}}
+    ),
+    # Paired by name: the weather call answered twice, the search call never.
+    "response-renamed": lambda n: _put(_at(n, 2, 0), "name", "weather"),
+    "response-name-bad": lambda n: _put(_at(n, 2, 0), "name", "web search!"),
+    "response-name-bad-with-id": lambda n: _put(_at(n, 4, 0), "name", "web search!"),
+    "response-name-other-with-id": lambda n: _put(_at(n, 4, 0), "name", "weather"),
+    "response-id-foreign": lambda n: _put(_at(n, 4, 0), "id", "fc_9"),
+    "response-id-dropped": lambda n: _at(n, 4, 0).pop("id"),
+    "call-id-dropped": lambda n: _at(n, 3, 0).pop("id"),
+    # The id the loader makes up for the call it answers by name: kept as the response's own.
+    "response-id-made-up": lambda n: _put(_at(n, 2, 1), "id", "c0001p000"),
+    "responses-after-text": lambda n: n["contents"].insert(
+        6, {"role": "user", "parts": [{"function_response": {"name": "search", "response": {}}}]}
+    ),
+}
+"""Native Gemini defects, applied to :func:`_plain`: contents[1] holds a text and two calls
+without ids, contents[2] their responses (in the other order), contents[3] a call with an id
+and contents[4] its response."""
+
+GEMINI_CLEAN = {
+    "system-string",
+    "system-camel",
+    "system-null",
+    "request-model",
+    "request-tools",
+    "responses-swapped",  # paired by name whatever their order
+    "response-id-dropped",  # paired by name: the only search call waiting
+}
+"""The defects after which the contents are still plainly clean for ``google``. Not among them:
+``answer-ends`` (the calls are then in the current turn, which Gemini wants signed),
+``call-id-dropped`` (a response whose id no call has is paired by name: the full path's)."""
+
+
+@pytest.mark.parametrize("defect", sorted(GEMINI_DEFECTS))
+def test_one_gemini_defect(defect: str) -> None:
+    native = _plain()
+    GEMINI_DEFECTS[defect](native)
+    plain = _same_as_full_path(gemini, gemini.heal_gemini, native)
+    assert ("google" in plain) == (defect in GEMINI_CLEAN)
 
 
 def test_the_ends_the_target_allows_are_read() -> None:
