@@ -246,8 +246,10 @@ def _holds_a_result(message: Any) -> bool:
     kind = type(message).__name__
     if kind == "ToolMessage":
         return True
-    parts = getattr(message, "parts", ())
-    return kind == "ModelRequest" and any(type(p).__name__ == "ToolReturnPart" for p in parts)
+    request_parts = getattr(message, "parts", ())
+    return kind == "ModelRequest" and any(
+        type(p).__name__ == "ToolReturnPart" for p in request_parts
+    )
 
 
 _AS_THE_INTEGRATIONS_CALL: dict[str, Any] = {

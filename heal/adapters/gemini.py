@@ -64,6 +64,14 @@ non-text system-instruction parts, and bytes anywhere but ``thought_signature`` 
 ``inline_data.data`` in dict input (SDK objects are fine). :func:`dump_messages` raises it for a
 system message after the first content and for parts with no Gemini form (approval responses,
 another source's provider-executed calls).
+
+Most histories need nothing, and reading them into canonical models costs far more than the
+healing does: :func:`heal_gemini` first asks a pure-Python pass over the caller's own dicts
+(``_plainly_clean``: texts, function calls and the responses right after them, read as the
+reader reads them) and, under the default policy, hands plainly clean contents back as they are
+without building a model. The pass is exact in one direction (see :mod:`heal._verdict`): when
+it says clean, the full path would find no repair; anything it does not fully understand (thought
+parts, signatures, media, SDK objects, unknown keys) takes the full path.
 """
 
 from __future__ import annotations
@@ -294,7 +302,10 @@ def heal_gemini(
     """Heal Gemini contents; the result has the shape it was given (see the module docstring).
 
     A dict keeps its other keys (``tools``, ``generation_config``, ...). When nothing needed
-    changing, ``native`` itself comes back. The keyword arguments are those of
+    changing, ``native`` itself comes back; under the default policy and a target whose model
+    and tools it fits (:func:`heal._verdict.terms_for`), plainly clean contents
+    (:func:`_plainly_clean`: texts, function calls and their responses, as dicts) are answered
+    so without building a canonical model. The keyword arguments are those of
     :func:`heal.heal_messages`: the target is ``model`` (``"gemini-3-pro-preview"``),
     ``thinking``, ``tools`` (names or definitions) or all of them as one ``target``. A request
     dict says what the caller leaves out: its ``model``, its ``tools`` and its thinking

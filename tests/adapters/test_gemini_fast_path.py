@@ -35,6 +35,7 @@ from benchmarks.spellings import _gemini, _without_first_result
 from heal import Policy
 from heal._verdict import terms_for
 from heal.adapters import gemini
+from heal.providers import ProviderId
 from heal.targets import Target
 
 from . import strategies_gemini as s_gemini
@@ -54,8 +55,16 @@ Content = dict[str, Any]
 
 _TEXTS = ("hi", "What's the weather?", "ß 東京 🙂", "ends with space ", "line\nbreak")
 _NAMES = ("search", "get_weather", "run-code", "x" * 64)
-_ARGS = ({}, {"query": "q1", "limit": 1}, {"a": [1, 2.5, None, {"b": "c"}]})
-_RESPONSES = ({}, {"result": "sunny"}, {"name": "search", "content": [{"title": "Paris"}]})
+_ARGS: tuple[dict[str, Any], ...] = (
+    {},
+    {"query": "q1", "limit": 1},
+    {"a": [1, 2.5, None, {"b": "c"}]},
+)
+_RESPONSES: tuple[dict[str, Any], ...] = (
+    {},
+    {"result": "sunny"},
+    {"name": "search", "content": [{"title": "Paris"}]},
+)
 _CAMEL = {"function_call": "functionCall", "function_response": "functionResponse"}
 
 
@@ -124,7 +133,8 @@ def _parts(contents: list[Content], *keys: str) -> list[dict[str, Any]]:
 def _bodies(contents: list[Content], snake: str) -> list[dict[str, Any]]:
     """The function_call or function_response bodies, in either spelling."""
     return [
-        part.get(snake, part.get(_CAMEL[snake])) for part in _parts(contents, snake, _CAMEL[snake])
+        part[snake] if snake in part else part[_CAMEL[snake]]
+        for part in _parts(contents, snake, _CAMEL[snake])
     ]
 
 
@@ -342,7 +352,7 @@ _EDGES: tuple[Edge, ...] = (
     _e_content,
 )
 
-_SYSTEMS = (
+_SYSTEMS: tuple[Any, ...] = (
     "Be brief.",
     " ",
     "",
@@ -549,7 +559,7 @@ def _answered_with_space(native: dict[str, Any]) -> None:
     ],
 )
 def test_shapes_the_verdict_refuses_take_the_full_path(
-    change: Callable[[dict[str, Any]], Any], provider: str, repaired: bool
+    change: Callable[[dict[str, Any]], Any], provider: ProviderId, repaired: bool
 ) -> None:
     native = _plain()
     changed = change(native)
