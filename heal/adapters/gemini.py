@@ -462,21 +462,25 @@ def _plain_contents(
                 add_value(body["response"])
                 if type(name) is not str:
                     return None
-                if len(body) == 2:
-                    # As Gemini pairs a response without an id: the first call of its name.
-                    k = next((k for k, call in enumerate(waiting) if call[1] == name), -1)
-                elif len(body) == 3:
+                size = len(body)
+                if size == 3:
                     # By its own id, only a call's own (a response whose id no waiting call has
                     # is paired by name with a call without one: the full path words that).
                     found = body["id"]
-                    k = next(
-                        (k for k, call in enumerate(waiting) if call[0] == found and call[2]), -1
-                    )
-                    if k >= 0 and waiting[k][1] != name:
+                    if type(found) is not str:
                         return None
+                elif size == 2:
+                    found = None  # as Gemini pairs one without an id: the first call of its name
                 else:
                     return None
-                if k < 0:
+                k = 0
+                for call in waiting:
+                    if (call[2] and call[0] == found) if found is not None else call[1] == name:
+                        break
+                    k += 1
+                else:
+                    return None
+                if call[1] != name:
                     return None
                 del waiting[k]
             waiting = None
