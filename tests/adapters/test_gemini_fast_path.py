@@ -183,7 +183,7 @@ def _e_pairing(draw: st.DrawFn, contents: list[Content]) -> None:
     if not spots:
         return
     content = draw(st.sampled_from(spots))
-    c = contents.index(content)
+    c = next(i for i, each in enumerate(contents) if each is content)
     calls = _bodies(contents[c - 1 : c], "function_call") if c > 0 else []
     responses = _bodies([content], "function_response")
     change = draw(st.sampled_from(("swap", "rename", "bad-name", "other-id", "no-ids")))
@@ -526,13 +526,10 @@ def _mixed_user(native: dict[str, Any]) -> None:
     native["contents"][2]["parts"].append({"text": "and more"})
 
 
-def _ambiguous(native: dict[str, Any]) -> None:
-    # Two id-less calls of one name: the responses pair in call order, whatever their bodies.
-    calls = native["contents"][1]["parts"]
-    calls[2] = {"function_call": {"name": "weather", "args": {"city": "Rome"}}}
-    native["contents"][2]["parts"][0] = {
-        "function_response": {"name": "search", "response": {"hits": []}}
-    }
+def _two_of_a_name(native: dict[str, Any]) -> None:
+    # Two id-less calls of one name, answered by a response of that name and one of another:
+    # by name, one call is answered and the other response answers nothing.
+    native["contents"][1]["parts"][2] = {"function_call": {"name": "weather", "args": {}}}
 
 
 def _sdk(native: dict[str, Any]) -> None:
@@ -553,7 +550,7 @@ def _answered_with_space(native: dict[str, Any]) -> None:
         pytest.param(_end_with_responses, "google", True, id="google-current-calls"),
         pytest.param(_thought_signature, "google", False, id="thought-signature"),
         pytest.param(_mixed_user, "google", False, id="text-beside-responses"),
-        pytest.param(_ambiguous, "google", True, id="responses-paired-by-name"),
+        pytest.param(_two_of_a_name, "google", True, id="responses-paired-by-name"),
         pytest.param(_sdk, "google", False, id="sdk-objects"),
         pytest.param(_answered_with_space, "anthropic", True, id="anthropic-prefill-space"),
     ],
