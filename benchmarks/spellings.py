@@ -21,6 +21,10 @@ of the same conversation (twelve turns of a question, a tool call, its result an
   (dicts) or ``model_dump()`` (with the SDK's nulls: ``phase``, ``namespace``, ``logprobs``...),
   beside the caller's own user messages and function call outputs; and a reasoning model's
   (dicts), a reasoning item (summary, encrypted content) before each call;
+* Gemini: ``google.genai.types.Content`` objects stored as ``model_dump(exclude_none=True)``
+  (the Python SDK's ``snake_case`` dicts) or as the REST API's JSON (``camelCase``), with the
+  system instruction beside the contents and function calls without ids (as Gemini 2.5 gives
+  them: the adapter pairs their responses by name);
 * pydantic-ai: the history an ``Agent`` run stores (usage, model name, timestamps, run ids);
 * LangChain: messages with a chat model's metadata (``response_metadata``, ``usage_metadata``,
   ids).
@@ -150,6 +154,30 @@ def _responses(style: str) -> list[Any]:
     return history
 
 
+def _gemini(style: str) -> dict[str, Any]:
+    from google.genai import types
+
+    def stored(content: types.Content) -> dict[str, Any]:
+        if style == "REST JSON":
+            return content.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return content.model_dump(exclude_none=True)
+
+    contents: list[Any] = []
+    for turn in range(TURNS):
+        contents.append(
+            stored(types.Content(role="user", parts=[types.Part(text=f"Weather on day {turn}?")]))
+        )
+        call = types.FunctionCall(name="weather", args={"city": "Paris", "day": turn})
+        contents.append(stored(types.Content(role="model", parts=[types.Part(function_call=call)])))
+        result = types.Part.from_function_response(name="weather", response={"result": "sunny"})
+        contents.append(stored(types.Content(role="user", parts=[result])))
+        answer = types.Part(text=f"Sunny on day {turn}.")
+        contents.append(stored(types.Content(role="model", parts=[answer])))
+    contents.append(stored(types.Content(role="user", parts=[types.Part(text="Thanks.")])))
+    key = "systemInstruction" if style == "REST JSON" else "system_instruction"
+    return {"contents": contents, key: {"parts": [{"text": "Be brief."}]}}
+
+
 def _pydantic_ai() -> list[Any]:
     from pydantic_ai import Agent
     from pydantic_ai.messages import ModelRequest, UserPromptPart
@@ -198,8 +226,10 @@ def _langchain() -> list[Any]:
     return history
 
 
-def _without_first_result(history: list[Any]) -> list[Any]:
+def _without_first_result(history: Any) -> Any:
     """The history without its first tool result (an orphan call every format repairs)."""
+    if isinstance(history, dict):  # Gemini's request: the contents beside the system
+        return {**history, "contents": _without_first_result(history["contents"])}
     for i, message in enumerate(history):
         if _holds_a_result(message):
             return history[:i] + history[i + 1 :]
@@ -209,6 +239,7 @@ def _without_first_result(history: list[Any]) -> list[Any]:
 def _holds_a_result(message: Any) -> bool:
     if isinstance(message, dict):
         content = message.get("content")
+        parts = message.get("parts")
         return (
             message.get("role") == "tool"
             or message.get("type") == "function_call_output"
@@ -216,12 +247,18 @@ def _holds_a_result(message: Any) -> bool:
                 isinstance(content, list)
                 and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
             )
+            or (
+                isinstance(parts, list)
+                and any("function_response" in part or "functionResponse" in part for part in parts)
+            )
         )
     kind = type(message).__name__
     if kind == "ToolMessage":
         return True
-    parts = getattr(message, "parts", ())
-    return kind == "ModelRequest" and any(type(p).__name__ == "ToolReturnPart" for p in parts)
+    request_parts = getattr(message, "parts", ())
+    return kind == "ModelRequest" and any(
+        type(p).__name__ == "ToolReturnPart" for p in request_parts
+    )
 
 
 _AS_THE_INTEGRATIONS_CALL: dict[str, Any] = {
@@ -234,9 +271,10 @@ _AS_THE_INTEGRATIONS_CALL: dict[str, Any] = {
 the options as ``HealOptions`` holds them (a policy and a tuple of rules, empty by default)."""
 
 
-def rows() -> list[tuple[str, Callable[[Any], Any], list[Any]]]:
+def rows() -> list[tuple[str, Callable[[Any], Any], Any]]:
     """Each row: its name, the entry point, the clean history."""
     from heal.adapters.anthropic import heal_anthropic
+    from heal.adapters.gemini import heal_gemini
     from heal.adapters.langchain import heal_langchain
     from heal.adapters.openai_chat import heal_openai_chat
     from heal.adapters.openai_responses import heal_openai_responses
@@ -254,6 +292,10 @@ def rows() -> list[tuple[str, Callable[[Any], Any], list[Any]]]:
                 ("reasoning", "a reasoning model's items"),
             )
         ],
+        *[
+            (f"heal_gemini, {style}", heal_gemini, _gemini(style))
+            for style in ("SDK dicts", "REST JSON")
+        ],
         ("heal_pydantic_ai, an Agent's history", heal_pydantic_ai, _pydantic_ai()),
         (
             "  with the request's model and tools",
@@ -269,7 +311,7 @@ def rows() -> list[tuple[str, Callable[[Any], Any], list[Any]]]:
     ]
 
 
-def _median_us(heal: Callable[[Any], Any], history: list[Any], runs: int) -> float:
+def _median_us(heal: Callable[[Any], Any], history: Any, runs: int) -> float:
     times = []
     for _ in range(runs):
         start = time.perf_counter()
@@ -293,7 +335,8 @@ def main(argv: list[str] | None = None) -> int:
             raise RuntimeError(f"{name}: the clean history needs a repair, or the broken none")
         clean = _median_us(heal, history, args.runs)
         repaired = _median_us(heal, broken, args.runs)
-        print(f"{name:<46} {len(history):>8} {clean:>8,.0f} us {repaired:>9,.0f} us", flush=True)
+        size = len(history["contents"] if isinstance(history, dict) else history)
+        print(f"{name:<46} {size:>8} {clean:>8,.0f} us {repaired:>9,.0f} us", flush=True)
     print(f"load average after: {os.getloadavg()}")
     return 0
 

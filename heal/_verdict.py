@@ -2,13 +2,13 @@
 
 Most histories need nothing, and building canonical models to learn that costs far more than
 the healing does (issue "Speed"). A *verdict* is a pure-Python pass over a history in its own
-format (AI SDK dicts for :func:`heal._json.clean_verdict`, the caller's own Anthropic or OpenAI
-Chat dicts for the adapters) that says "plainly clean" for the common shapes only: system, user
-and assistant text; tool calls each answered by one result right after; ids and names the
-provider accepts. Clean is exact in one direction: ``heal_messages`` on the same history (loaded
-by the format's adapter) would return no repair at all, for the provider at hand, under the
-default policy and the built-in rules. Anything a verdict does not fully understand is "not
-plainly", which costs nothing but the full path.
+format (AI SDK dicts for :func:`heal._json.clean_verdict`, the caller's own Anthropic, OpenAI
+Chat or Gemini dicts for the adapters) that says "plainly clean" for the common shapes only:
+system, user and assistant text; tool calls each answered by one result right after; ids and
+names the provider accepts. Clean is exact in one direction: ``heal_messages`` on the same
+history (loaded by the format's adapter) would return no repair at all, for the provider at
+hand, under the default policy and the built-in rules. Anything a verdict does not fully
+understand is "not plainly", which costs nothing but the full path.
 
 Each format walks its own shapes and asks this module what is the same everywhere:
 
@@ -29,7 +29,8 @@ Each format walks its own shapes and asks this module what is the same everywher
 * :func:`walked_clean`: the verdict around a format's walk (judge, walk, last check).
 
 The formats' walks are held to the promise by property tests under every provider
-(``tests/test_json.py``, ``tests/adapters/test_native_fast_path.py``).
+(``tests/test_json.py``, ``tests/adapters/test_native_fast_path.py``,
+``tests/adapters/test_gemini_fast_path.py``).
 """
 
 from __future__ import annotations

@@ -64,6 +64,14 @@ non-text system-instruction parts, and bytes anywhere but ``thought_signature`` 
 ``inline_data.data`` in dict input (SDK objects are fine). :func:`dump_messages` raises it for a
 system message after the first content and for parts with no Gemini form (approval responses,
 another source's provider-executed calls).
+
+Most histories need nothing, and reading them into canonical models costs far more than the
+healing does: :func:`heal_gemini` first asks a pure-Python pass over the caller's own dicts
+(``_plainly_clean``: texts, function calls and the responses right after them, read as the
+reader reads them) and, under the default policy, hands plainly clean contents back as they are
+without building a model. The pass is exact in one direction (see :mod:`heal._verdict`): when
+it says clean, the full path would find no repair; anything it does not fully understand (thought
+parts, signatures, media, SDK objects, unknown keys) takes the full path.
 """
 
 from __future__ import annotations
@@ -78,6 +86,17 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar, overload
 from pydantic import BaseModel, ValidationError
 
 from heal._engine import HealScope
+from heal._verdict import (
+    AFTER,
+    PLAIN_TERMS,
+    Terms,
+    by_default,
+    ended,
+    plain_inputs,
+    plain_texts,
+    terms_for,
+    walked_clean,
+)
 from heal.adapters._common import (
     NO_FACTS,
     Loaded,
@@ -283,7 +302,10 @@ def heal_gemini(
     """Heal Gemini contents; the result has the shape it was given (see the module docstring).
 
     A dict keeps its other keys (``tools``, ``generation_config``, ...). When nothing needed
-    changing, ``native`` itself comes back. The keyword arguments are those of
+    changing, ``native`` itself comes back; under the default policy and a target whose model
+    and tools it fits (:func:`heal._verdict.terms_for`), plainly clean contents
+    (:func:`_plainly_clean`: texts, function calls and their responses, as dicts) are answered
+    so without building a canonical model. The keyword arguments are those of
     :func:`heal.heal_messages`: the target is ``model`` (``"gemini-3-pro-preview"``),
     ``thinking``, ``tools`` (names or definitions) or all of them as one ``target``. A request
     dict says what the caller leaves out: its ``model``, its ``tools`` and its thinking
@@ -298,6 +320,12 @@ def heal_gemini(
         target=target,
         request=read_request(native) if target is None else NO_FACTS,
     )
+    if (
+        by_default(policy, rules, scope)
+        and (terms := terms_for(goal)) is not None
+        and _plainly_clean(native, goal.provider, terms)
+    ):
+        return NativeHealResult(native, ())
     contents, system, system_key = _split(native)
     loaded = _Reader().read(contents, system, system_key)
     sdk = any(isinstance(c, BaseModel) for c in contents)
@@ -328,6 +356,186 @@ def heal_gemini(
         scope=scope,
         original=native,
     )
+
+
+# --- the plain verdict -----------------------------------------------------------------------
+
+
+def _plainly_clean(native: Any, provider: ProviderId | None, terms: Terms = PLAIN_TERMS) -> bool:
+    """Whether Gemini contents, as the caller gave them, are plainly clean for ``provider``:
+    True only when healing them through canonical models (default policy, built-in rules, a
+    target the ``terms`` are for) would return no repair at all, so :func:`heal_gemini` can
+    hand the caller's own object back without building a model. False says nothing but "not
+    plainly". Exact in that one direction (see :mod:`heal._verdict`).
+
+    Plainly clean means the shapes that load as :func:`heal._json.clean_verdict`'s plain AI SDK
+    history does, read as :class:`_Reader` reads them (dicts only: SDK objects take the full
+    path):
+
+    * a non-empty list of contents, or a dict with one (its other keys are the request's, read
+      by :func:`read_request` before), maybe with a ``system_instruction`` or
+      ``systemInstruction`` (not both) that is a non-blank string or ``{"parts": [...]}`` of
+      ``{"text"}`` parts alone;
+    * contents of exactly ``role`` and a non-empty list of ``parts``, each part a one-key dict:
+      a ``user`` content of ``{"text"}`` parts; a ``model`` content of ``{"text"}`` parts
+      followed by ``function_call`` (or ``functionCall``) parts whose body holds a string
+      ``name``, maybe an object ``args`` and maybe a string ``id``;
+    * each model content with calls followed by a ``user`` content of ``function_response`` (or
+      ``functionResponse``) parts alone, one per call (``name``, an object ``response`` and
+      maybe a string ``id``), which the loader reads as a tool message: a response with an id
+      answers the call with that id, one without answers the first call of its name still
+      waiting, as :meth:`_Reader._answer` pairs them, and always with the call's name;
+    * no ``thought``, ``thought_signature``, media, code-execution or server-tool part, no
+      unknown key, no content without a role; the order of roles, texts, values and ids as
+      :mod:`heal._verdict` says, the ids those the loader gives (a call's own, or
+      :func:`_positional_id`).
+    """
+    system: Any = _ABSENT
+    if type(native) is dict:
+        contents = native.get("contents")
+        snake = native.get("system_instruction")
+        camel = native.get(_CAMEL["system_instruction"])
+        if snake is not None and camel is not None:
+            return False  # the full path raises
+        if snake is not None or camel is not None:
+            system = camel if snake is None else snake
+    else:
+        contents = native
+    if type(contents) is not list or not contents:
+        return False
+    return walked_clean(provider, terms, _plain_contents, contents, system)
+
+
+def _plain_contents(
+    contents: list[Any], system: Any, ids: list[str], names: list[str]
+) -> str | None:
+    """The one pass of :func:`_plainly_clean`: the canonical role of the last message when every
+    content has a plain shape in a plain place (else None), with the call ids (as the loader
+    gives them) and tool names added to ``ids`` and ``names``. Exact key counts and indexing (a
+    missing key raises KeyError) check each dict's keys."""
+    previous = ""
+    # Texts, call arguments and responses are gathered and judged once at the end: a call per
+    # value would cost more than the test (nearly every part holds one).
+    texts: list[Any] = []
+    values: list[Any] = []
+    add_text = texts.append
+    add_value = values.append
+    if system is not _ABSENT:
+        if type(system) is str:
+            add_text(system)
+        elif type(system) is dict and len(system) == 1:
+            parts = system["parts"]
+            if type(parts) is not list or not parts:
+                return None
+            for part in parts:
+                if type(part) is not dict or len(part) != 1:
+                    return None
+                add_text(part["text"])
+        else:
+            return None
+        previous = "system"
+    # The calls of the model content before, not answered yet: (id, name, whether the id is the
+    # call's own), in call order.
+    waiting: list[tuple[str, str, bool]] | None = None
+    ci = -1
+    for content in contents:
+        ci += 1
+        if type(content) is not dict or len(content) != 2:
+            return None
+        role = content["role"]
+        parts = content["parts"]
+        if type(parts) is not list or not parts:
+            return None
+        if waiting is not None:
+            # The user content of responses that must answer the model content before it.
+            if role != "user" or len(parts) != len(waiting):
+                return None
+            for part in parts:
+                if type(part) is not dict or len(part) != 1:
+                    return None
+                body = part.get("function_response", _ABSENT)
+                if body is _ABSENT:
+                    body = part["functionResponse"]
+                if type(body) is not dict:
+                    return None
+                name = body["name"]
+                add_value(body["response"])
+                if type(name) is not str:
+                    return None
+                size = len(body)
+                if size == 3:
+                    # By its own id, only a call's own (a response whose id no waiting call has
+                    # is paired by name with a call without one: the full path words that).
+                    found = body["id"]
+                    if type(found) is not str:
+                        return None
+                elif size == 2:
+                    found = None  # as Gemini pairs one without an id: the first call of its name
+                else:
+                    return None
+                k = 0
+                for call in waiting:
+                    if (call[2] and call[0] == found) if found is not None else call[1] == name:
+                        break
+                    k += 1
+                else:
+                    return None
+                if call[1] != name:
+                    return None
+                del waiting[k]
+            waiting = None
+            previous = "tool"
+            continue
+        if role == "user":
+            if previous not in AFTER["user"]:
+                return None
+            for part in parts:
+                if type(part) is not dict or len(part) != 1:
+                    return None
+                add_text(part["text"])
+            previous = "user"
+            continue
+        if role != "model" or previous not in AFTER["assistant"]:
+            return None
+        pi = -1
+        for part in parts:
+            pi += 1
+            if type(part) is not dict or len(part) != 1:
+                return None
+            if "text" in part:
+                if waiting is not None:
+                    return None  # text after a call (moved before it for Anthropic)
+                add_text(part["text"])
+                continue
+            body = part.get("function_call", _ABSENT)
+            if body is _ABSENT:
+                body = part["functionCall"]
+            if type(body) is not dict:
+                return None
+            name = body["name"]
+            size = len(body)
+            if "args" in body:
+                add_value(body["args"])
+                size -= 1
+            if "id" in body:
+                call_id = body["id"]
+                own = True
+                size -= 1
+            else:
+                call_id = _positional_id(ci, pi)
+                own = False
+            if size != 1 or type(name) is not str or type(call_id) is not str:
+                return None
+            if waiting is None:
+                waiting = []
+            waiting.append((call_id, name, own))
+            ids.append(call_id)
+            names.append(name)
+        previous = "assistant"
+    if not (plain_texts(texts) and plain_inputs(values)):
+        return None
+    # Calls left unanswered are the last content's, a model content: not an end.
+    return None if waiting is not None else ended(previous, texts[-1] if texts else None)
 
 
 def read_request(native: Any) -> RequestFacts:

@@ -45,7 +45,7 @@ import heal._verdict as verdict_module
 from benchmarks.corpus import corpus
 from heal import ConfigError, InputError, Policy, load_messages
 from heal._verdict import PLAIN_TERMS, Terms, provider_terms, terms_for
-from heal.adapters import anthropic, openai_chat, pydantic_ai
+from heal.adapters import anthropic, gemini, openai_chat, pydantic_ai
 from heal.adapters._common import NativeHealResult
 from heal.providers import PROVIDERS, ProviderId
 from heal.rules import Context, Finding, Rule, default_registry, register_rule
@@ -83,7 +83,12 @@ def _outcome(call: Callable[[], Any]) -> Any:
         return type(exc), str(exc)
 
 
-_LOADERS = {anthropic: "_Loader", openai_chat: "_Loader", pydantic_ai: "_Loader"}
+_LOADERS = {
+    anthropic: "_Loader",
+    openai_chat: "_Loader",
+    pydantic_ai: "_Loader",
+    gemini: "_Reader",
+}
 """The first step of each adapter's full path: its loader."""
 
 

@@ -1,0 +1,754 @@
+"""The Gemini verdict: heal_gemini hands plainly clean contents back as they are, without building
+canonical models (issue "Speed").
+
+:func:`heal.adapters.gemini._plainly_clean` is a pure-Python pass over the caller's own dicts,
+sharing :mod:`heal._verdict` with the other adapters' verdicts. It is exact in one direction:
+when it says clean, the full path (the reader, heal_messages, the writer) returns no repair and
+the caller's own object. The properties hold it to that under every provider id and None and a
+few of the targets that name a model, and check that heal_gemini gives exactly what the full
+path gives on every input (the helpers of ``test_native_fast_path``).
+
+The contents come from two places:
+
+* :func:`plain_gemini`: the shapes the verdict is made for (texts, calls with or without ids,
+  their responses in the next content, ``snake_case`` or ``camelCase`` per part, a system
+  instruction beside them), each maybe with one defect at their edges (blank or unpaired
+  texts, trailing whitespace, ids shared or dropped, responses that answer nothing, unknown
+  keys, both spellings in one part, bad names, values the models refuse, thought parts and
+  signatures...);
+* the format's own strategies (``strategies_gemini``): anything google-genai accepts, healthy
+  conversations (signed, which the verdict refuses) and broken ones.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+from unittest import mock
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from benchmarks.spellings import _gemini, _without_first_result
+from heal import Policy
+from heal._verdict import terms_for
+from heal.adapters import gemini
+from heal.providers import ProviderId
+from heal.targets import Target
+
+from . import strategies_gemini as s_gemini
+from .test_native_fast_path import (
+    ALL_PROVIDERS,
+    PROPERTY,
+    _counted,
+    _full_path,
+    _refuse_to_load,
+    _same_as_full_path,
+    some_targets,
+)
+
+Content = dict[str, Any]
+
+# --- plain contents --------------------------------------------------------------------------
+
+_TEXTS = ("hi", "What's the weather?", "ß 東京 🙂", "ends with space ", "line\nbreak")
+_NAMES = ("search", "get_weather", "run-code", "x" * 64)
+_ARGS: tuple[dict[str, Any], ...] = (
+    {},
+    {"query": "q1", "limit": 1},
+    {"a": [1, 2.5, None, {"b": "c"}]},
+)
+_RESPONSES: tuple[dict[str, Any], ...] = (
+    {},
+    {"result": "sunny"},
+    {"name": "search", "content": [{"title": "Paris"}]},
+)
+_CAMEL = {"function_call": "functionCall", "function_response": "functionResponse"}
+
+
+def _key(snake: str, camel: bool) -> str:
+    return _CAMEL[snake] if camel else snake
+
+
+@st.composite
+def _plain_contents(draw: st.DrawFn) -> list[Content]:
+    """Plain contents: a user's texts, the model's texts and calls, their responses, an answer.
+    Calls carry ids in all turns, in none, or in some (a response answers by its call's id or,
+    without one, by name)."""
+    ids = draw(st.sampled_from(("all", "none", "some", "some")))
+    spelling = draw(st.sampled_from(("snake", "camel", "mixed")))
+    counter = iter(range(1, 1000))
+    contents: list[Content] = []
+
+    def camel() -> bool:
+        return spelling == "camel" or (spelling == "mixed" and draw(st.booleans()))
+
+    def user() -> Content:
+        texts = draw(st.lists(st.sampled_from(_TEXTS), min_size=1, max_size=2))
+        return {"role": "user", "parts": [{"text": t} for t in texts]}
+
+    for _ in range(draw(st.integers(1, 3))):
+        contents.append(user())
+        for _ in range(draw(st.integers(1, 2))):
+            names = draw(st.lists(st.sampled_from(_NAMES), max_size=2))
+            texts = draw(st.lists(st.sampled_from(_TEXTS), min_size=0 if names else 1, max_size=2))
+            parts: list[Any] = [{"text": t} for t in texts]
+            if not names:  # the model's answer ends the user's turn
+                contents.append({"role": "model", "parts": parts})
+                break
+            responses = []
+            for name in names:
+                call: dict[str, Any] = {"name": name}
+                if draw(st.booleans()):
+                    call["args"] = copy.deepcopy(draw(st.sampled_from(_ARGS)))
+                response = {
+                    "name": name,
+                    "response": copy.deepcopy(draw(st.sampled_from(_RESPONSES))),
+                }
+                if ids == "all" or (ids == "some" and draw(st.booleans())):
+                    call["id"] = response["id"] = f"fc_{next(counter)}"
+                parts.append({_key("function_call", camel()): call})
+                responses.append({_key("function_response", camel()): response})
+            contents.append({"role": "model", "parts": parts})
+            contents.append({"role": "user", "parts": draw(st.permutations(responses))})
+    # A request ends with the user's message or the responses; a stored history with an answer.
+    if contents[-1]["role"] == "model" and draw(st.booleans()):
+        contents.append(user())
+    return contents
+
+
+def _parts(contents: list[Content], *keys: str) -> list[dict[str, Any]]:
+    """The parts that hold one of ``keys``, in order."""
+    return [
+        part
+        for content in contents
+        if isinstance(content, dict) and isinstance(content.get("parts"), list)
+        for part in content["parts"]
+        if isinstance(part, dict) and any(key in part for key in keys)
+    ]
+
+
+def _bodies(contents: list[Content], snake: str) -> list[dict[str, Any]]:
+    """The function_call or function_response bodies, in either spelling."""
+    return [
+        part[snake] if snake in part else part[_CAMEL[snake]]
+        for part in _parts(contents, snake, _CAMEL[snake])
+    ]
+
+
+def _e_text(draw: st.DrawFn, contents: list[Content]) -> None:
+    texts = _parts(contents, "text")
+    if texts:
+        value = draw(st.sampled_from(("", " ", "\n\t", "lone \ud800 surrogate", "x")))
+        draw(st.sampled_from(texts))["text"] = value
+
+
+def _e_trailing_answer(draw: st.DrawFn, contents: list[Content]) -> None:
+    if contents[-1]["role"] == "model" and not _parts(contents[-1:], *_CALL_KEYS):
+        contents[-1]["parts"][-1]["text"] = draw(st.sampled_from(("Done. ", "Done.\n", "Done.")))
+    else:
+        text = draw(st.sampled_from(("Done. ", "Done.")))
+        contents.append({"role": "model", "parts": [{"text": text}]})
+
+
+def _e_ids(draw: st.DrawFn, contents: list[Content]) -> None:
+    calls, responses = _bodies(contents, "function_call"), _bodies(contents, "function_response")
+    change = draw(
+        st.sampled_from(("share", "drop-call", "drop-response", "foreign", "positional", "odd"))
+    )
+    if change == "share" and len(calls) > 1:
+        first, second = draw(st.permutations(calls))[:2]
+        second["id"] = first.get("id", "fc_shared")
+        first["id"] = second["id"]
+    elif change == "drop-call" and calls:
+        draw(st.sampled_from(calls)).pop("id", None)
+    elif change == "drop-response" and responses:
+        draw(st.sampled_from(responses)).pop("id", None)
+    elif change == "foreign" and responses:
+        draw(st.sampled_from(responses))["id"] = "fc_nobody"
+    elif change == "positional" and responses:
+        # The id the loader makes up for the first call without one.
+        draw(st.sampled_from(responses))["id"] = draw(st.sampled_from(("c0001p000", "c0001p001")))
+    elif change == "odd" and (calls or responses):
+        body = draw(st.sampled_from(calls + responses))
+        body["id"] = draw(st.sampled_from((None, 7, "", "a" * 65, "bad id!")))
+
+
+def _e_pairing(draw: st.DrawFn, contents: list[Content]) -> None:
+    # The responses of one content answer other calls than they did: names swapped or made
+    # another call's (or one no provider takes), ids of another call, or none at all.
+    spots = [content for content in contents if _parts([content], *_RESPONSE_KEYS)]
+    if not spots:
+        return
+    content = draw(st.sampled_from(spots))
+    c = next(i for i, each in enumerate(contents) if each is content)
+    calls = _bodies(contents[c - 1 : c], "function_call") if c > 0 else []
+    responses = _bodies([content], "function_response")
+    change = draw(st.sampled_from(("swap", "rename", "bad-name", "other-id", "no-ids")))
+    response = draw(st.sampled_from(responses))
+    if change == "swap" and len(responses) > 1:
+        first, second = draw(st.permutations(responses))[:2]
+        first["name"], second["name"] = second["name"], first["name"]
+    elif change == "rename" and calls:
+        response["name"] = draw(st.sampled_from(calls))["name"]
+    elif change == "bad-name":
+        response["name"] = draw(st.sampled_from(("web search!", "", "x" * 65)))
+    elif change == "other-id" and calls:
+        k = draw(st.integers(0, len(calls) - 1))
+        # The call's own id, or the one the loader makes up for it.
+        response["id"] = calls[k].get("id", f"c{c - 1:04d}p{k:03d}")
+    elif change == "no-ids":
+        for body in calls + responses:
+            body.pop("id", None)
+
+
+def _e_unanswered(draw: st.DrawFn, contents: list[Content]) -> None:
+    spots = [c for c, content in enumerate(contents) if _parts([content], *_RESPONSE_KEYS)]
+    if not spots:
+        return
+    c = draw(st.sampled_from(spots))
+    if draw(st.booleans()) or len(contents[c]["parts"]) == 1:
+        del contents[c]
+    else:
+        del contents[c]["parts"][draw(st.integers(0, len(contents[c]["parts"]) - 1))]
+
+
+def _e_move(draw: st.DrawFn, contents: list[Content]) -> None:
+    # A content somewhere else: responses out of place, two model or user contents in a row.
+    if len(contents) > 1:
+        moved = contents.pop(draw(st.integers(0, len(contents) - 1)))
+        contents.insert(draw(st.integers(0, len(contents))), moved)
+
+
+def _e_key(draw: st.DrawFn, contents: list[Content]) -> None:
+    key = draw(st.sampled_from(("x_trace", "thought", "will_continue", "id", "role")))
+    value = draw(st.sampled_from((None, True, False, "1")))
+    places: list[dict[str, Any]] = list(contents)
+    places += _parts(contents, "text", *_CALL_KEYS, *_RESPONSE_KEYS)
+    places += _bodies(contents, "function_call") + _bodies(contents, "function_response")
+    draw(st.sampled_from(places))[key] = value
+
+
+def _e_spelling(draw: st.DrawFn, contents: list[Content]) -> None:
+    parts = _parts(contents, *_CALL_KEYS, *_RESPONSE_KEYS)
+    if not parts:
+        return
+    part = draw(st.sampled_from(parts))
+    ((key, body),) = part.items()
+    other = {**_CAMEL, **{v: k for k, v in _CAMEL.items()}}[key]
+    if draw(st.booleans()):
+        part[other] = copy.deepcopy(body)  # both spellings in one part
+    else:
+        part[other] = part.pop(key)
+
+
+def _e_name(draw: st.DrawFn, contents: list[Content]) -> None:
+    bodies = _bodies(contents, "function_call") + _bodies(contents, "function_response")
+    if bodies:
+        name = draw(st.sampled_from(("web search!", "", "1tool", "a.b", "x" * 65, None, "search")))
+        body = draw(st.sampled_from(bodies))
+        if name is None:
+            del body["name"]
+        else:
+            body["name"] = name
+
+
+def _deep(depth: int) -> dict[str, Any]:
+    value: Any = 1
+    for _ in range(depth):
+        value = {"k": value}
+    return value  # type: ignore[no-any-return]
+
+
+_ODD_VALUES = st.sampled_from(
+    (
+        {"x": float("nan")},
+        {"x": float("inf")},
+        {"x": 2.5},
+        {"x": (1, 2)},
+        {"x": b"bytes"},
+        {1: "int key"},
+        {"t": "lone \udc00"},
+        [1],
+        "text",
+        None,
+    )
+) | st.sampled_from((63, 64, 65, 200)).map(_deep)
+
+
+def _e_value(draw: st.DrawFn, contents: list[Content]) -> None:
+    calls, responses = _bodies(contents, "function_call"), _bodies(contents, "function_response")
+    if not calls and not responses:
+        return
+    body = draw(st.sampled_from(calls + responses))
+    value = copy.deepcopy(draw(_ODD_VALUES))
+    if "response" in body:
+        if value is None and draw(st.booleans()):
+            del body["response"]
+        else:
+            body["response"] = value
+    else:
+        body["args"] = value
+
+
+def _e_part(draw: st.DrawFn, contents: list[Content]) -> None:
+    # A part of another kind, or a known one in the wrong place.
+    part = copy.deepcopy(
+        draw(
+            st.sampled_from(
+                (
+                    {"text": "Let me think.", "thought": True},
+                    {"text": "signed", "thought_signature": "c2lnbmVk"},
+                    {"function_call": {"name": "search"}, "thoughtSignature": b"\x01\x02"},
+                    {"inline_data": {"mime_type": "image/png", "data": "iVBORw0KGgo="}},
+                    {"file_data": {"file_uri": "https://example.com/a.pdf"}},
+                    {"executable_code": {"code": "print(1)", "language": "PYTHON"}},
+                    {"function_response": {"name": "search", "response": {}}},
+                    {"function_call": {"name": "search", "args": {}}},
+                    {"text": "more"},
+                    {},
+                    "text",
+                )
+            )
+        )
+    )
+    content = draw(st.sampled_from(contents))
+    content["parts"].insert(draw(st.integers(0, len(content["parts"]))), part)
+
+
+def _e_content(draw: st.DrawFn, contents: list[Content]) -> None:
+    content = draw(st.sampled_from(contents))
+    change = draw(st.sampled_from(("no-role", "system", "no-parts", "empty", "tuple")))
+    if change == "no-role":
+        del content["role"]
+    elif change == "system":
+        content["role"] = "system"
+    elif change == "no-parts":
+        del content["parts"]
+    elif change == "empty":
+        content["parts"] = []
+    else:
+        content["parts"] = tuple(content["parts"])
+
+
+Edge = Callable[[st.DrawFn, list[Content]], None]
+_CALL_KEYS = ("function_call", "functionCall")
+_RESPONSE_KEYS = ("function_response", "functionResponse")
+_EDGES: tuple[Edge, ...] = (
+    _e_pairing,
+    _e_pairing,  # the riskiest edge: twice as often
+    _e_text,
+    _e_trailing_answer,
+    _e_ids,
+    _e_unanswered,
+    _e_move,
+    _e_key,
+    _e_spelling,
+    _e_name,
+    _e_value,
+    _e_part,
+    _e_content,
+)
+
+_SYSTEMS: tuple[Any, ...] = (
+    "Be brief.",
+    " ",
+    "",
+    "lone \ud800",
+    {"parts": [{"text": "Be brief."}]},
+    {"parts": [{"text": "Be brief."}, {"text": "Be kind."}]},
+    {"parts": [{"text": " "}]},
+    {"parts": []},
+    {"role": "user", "parts": [{"text": "Be brief."}]},
+    {"parts": [{"text": "x", "thought": False}]},
+    {"parts": [{"inline_data": {"mime_type": "image/png", "data": "iVBORw0KGgo="}}]},
+    None,
+    ["Be brief."],
+)
+_REQUESTS: tuple[dict[str, Any], ...] = (
+    {},
+    {"model": "gemini-2.5-flash"},
+    {"model": "gemini-3-pro-preview", "tools": [{"function_declarations": [{"name": "search"}]}]},
+    {"tools": [{"functionDeclarations": [{"name": n} for n in _NAMES]}]},
+    {"generation_config": {"thinking_config": {"thinking_budget": 0}}},
+    {"config": {"temperature": 0.2}},
+)
+
+
+@st.composite
+def plain_gemini(draw: st.DrawFn, edges: tuple[Edge, ...] = _EDGES, *, always: bool = False) -> Any:
+    """Plain contents, bare or in a request dict with a system instruction, maybe (``always``:
+    surely) with one defect of ``edges``."""
+    contents = draw(_plain_contents())
+    if always or draw(st.integers(0, 2)) != 0:
+        draw(st.sampled_from(edges))(draw, contents)
+    if draw(st.booleans()):
+        return contents
+    native: dict[str, Any] = {
+        "contents": contents,
+        **copy.deepcopy(draw(st.sampled_from(_REQUESTS))),
+    }
+    if draw(st.booleans()):
+        key = draw(st.sampled_from(("system_instruction", "systemInstruction", "both")))
+        system = copy.deepcopy(draw(st.sampled_from(_SYSTEMS)))
+        if key == "both":
+            native["system_instruction"] = system
+            native["systemInstruction"] = copy.deepcopy(system)
+        else:
+            native[key] = system
+    return native
+
+
+@settings(PROPERTY, max_examples=300)
+@given(plain_gemini(), some_targets)
+def test_gemini_verdict_holds_on_plain_contents(native: Any, targets: list[Any]) -> None:
+    _same_as_full_path(gemini, gemini.heal_gemini, _counted(gemini, native), targets=targets)
+
+
+_PAIRING_EDGES: tuple[Edge, ...] = (_e_pairing, _e_ids, _e_name, _e_unanswered)
+"""The edges of how responses answer calls, where the verdict mirrors the loader's pairing."""
+
+
+@settings(PROPERTY, max_examples=200)
+@given(plain_gemini(_PAIRING_EDGES, always=True), some_targets)
+def test_gemini_verdict_holds_on_responses_that_answer_otherwise(
+    native: Any, targets: list[Any]
+) -> None:
+    _same_as_full_path(gemini, gemini.heal_gemini, _counted(gemini, native), targets=targets)
+
+
+gemini_strategies = st.one_of(
+    s_gemini.gemini_histories("json"),
+    s_gemini.gemini_histories("python"),
+    s_gemini.valid_gemini_histories("json"),
+    s_gemini.valid_gemini_histories("python"),
+    s_gemini.broken_gemini_histories().map(lambda broken: broken[0]),
+)
+
+
+@PROPERTY
+@given(gemini_strategies, some_targets)
+def test_gemini_verdict_holds_on_the_formats_strategies(native: Any, targets: list[Any]) -> None:
+    _same_as_full_path(gemini, gemini.heal_gemini, _counted(gemini, native), targets=targets)
+
+
+# --- examples --------------------------------------------------------------------------------
+
+
+def _plain() -> dict[str, Any]:
+    """A request of texts, two calls without ids (answered by name, in the other order) and one
+    with an id, in both spellings, that ends with the user's message."""
+    return {
+        "contents": [
+            {"role": "user", "parts": [{"text": "weather in Paris? "}]},
+            {
+                "role": "model",
+                "parts": [
+                    {"text": "Let me check."},
+                    {"function_call": {"name": "weather", "args": {"city": "Paris"}}},
+                    {"functionCall": {"name": "search", "args": {"q": "Paris", "limit": 2}}},
+                ],
+            },
+            {
+                "role": "user",
+                "parts": [
+                    {"function_response": {"name": "search", "response": {"hits": [1, 2.5]}}},
+                    {"functionResponse": {"name": "weather", "response": {"result": "sunny"}}},
+                ],
+            },
+            {"role": "model", "parts": [{"functionCall": {"name": "search", "id": "fc_1"}}]},
+            {
+                "role": "user",
+                "parts": [{"function_response": {"name": "search", "id": "fc_1", "response": {}}}],
+            },
+            {"role": "model", "parts": [{"text": "Sunny."}]},
+            {"role": "user", "parts": [{"text": "thanks"}]},
+        ],
+        "system_instruction": {"parts": [{"text": "Be brief."}]},
+        "generation_config": {"temperature": 0.2},
+    }
+
+
+def test_a_plain_history_comes_back_as_it_was_without_loading() -> None:
+    native = _plain()
+    # DeepSeek wants reasoning beside every call; Mistral takes the made-up ids but not fc_1.
+    clean = [p for p in ALL_PROVIDERS if gemini._plainly_clean(native, p)]
+    assert set(clean) == set(ALL_PROVIDERS) - {"mistral", "deepseek"}
+    seen: list[Any] = []
+    with mock.patch.object(gemini, "_Reader", _refuse_to_load):
+        for provider in clean:
+            result = gemini.heal_gemini(
+                native, provider=provider, strict=True, on_repair=seen.append
+            )
+            assert result.messages is native
+            assert result.repairs == () and not result.changed
+        # The bare contents too, and the defaults spelled out.
+        contents = native["contents"]
+        assert gemini.heal_gemini(contents).messages is contents
+        assert gemini.heal_gemini(contents, policy=Policy(), rules=()).messages is contents
+    assert seen == []
+    _same_as_full_path(gemini, gemini.heal_gemini, native)
+
+
+def test_made_up_ids_are_the_loaders() -> None:
+    # The verdict hands the ids the loader makes up to the profile and the uniqueness check:
+    # the id-less calls of the benchmark's history are nine letters and digits, which Mistral
+    # takes; a call's own id equal to one of them is a duplicate.
+    native = _gemini("SDK dicts")
+    assert gemini._plainly_clean(native, "mistral")
+    loaded = gemini.load_messages(native)
+    ids = [
+        part.tool_call_id
+        for message in loaded
+        if message.role == "assistant" and not isinstance(message.content, str)
+        for part in message.content
+        if part.type == "tool-call"
+    ]
+    assert ids[:2] == ["c0001p000", "c0005p000"]
+    clash = copy.deepcopy(native)
+    clash["contents"][5]["parts"][0]["function_call"]["id"] = "c0001p000"
+    clash["contents"][6]["parts"][0]["function_response"]["id"] = "c0001p000"
+    assert not gemini._plainly_clean(clash, None)
+    assert gemini.heal_gemini(clash, provider=None).repairs
+
+
+def _end_with_responses(native: dict[str, Any]) -> dict[str, Any]:
+    return {**native, "contents": native["contents"][:5]}
+
+
+def _thought_signature(native: dict[str, Any]) -> None:
+    native["contents"][1]["parts"][1]["thought_signature"] = "c2lnbmVk"
+
+
+def _mixed_user(native: dict[str, Any]) -> None:
+    native["contents"][2]["parts"].append({"text": "and more"})
+
+
+def _two_of_a_name(native: dict[str, Any]) -> None:
+    # Two id-less calls of one name, answered by a response of that name and one of another:
+    # by name, one call is answered and the other response answers nothing.
+    native["contents"][1]["parts"][2] = {"function_call": {"name": "weather", "args": {}}}
+
+
+def _sdk(native: dict[str, Any]) -> None:
+    from google.genai import types
+
+    native["contents"] = [types.Content.model_validate(c) for c in native["contents"]]
+
+
+def _answered_with_space(native: dict[str, Any]) -> None:
+    native["contents"][-1:] = []
+    native["contents"][-1]["parts"][0]["text"] = "Sunny. "
+
+
+@pytest.mark.parametrize(
+    ("change", "provider", "repaired"),
+    [
+        # Gemini wants a signature on the calls of the current turn (after the last user text).
+        pytest.param(_end_with_responses, "google", True, id="google-current-calls"),
+        pytest.param(_thought_signature, "google", False, id="thought-signature"),
+        pytest.param(_mixed_user, "google", False, id="text-beside-responses"),
+        pytest.param(_two_of_a_name, "google", True, id="responses-paired-by-name"),
+        pytest.param(_sdk, "google", False, id="sdk-objects"),
+        pytest.param(_answered_with_space, "anthropic", True, id="anthropic-prefill-space"),
+    ],
+)
+def test_shapes_the_verdict_refuses_take_the_full_path(
+    change: Callable[[dict[str, Any]], Any], provider: ProviderId, repaired: bool
+) -> None:
+    native = _plain()
+    changed = change(native)
+    native = native if changed is None else changed
+    assert not gemini._plainly_clean(native, provider)
+    loads: list[Any] = []
+    reader = gemini._Reader
+
+    def counted() -> Any:
+        loads.append(1)
+        return reader()
+
+    with mock.patch.object(gemini, "_Reader", counted):
+        result = gemini.heal_gemini(native, provider=provider)
+    assert loads == [1]
+    assert bool(result.repairs) == repaired
+    _same_as_full_path(gemini, gemini.heal_gemini, native)
+
+
+def _put(obj: dict[str, Any], key: str, value: Any) -> None:
+    obj[key] = value
+
+
+def _at(n: dict[str, Any], c: int, p: int) -> dict[str, Any]:
+    """The function_call or function_response body of ``contents[c].parts[p]``."""
+    ((body,),) = [n["contents"][c]["parts"][p].values()]
+    return body  # type: ignore[no-any-return]
+
+
+Defect = Callable[[dict[str, Any]], object]
+
+
+def _each(*defects: Defect) -> Defect:
+    """One defect made of several edits, applied in order."""
+
+    def apply(native: dict[str, Any]) -> None:
+        for defect in defects:
+            defect(native)
+
+    return apply
+
+
+GEMINI_DEFECTS: dict[str, Defect] = {
+    "system-string": lambda n: _put(n, "system_instruction", "Be brief."),
+    "system-camel": lambda n: _put(n, "systemInstruction", n.pop("system_instruction")),
+    "system-null": lambda n: _put(n, "system_instruction", None),
+    "system-both": lambda n: _put(n, "systemInstruction", "Be brief."),
+    "system-blank": lambda n: _put(n, "system_instruction", " "),
+    "system-part-blank": lambda n: _put(n, "system_instruction", {"parts": [{"text": "\n"}]}),
+    "system-no-parts": lambda n: _put(n, "system_instruction", {"parts": []}),
+    "system-role": lambda n: _put(n["system_instruction"], "role", "user"),
+    "request-model": lambda n: _put(n, "model", "gemini-2.5-flash"),
+    "request-tools": lambda n: _put(
+        n, "tools", [{"function_declarations": [{"name": "weather"}, {"name": "search"}]}]
+    ),
+    "request-tools-short": lambda n: _put(n, "tools", [{"functionDeclarations": [{"name": "x"}]}]),
+    "contents-tuple": lambda n: _put(n, "contents", tuple(n["contents"])),
+    "contents-empty": lambda n: _put(n, "contents", []),
+    "content-sdk": _sdk,
+    "content-no-role": lambda n: n["contents"][0].pop("role"),
+    "content-extra-key": lambda n: _put(n["contents"][5], "id", "msg_1"),
+    "content-empty-parts": lambda n: _put(n["contents"][5], "parts", []),
+    "model-first": lambda n: n["contents"].pop(0),
+    "two-user-contents": lambda n: n["contents"].insert(
+        1, {"role": "user", "parts": [{"text": "x"}]}
+    ),
+    "answer-ends": lambda n: n["contents"].pop(),
+    "answer-ends-with-space": _answered_with_space,
+    "responses-end": lambda n: _put(n, "contents", n["contents"][:5]),
+    "text-blank": lambda n: _put(n["contents"][5]["parts"][0], "text", " "),
+    "text-surrogate": lambda n: _put(n["contents"][0]["parts"][0], "text", "x\udc00"),
+    "text-not-a-string": lambda n: _put(n["contents"][0]["parts"][0], "text", 7),
+    "text-thought": lambda n: _put(n["contents"][5]["parts"][0], "thought", True),
+    "text-thought-false": lambda n: _put(n["contents"][0]["parts"][0], "thought", False),
+    "text-after-call": lambda n: n["contents"][1]["parts"].append({"text": "done"}),
+    "text-beside-responses": _mixed_user,
+    "part-extra-key": lambda n: _put(n["contents"][1]["parts"][1], "x_trace", "1"),
+    "part-both-spellings": lambda n: _put(
+        n["contents"][1]["parts"][1], "functionCall", {"name": "weather"}
+    ),
+    "part-thought-signature": _thought_signature,
+    "part-inline-data": lambda n: n["contents"][0]["parts"].append(
+        {"inline_data": {"mime_type": "image/png", "data": "iVBORw0KGgo="}}
+    ),
+    "call-extra-key": lambda n: _put(_at(n, 1, 1), "will_continue", False),
+    "call-name-bad": lambda n: _put(_at(n, 3, 0), "name", "web search!"),
+    "call-id-not-a-string": lambda n: _put(_at(n, 1, 1), "id", 7),
+    "call-id-shared": _each(
+        lambda n: _put(_at(n, 1, 1), "id", "fc_1"), lambda n: _put(_at(n, 2, 1), "id", "fc_1")
+    ),
+    "call-id-made-up": _each(  # the id the loader makes up for the call at contents[1].parts[1]
+        lambda n: _put(_at(n, 3, 0), "id", "c0001p001"),
+        lambda n: _put(_at(n, 4, 0), "id", "c0001p001"),
+    ),
+    "call-args-list": lambda n: _put(_at(n, 1, 1), "args", [1]),
+    "call-args-nan": lambda n: _put(_at(n, 1, 1), "args", {"x": float("nan")}),
+    "call-args-nested-65": lambda n: _put(_at(n, 1, 1), "args", _deep(65)),
+    "call-args-null": lambda n: _put(_at(n, 1, 1), "args", None),
+    "response-extra-key": lambda n: _put(_at(n, 2, 0), "will_continue", True),
+    "response-absent": lambda n: _at(n, 2, 0).pop("response"),
+    "response-not-an-object": lambda n: _put(_at(n, 2, 0), "response", "sunny"),
+    "response-inf": lambda n: _put(_at(n, 2, 0), "response", {"x": float("inf")}),
+    "response-no-name": lambda n: _at(n, 4, 0).pop("name"),
+    "responses-swapped": lambda n: n["contents"][2]["parts"].reverse(),
+    "response-missing": lambda n: n["contents"][2]["parts"].pop(0),
+    "responses-missing": lambda n: n["contents"].pop(2),
+    "response-extra": lambda n: n["contents"][2]["parts"].append(
+        {"function_response": {"name": "search", "response": {}}}
+    ),
+    # Paired by name: the weather call answered twice, the search call never.
+    "response-renamed": lambda n: _put(_at(n, 2, 0), "name", "weather"),
+    "response-name-bad": lambda n: _put(_at(n, 2, 0), "name", "web search!"),
+    "response-name-bad-with-id": lambda n: _put(_at(n, 4, 0), "name", "web search!"),
+    "response-name-other-with-id": lambda n: _put(_at(n, 4, 0), "name", "weather"),
+    "response-id-foreign": lambda n: _put(_at(n, 4, 0), "id", "fc_9"),
+    "response-id-dropped": lambda n: _at(n, 4, 0).pop("id"),
+    "call-id-dropped": lambda n: _at(n, 3, 0).pop("id"),
+    # The id the loader makes up for the call it answers by name: kept as the response's own.
+    "response-id-made-up": lambda n: _put(_at(n, 2, 1), "id", "c0001p000"),
+    "responses-after-text": lambda n: n["contents"].insert(
+        6, {"role": "user", "parts": [{"function_response": {"name": "search", "response": {}}}]}
+    ),
+}
+"""Native Gemini defects, applied to :func:`_plain`: contents[1] holds a text and two calls
+without ids, contents[2] their responses (in the other order), contents[3] a call with an id
+and contents[4] its response."""
+
+GEMINI_CLEAN = {
+    "system-string",
+    "system-camel",
+    "system-null",
+    "request-model",
+    "request-tools",
+    "responses-swapped",  # paired by name whatever their order
+    "response-id-dropped",  # paired by name: the only search call waiting
+}
+"""The defects after which the contents are still plainly clean for ``google``. Not among them:
+``answer-ends`` (the calls are then in the current turn, which Gemini wants signed),
+``call-id-dropped`` (a response whose id no call has is paired by name: the full path's)."""
+
+
+@pytest.mark.parametrize("defect", sorted(GEMINI_DEFECTS))
+def test_one_gemini_defect(defect: str) -> None:
+    native = _plain()
+    GEMINI_DEFECTS[defect](native)
+    plain = _same_as_full_path(gemini, gemini.heal_gemini, native)
+    assert ("google" in plain) == (defect in GEMINI_CLEAN)
+
+
+def test_the_ends_the_target_allows_are_read() -> None:
+    # Results end a request plainly for a provider without signatures; an answer ends a stored
+    # history unless the model refuses prefill.
+    native = _end_with_responses(_plain())
+    assert gemini._plainly_clean(native, "openai-chat")
+    answered = {**_plain(), "contents": _plain()["contents"][:-1]}
+    assert gemini._plainly_clean(answered, "anthropic")
+    refusing = terms_for(Target.of("anthropic", "claude-sonnet-4-6"))
+    assert refusing is not None and not gemini._plainly_clean(answered, "anthropic", refusing)
+    result = gemini.heal_gemini(answered, provider="anthropic", model="claude-sonnet-4-6")
+    assert [r.rule for r in result.repairs] == ["anthropic-assistant-prefill"]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"scope": "history"},
+        {"policy": {"orphan-tool-call": "drop-call"}},
+        {"policy": Policy(disable=["orphan-tool-call"])},
+    ],
+)
+def test_options_the_verdict_does_not_know_take_the_full_path(options: dict[str, Any]) -> None:
+    asked: list[Any] = []
+    verdict = gemini._plainly_clean
+
+    def spy(*args: Any) -> bool:
+        asked.append(args)
+        return verdict(*args)
+
+    native = _plain()
+    with mock.patch.object(gemini, "_plainly_clean", spy):
+        result = gemini.heal_gemini(native, **options)
+    assert asked == []
+    with _full_path(gemini):
+        assert result == gemini.heal_gemini(native, **options)
+
+
+def test_the_benchmark_histories_are_plainly_clean_unless_broken() -> None:
+    for style in ("SDK dicts", "REST JSON"):
+        native = _gemini(style)
+        with mock.patch.object(gemini, "_Reader", _refuse_to_load):
+            assert gemini.heal_gemini(native).messages is native
+        broken = _without_first_result(native)
+        assert not gemini._plainly_clean(broken, "google")
+        with _full_path(gemini):
+            assert gemini.heal_gemini(broken).repairs
