@@ -263,6 +263,29 @@ def test_ids_in_mistrals_format_leave_its_history_clean() -> None:
     assert HistoryIndex(healed.messages).clean(*plan.verdict, target, plan.profile)
 
 
+def test_heals_own_marks_on_assistant_parts_leave_a_history_clean() -> None:
+    # The adapters keep what a format has that the models do not in heal's namespace (the
+    # Gemini reader marks a call that came without an id): no rule reads a signature or an
+    # item id there, so the rules that need an assistant part's options find nothing.
+    marked = {**ex.call("c0001p000"), "providerOptions": {"heal": {"gemini": {"noId": True}}}}
+    history = [
+        ex.user("go"),
+        {"role": "assistant", "content": [marked]},
+        {"role": "tool", "content": [ex.result("c0001p000")]},
+        {"role": "assistant", "content": "done"},
+        ex.user("thanks"),  # the call is not of the current turn (which Gemini wants signed)
+    ]
+    signed = {**marked, "providerOptions": {**marked["providerOptions"], "google": {"x": 1}}}
+    for provider in ("google", "openai-responses"):
+        target = Target(provider)
+        plan = _plan_for(target, None, None, "request")
+        assert plan.verdict is not None
+        assert HistoryIndex(load_messages(history)).clean(*plan.verdict, target, plan.profile)
+        # Another provider's namespace beside heal's is read.
+        other = [history[0], {"role": "assistant", "content": [signed]}, *history[2:]]
+        assert not HistoryIndex(load_messages(other)).clean(*plan.verdict, target, plan.profile)
+
+
 class _Text(str):
     """A string subclass: never plain (the models would load it as a plain ``str``)."""
 

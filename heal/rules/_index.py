@@ -55,6 +55,7 @@ from heal.messages import (
     ToolCallPart,
     ToolResultPart,
 )
+from heal.providers import HEAL_NAMESPACE
 from heal.rules._options import results_not_first
 
 if TYPE_CHECKING:
@@ -1083,7 +1084,10 @@ def _assistant_options(index: HistoryIndex, target: Target, profile: ProviderPro
         content = messages[m].content
         if not isinstance(content, str):
             for part in content:
-                if part.provider_options is not None:
+                options = part.provider_options
+                # heal's own marks alone (an adapter's: a Gemini call that came without an id)
+                # hold no signature or item id, which is all the rules that need this read.
+                if options is not None and (len(options) != 1 or HEAL_NAMESPACE not in options):
                     return True
     return False
 
@@ -1258,7 +1262,8 @@ plan's verdict asks for it (:meth:`HistoryIndex.clean`), for the plan's target:
 * ``head_not_user``: the first message that is not a system message is not a user message, or
   is one of text parts that all carry provider options (heal's placeholder is one);
 * ``calls_after_last_user``: a tool call after the last user message (in the current turn);
-* ``assistant_options``: a part of an assistant message with provider options;
+* ``assistant_options``: a part of an assistant message with provider options other than
+  heal's own marks;
 * ``trailing_reasoning``: the last part of the last message is reasoning;
 * ``reasoning_not_first``: a message holds reasoning after a first part that is not reasoning;
 * ``reasoning_only_message``: an assistant message holds reasoning and nothing else;
