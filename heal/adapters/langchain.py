@@ -6,7 +6,8 @@
     from heal.adapters.langchain import heal_langchain
 
     result = heal_langchain(state["messages"])
-    result.messages   # healed message objects (your own list when nothing changed)
+    result.messages   # healed message objects (your own list when nothing changed, your own
+                      # messages wherever heal changed nothing)
     result.repairs    # message_index = index in YOUR list; part_index: see "Part indices"
 
 ``load_messages(native)`` reads a history into heal's canonical messages (AI SDK
@@ -14,6 +15,12 @@
 ``dump_messages(load_messages(x)) == x`` (LangChain's own equality) for every valid history whose
 fields hold JSON values. The adapter translates and never heals: what it cannot represent raises
 :class:`~heal.errors.InputError` naming the native place, such as ``messages[3].content[1]``.
+
+When a history needs a repair, ``heal_langchain`` converts only what the repair needs: the common
+messages (string content, tool calls of JSON objects, a chat model's metadata) are read straight
+into canonical models, and after the heal the messages it left alone are your own objects; one
+whose calls or result only got new ids or tool names is a copy of yours with those replaced; only
+the others are written anew. The result equals the whole history written out.
 
 ``heal_langchain`` takes ``provider="auto"`` by default: the heal provider id is inferred from the
 AI messages' ``response_metadata["model_provider"]`` (OpenAI's Chat and Responses APIs told apart
@@ -299,7 +306,10 @@ def heal_langchain(
     policy and a target whose model and tools it fits (:func:`heal._verdict.terms_for`), a
     plainly clean one
     (:func:`_plainly_clean`: text, calls and their results) is answered so without building a
-    canonical model. The target is what
+    canonical model. When something needs a repair, the common messages are read straight
+    into canonical models (:meth:`_Loader._fast`), and the messages the heal leaves alone come
+    back as the caller's own objects, only the others written (:class:`_Writer`). The target
+    is what
     :func:`heal.heal_messages` takes: ``model`` (a chat model's ``model_name`` / ``model``),
     ``thinking`` (whether the request thinks), ``tools`` (names, ``BaseTool`` objects or tool
     dicts), or all of them as one ``target`` (used as given). ``provider="auto"`` follows the
@@ -856,11 +866,12 @@ _TYPE_TAGS: dict[type, str] = {
 
 def _as_written(msg: BaseMessage) -> bool:
     """Whether writing a message the general path read gives back the caller's object: its
-    ``type`` tag and the fields of its record (:func:`_fast_record`) hold what LangChain's
-    validation keeps as it is. A message given values past that validation (``model_copy``
-    with an update, ``model_construct``: a status LangChain refuses, a float token count...)
-    would be written otherwise, or refused, so :class:`_Writer` writes it as the full
-    conversion does."""
+    ``type`` tag, the fields of its record (:func:`_fast_record`) and its ``tool_calls``
+    entries hold what LangChain's validation keeps as it is. A message given values past that
+    validation (``model_copy`` with an update, ``model_construct``: a status LangChain refuses,
+    a float token count, a call's keys in another order...) would be written otherwise, or
+    refused, so :class:`_Writer` writes it as the full conversion does. (The messages the fast
+    path reads hold such values only.)"""
     kind = type(msg)
     fields = msg.__dict__
     plan = _PLANS.get(kind)

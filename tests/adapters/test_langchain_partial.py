@@ -269,6 +269,27 @@ EDGES: list[list[BaseMessage]] = [
         ),
         HumanMessage(" "),
     ],
+    # OpenAI's raw calls mirror the parsed ones: renamed (for Mistral), they follow, so the
+    # message is written rather than patched
+    [
+        HumanMessage("q"),
+        AIMessage(
+            "a",
+            tool_calls=[_call()],
+            additional_kwargs={
+                "tool_calls": [
+                    {
+                        "id": "call_1",
+                        "type": "function",
+                        "function": {"name": "search", "arguments": '{"q": 1}'},
+                    }
+                ],
+            },
+        ),
+        ToolMessage("ok", tool_call_id="call_1"),
+        AIMessage("", additional_kwargs={"reasoning_content": "r"}, tool_calls=[_call("call_2")]),
+        ToolMessage("ok", tool_call_id="call_2"),
+    ],
     # invalid tool calls and list content beside fast messages
     [
         HumanMessage("q"),
