@@ -164,6 +164,7 @@ from heal.adapters._common import (
     Sources,
     built_call,
     built_message,
+    built_reasoning,
     built_result,
     built_text,
     built_text_output,
@@ -1262,10 +1263,10 @@ class _Loader:
         The shapes, of those classes exactly and with no extra field: a ``SystemMessage`` of
         string content; a ``HumanMessage`` of string content or a list of strings; an
         ``AIMessage`` of string content and ``tool_calls`` of exactly ``name``, ``args`` (a
-        plain JSON object), ``id`` and ``type`` (string ids and names), no invalid tool calls,
-        and nothing the loader reads in ``additional_kwargs`` (reasoning, Gemini signatures,
-        OpenAI's raw calls); a ``ToolMessage`` of string content. Every other field holds its
-        declared type and plain JSON (:func:`_fast_record`): a chat model's
+        plain JSON object), ``id`` and ``type`` (string ids and names), no invalid tool calls
+        (reasoning, Gemini signatures and OpenAI's raw calls in ``additional_kwargs`` read as
+        the general path reads them); a ``ToolMessage`` of string content. Every other field
+        holds its declared type and plain JSON (:func:`_fast_record`): a chat model's
         ``response_metadata``, ``usage_metadata``, ``id``, ``additional_kwargs`` such as
         ``refusal``, a tool's ``artifact`` and ``status``.
         """
@@ -1307,20 +1308,35 @@ class _Loader:
         return True
 
     def _fast_ai(self, i: int, fields: Mapping[str, Any], content: str) -> bool:
-        """:meth:`_fast` for an ``AIMessage`` of string ``content``."""
+        """:meth:`_fast` for an ``AIMessage`` of string ``content``, with what the loader reads
+        in ``additional_kwargs`` read as :meth:`_ai` reads it: ``reasoning_content`` (as
+        DeepSeek's and other OpenAI-compatible integrations set it), Gemini's signatures by
+        call id, OpenAI's raw calls (as every OpenAI-format integration keeps them)."""
         if fields["invalid_tool_calls"]:
             return False
         rest = _fast_record(fields, _PLAN_AI)
         if rest is None:
             return False
-        kwargs = rest.get("additional_kwargs")
-        if kwargs is not None and not _KWARGS_READ.isdisjoint(kwargs):
-            return False
         calls = fields["tool_calls"]
         if type(calls) is not list:
             return False
+        meta: Json = {"content": "str"}
         parts: list[Any] = []
         origins: list[int | None] = []
+        given = rest.get("additional_kwargs")
+        kwargs = given
+        signatures: Json | None = None
+        if given is not None and not _KWARGS_READ.isdisjoint(given):
+            kwargs = dict(given)
+            reasoning = kwargs.get("reasoning_content")
+            if type(reasoning) is str:
+                del kwargs["reasoning_content"]
+                options: Json = {"heal": {_NS: {"from": "reasoning_content"}}}
+                parts.append(built_reasoning(reasoning, options))
+                origins.append(None)
+            found = kwargs.get(_GEMINI_SIGNATURES)
+            if type(found) is dict:
+                signatures = dict(found)
         if content:
             parts.append(built_text(content))
             origins.append(0)
@@ -1332,9 +1348,26 @@ class _Loader:
             value = call["args"]
             if type(call_id) is not str or type(name) is not str or not plain_input(value):
                 return False
-            parts.append(built_call(call_id, name, value, {"heal": {_NS: {"tc": n}}}))
+            options = {"heal": {_NS: {"tc": n}}}
+            if signatures is not None and call_id in signatures:
+                options = {"google": {"thoughtSignature": signatures.pop(call_id)}, **options}
+            parts.append(built_call(call_id, name, value, options))
             origins.append(1 + n)  # a string content counts as one block
-        meta: Json = {"content": "str"}
+        if kwargs is not given:
+            assert kwargs is not None and given is not None
+            if signatures is not None:
+                kwargs[_GEMINI_SIGNATURES] = signatures
+            raw = kwargs.get("tool_calls")
+            if type(raw) is list:
+                links = _raw_links(raw, calls, [])
+                if links:
+                    meta["raw_links"] = links
+            if kwargs != given:
+                if kwargs:
+                    rest["additional_kwargs"] = kwargs
+                else:
+                    del rest["additional_kwargs"]
+                    meta["kwargs_emptied"] = True
         if rest:
             meta["message"] = rest
         heal: Json = {_NS: meta}

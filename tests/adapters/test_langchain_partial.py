@@ -48,16 +48,20 @@ from .test_partial_conversion import (
     _written,
 )
 
+_WRITTEN_IN_AN_ORDER_OF_THEIR_OWN = frozenset({"content", "additional_kwargs"})
+"""Fields whose dicts the full conversion writes in an order of its own, where a message handed
+back keeps the caller's: a block's keys, and ``additional_kwargs`` with the reasoning and
+Gemini's signatures last."""
+
 
 def _ordered(value: Any, *, in_order: bool = True) -> Any:
     """A value as compared between the two conversions: models field by field (without the
     fields counted as set: a message handed back keeps the caller's, one written has its own),
     each scalar with its type (``1`` is not ``1.0``), and dicts with their keys in order but in
-    ``content`` (the full conversion writes a block's keys in an order of its own, where a
-    message handed back keeps the caller's)."""
+    ``_WRITTEN_IN_AN_ORDER_OF_THEIR_OWN``."""
     if isinstance(value, BaseModel):
         fields = [
-            (k, _ordered(v, in_order=in_order and k != "content"))
+            (k, _ordered(v, in_order=in_order and k not in _WRITTEN_IN_AN_ORDER_OF_THEIR_OWN))
             for k, v in value.__dict__.items()
         ]
         return type(value).__name__, fields, _ordered(value.__pydantic_extra__)
@@ -290,6 +294,35 @@ EDGES: list[list[BaseMessage]] = [
         AIMessage("", additional_kwargs={"reasoning_content": "r"}, tool_calls=[_call("call_2")]),
         ToolMessage("ok", tool_call_id="call_2"),
     ],
+    # what the loader reads in additional_kwargs, beside a string content: reasoning (alone,
+    # the kwargs then emptied; first; not a string), Gemini's signatures (one call's, another
+    # id's), OpenAI's raw calls (arguments spelled otherwise, an id of no call)
+    [
+        HumanMessage("q"),
+        AIMessage("a", additional_kwargs={"reasoning_content": "r"}),
+        HumanMessage("q"),
+        AIMessage("b", additional_kwargs={"reasoning_content": "r", "refusal": None}),
+        HumanMessage("q"),
+        AIMessage("c", additional_kwargs={"reasoning_content": None}),
+        HumanMessage("q"),
+        AIMessage(
+            "",
+            tool_calls=[_call(), _call("call_2")],
+            additional_kwargs={
+                "__gemini_function_call_thought_signatures__": {"call_2": "c2ln", "gone": "eA=="},
+                "tool_calls": [
+                    {
+                        "id": "call_1",
+                        "type": "function",
+                        "function": {"name": "search", "arguments": '{"q":1}'},
+                    },
+                    {"id": "nowhere", "type": "function", "function": {"name": "s"}},
+                ],
+            },
+        ),
+        ToolMessage("ok", tool_call_id="call_2"),
+        HumanMessage(" "),
+    ],
     # invalid tool calls and list content beside fast messages
     [
         HumanMessage("q"),
@@ -396,6 +429,11 @@ def test_a_chat_models_history_takes_the_fast_path() -> None:
     native = _without_first_result(_langchain())
     assert all(_taken(native))
     _checked(native)
+
+
+def test_what_the_loader_reads_in_additional_kwargs_takes_the_fast_path() -> None:
+    native = next(n for n in EDGES if any("gone" in str(m.additional_kwargs) for m in n))
+    assert all(_taken(native))
 
 
 def test_one_repair_writes_only_what_it_changed() -> None:
