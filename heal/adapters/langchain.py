@@ -6,7 +6,8 @@
     from heal.adapters.langchain import heal_langchain
 
     result = heal_langchain(state["messages"])
-    result.messages   # healed message objects (your own list when nothing changed)
+    result.messages   # healed message objects (your own list when nothing changed, your own
+                      # messages wherever heal changed nothing)
     result.repairs    # message_index = index in YOUR list; part_index: see "Part indices"
 
 ``load_messages(native)`` reads a history into heal's canonical messages (AI SDK
@@ -14,6 +15,12 @@
 ``dump_messages(load_messages(x)) == x`` (LangChain's own equality) for every valid history whose
 fields hold JSON values. The adapter translates and never heals: what it cannot represent raises
 :class:`~heal.errors.InputError` naming the native place, such as ``messages[3].content[1]``.
+
+When a history needs a repair, ``heal_langchain`` converts only what the repair needs: the common
+messages (string content, tool calls of JSON objects, a chat model's metadata) are read straight
+into canonical models, and after the heal the messages it left alone are your own objects; one
+whose calls or result only got new ids or tool names is a copy of yours with those replaced; only
+the others are written anew. The result equals the whole history written out.
 
 ``heal_langchain`` takes ``provider="auto"`` by default: the heal provider id is inferred from the
 AI messages' ``response_metadata["model_provider"]`` (OpenAI's Chat and Responses APIs told apart
@@ -135,6 +142,7 @@ from langchain_core.messages import (
     SystemMessage,
     ToolMessage,
 )
+from langchain_core.messages.ai import InputTokenDetails, OutputTokenDetails, UsageMetadata
 
 from heal._engine import HealScope
 from heal._verdict import (
@@ -143,6 +151,7 @@ from heal._verdict import (
     Terms,
     by_default,
     ended,
+    plain_input,
     plain_inputs,
     plain_texts,
     plain_value,
@@ -152,13 +161,26 @@ from heal._verdict import (
 from heal.adapters._common import (
     Loaded,
     NativeHealResult,
+    Sources,
+    built_call,
+    built_message,
+    built_reasoning,
+    built_result,
+    built_text,
+    built_text_output,
+    collector_paused,
     format_policy,
     heal_native,
     native_path,
     native_target,
+    written_back,
 )
 from heal.errors import InputError
-from heal.messages import ModelMessage, shown
+from heal.messages import AssistantMessage as _Assistant
+from heal.messages import ModelMessage, ToolCallPart, shown
+from heal.messages import SystemMessage as _System
+from heal.messages import ToolMessage as _Tool
+from heal.messages import UserMessage as _User
 from heal.messages import dump_messages as _dump_canonical
 from heal.messages import load_messages as _load_canonical
 from heal.policy import Policy
@@ -189,6 +211,11 @@ _DENIED_TEXT = "Tool execution denied."
 _URL = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*:")
 _DATA_URL = re.compile(r"data:([^;,]+)[;,]")
 _AUDIO_FORMATS = {"wav": "audio/wav", "mp3": "audio/mpeg"}
+_PARTIAL = True
+"""Convert only what a heal needs: build the models of common messages directly from the
+caller's objects (the loader's fast path) and write back only the messages a heal changed
+(:class:`_Writer`). The tests switch it off to compare with converting everything through
+``model_dump`` and the AI SDK dicts."""
 
 _CALL_BLOCKS = {
     # block type: (id path, name path, input path, input is JSON text)
@@ -280,7 +307,10 @@ def heal_langchain(
     policy and a target whose model and tools it fits (:func:`heal._verdict.terms_for`), a
     plainly clean one
     (:func:`_plainly_clean`: text, calls and their results) is answered so without building a
-    canonical model. The target is what
+    canonical model. When something needs a repair, the common messages are read straight
+    into canonical models (:meth:`_Loader._fast`), and the messages the heal leaves alone come
+    back as the caller's own objects, only the others written (:class:`_Writer`). The target
+    is what
     :func:`heal.heal_messages` takes: ``model`` (a chat model's ``model_name`` / ``model``),
     ``thinking`` (whether the request thinks), ``tools`` (names, ``BaseTool`` objects or tool
     dicts), or all of them as one ``target`` (used as given). ``provider="auto"`` follows the
@@ -305,10 +335,13 @@ def heal_langchain(
         and _plainly_clean(native, goal.provider, terms)
     ):
         return NativeHealResult(messages, ())
-    loaded = _Loader(native).run()
+    loader = _Loader(native)
+    with collector_paused(len(native)):
+        loaded = loader.run()
+        write = _Writer(native, loaded, loader.kept)
     return heal_native(
         loaded,
-        dump_messages,
+        write,
         target=goal,
         policy=format_policy(policy, skip=_SETTLED.get(goal.provider, ())),
         rules=rules,
@@ -516,6 +549,106 @@ def _hidden_origin(msg: ModelMessage, hidden: Any, loaded: Loaded, used: set[int
     return next(iter(same or candidates), None)
 
 
+class _Writer:
+    """Writes a healed history back for :func:`heal_langchain`.
+
+    Each native message whose canonical message came through the heal untouched
+    (:class:`~heal.adapters._common.Sources`) is the caller's own object; one whose calls or
+    result changed only their ids or tool names is a copy of the caller's with those fields
+    replaced (:meth:`_renamed`); the others are written from their canonical messages (a tool
+    message as one ``ToolMessage`` per result, as :func:`dump_messages` writes it). The result
+    equals the whole history written out. A message read by the general path whose fields
+    LangChain's validation would not keep as they are (``kept`` False: see
+    :func:`_as_written`) is always written, as the full conversion writes it.
+    """
+
+    def __init__(self, native: list[BaseMessage], loaded: Loaded, kept: Sequence[bool]) -> None:
+        self.native = native
+        self.loaded = loaded.messages
+        self.kept = kept
+        # A message that is not to be handed back stands under a negative origin, as a system
+        # parameter does in heal.adapters._common.written_back: it is written, never reused.
+        origins = [o if kept[o] else -1 - o for o in loaded.origins] if kept else loaded.origins
+        self.sources = Sources(loaded.messages, origins)
+
+    def __call__(self, healed: list[ModelMessage]) -> list[BaseMessage]:
+        if not _PARTIAL or not self.kept:
+            return dump_messages(healed)
+        try:
+            return written_back(
+                healed,
+                [(c, c + 1) for c in range(len(healed))],  # one native run per canonical message
+                self.sources,
+                self.native,
+                renamed=self._renamed,
+                dump=lambda start, end: _Dumper(_dump_canonical(healed[start:end])).run(),
+            )
+        except InputError:  # located in the whole history, as writing it all does
+            return dump_messages(healed)
+
+    def _renamed(
+        self, healed: list[ModelMessage], start: int, end: int, origin: int
+    ) -> BaseMessage | None:
+        """A copy of native message ``origin`` with the new ids and tool names of its calls or
+        result, when the run is its canonical message with no other change
+        (:meth:`~heal.adapters._common.Sources.renamed`) and those fields are written as they
+        are: ``tool_call_id`` (and ``name``, unless it was derived and still is) of a tool
+        result; ``id`` and ``name`` of a ``tool_calls`` entry of an AI message of string
+        content whose calls nothing else mirrors (no content block, raw OpenAI call or Gemini
+        signature map, which follow the call's id). Else None: the run is written."""
+        if not 0 <= origin < len(self.native) or not self.kept[origin]:
+            return None
+        changes = self.sources.renamed(healed, start, end, origin)
+        if changes is None:
+            return None
+        native = self.native[origin]
+        old = self.loaded[origin]  # one canonical message per native one
+        if type(native) is ToolMessage and isinstance(old, _Tool):
+            derived = _meta({"providerOptions": old.content[0].provider_options}).get(
+                "derived_name"
+            )
+            update: Json = {}
+            for _, _, fields in changes:
+                if "tool_call_id" in fields:
+                    update["tool_call_id"] = fields["tool_call_id"]
+                name = fields.get("tool_name")
+                if name is not None and name != derived:
+                    update["name"] = name
+            return native.model_copy(update=update)
+        if type(native) is not AIMessage or not isinstance(old, _Assistant):
+            return None
+        meta = _meta({"providerOptions": old.provider_options})
+        if meta.get("content") != "str" or not _PLAIN_AI_META.issuperset(meta):
+            return None
+        if not _KWARGS_READ.isdisjoint(native.additional_kwargs):
+            return None
+        calls: list[Any] = list(native.tool_calls)
+        for _, p, fields in changes:
+            part = old.content[p]
+            options = part.provider_options if type(part) is ToolCallPart else None
+            found = options.get("heal") if options is not None and len(options) == 1 else None
+            own = found.get(_NS) if type(found) is dict and len(found) == 1 else None
+            n = own.get("tc") if type(own) is dict and len(own) == 1 else None
+            if type(n) is not int or not 0 <= n < len(calls):
+                return None
+            call = calls[n]
+            if type(call) is not dict or list(call) != _CALL_ORDER or call["type"] != "tool_call":
+                return None
+            new = dict(call)
+            if "tool_call_id" in fields:
+                new["id"] = fields["tool_call_id"]
+            if "tool_name" in fields:
+                new["name"] = fields["tool_name"]
+            calls[n] = new
+        return native.model_copy(update={"tool_calls": calls})
+
+
+_PLAIN_AI_META = frozenset({"content", "message"})
+"""The marks of an AI message whose renamed calls :meth:`_Writer._renamed` patches."""
+_CALL_ORDER = ["name", "args", "id", "type"]
+"""A ``tool_calls`` entry as LangChain's validation makes it (``tool_call()``), as written."""
+
+
 # --- helpers ---------------------------------------------------------------------------------
 
 
@@ -600,6 +733,156 @@ def _message_rest(msg: BaseMessage, path: str, *drop: str) -> Json:
         _check_json(value, f"{path}.{key}")
         out[key] = value
     return out
+
+
+_FIELD_KINDS: dict[str, str] = {
+    "additional_kwargs": "dict",
+    "response_metadata": "dict",
+    "name": "string",
+    "id": "string",
+    "usage_metadata": "usage",
+    "artifact": "json",
+    "status": "status",
+}
+"""What :func:`_fast_record` takes in each field of a message it reads (beside its defaults):
+a plain JSON object, a string, a usage (:func:`_plain_usage`), any plain JSON value, a tool's
+``"error"`` status. A field not named here (one a later LangChain adds) only at its default."""
+
+_NO_DEFAULT: Any = object()
+
+_Plan = tuple[tuple[str, Any, str], ...]
+
+
+@cache
+def _record_plan(cls: type[BaseMessage], drop: frozenset[str]) -> _Plan:
+    """The fields of ``cls`` but ``drop`` and ``type``, in their order (that of ``model_dump``),
+    each with its default (:func:`_defaults`) and its kind (``_FIELD_KINDS``)."""
+    defaults = _defaults(cls)
+    return tuple(
+        (name, defaults.get(name, _NO_DEFAULT), _FIELD_KINDS.get(name, "default"))
+        for name in cls.model_fields
+        if name not in drop and name != "type"
+    )
+
+
+def _fast_record(fields: Mapping[str, Any], plan: _Plan) -> Json | None:
+    """:func:`_message_rest` made from a message's fields directly (``__dict__``, with the
+    ``plan`` of its class): the fields that differ from their defaults, in order; None when a
+    field holds anything but its declared type in plain JSON (:func:`heal._verdict.plain_value`),
+    whose ``model_dump`` this does not make (or which :func:`_check_json` refuses, or pydantic
+    warns of), so the general path reads the message.
+
+    Plain JSON is what ``model_dump`` returns as it is (a copy of it, which this does not
+    make: the canonical models are frozen and validation copies them anyway on the general
+    path, so the values are shared with the caller's message only until written)."""
+    out: Json = {}
+    for name, default, kind in plan:
+        value = fields[name]
+        if value is default:
+            continue
+        value_type = type(value)
+        if value_type is type(default) and value == default:
+            continue
+        if kind == "dict":
+            if value_type is not dict or not plain_value(value):
+                return None
+        elif kind == "string":
+            if value_type is not str:
+                return None
+        elif kind == "json":
+            if not plain_value(value):
+                return None
+        elif kind == "usage":
+            if not _plain_usage(value):
+                return None
+        elif kind != "status" or value != "error":
+            return None
+        out[name] = value
+    return out
+
+
+_TOKEN_COUNTS = ("input_tokens", "output_tokens", "total_tokens")
+_USAGE_ORDER = {key: at for at, key in enumerate(UsageMetadata.__annotations__)}
+_DETAILS_ORDER = {
+    "input_token_details": {key: at for at, key in enumerate(InputTokenDetails.__annotations__)},
+    "output_token_details": {key: at for at, key in enumerate(OutputTokenDetails.__annotations__)},
+}
+
+
+def _plain_usage(value: Any) -> bool:
+    """Whether an ``AIMessage.usage_metadata`` is plain JSON that ``model_dump`` returns, and
+    validation keeps, as it is: its token counts integers (pydantic warns of other values, and
+    validation converts them), its details objects of integers, each object's keys in the
+    order validation puts them (the declared ones in their order, then any other)."""
+    if type(value) is not dict or not plain_value(value) or not _in_order(value, _USAGE_ORDER):
+        return False
+    for key in _TOKEN_COUNTS:
+        if key in value and type(value[key]) is not int:
+            return False
+    for key, order in _DETAILS_ORDER.items():
+        if key in value:
+            details = value[key]
+            if type(details) is not dict or not _in_order(details, order):
+                return False
+            for count in details.values():
+                if type(count) is not int:
+                    return False
+    return True
+
+
+def _in_order(value: Mapping[str, Any], order: Mapping[str, int]) -> bool:
+    """Whether the keys of a TypedDict's value come as validating it orders them: the declared
+    keys in ``order``, then the others."""
+    last = -1
+    for key in value:
+        at = order.get(key)
+        if at is None:
+            last = len(order)
+        elif at < last:
+            return False
+        else:
+            last = at
+    return True
+
+
+_PLAN_SYSTEM = _record_plan(SystemMessage, frozenset({"content"}))
+_PLAN_HUMAN = _record_plan(HumanMessage, frozenset({"content"}))
+_PLAN_AI = _record_plan(AIMessage, frozenset({"content", "tool_calls", "invalid_tool_calls"}))
+_PLAN_TOOL = _record_plan(ToolMessage, frozenset({"content", "tool_call_id"}))
+
+
+_PLANS = {
+    SystemMessage: _PLAN_SYSTEM,
+    HumanMessage: _PLAN_HUMAN,
+    AIMessage: _PLAN_AI,
+    ToolMessage: _PLAN_TOOL,
+}
+_TYPE_TAGS: dict[type, str] = {
+    SystemMessage: "system",
+    HumanMessage: "human",
+    AIMessage: "ai",
+    ToolMessage: "tool",
+}
+
+
+def _as_written(msg: BaseMessage) -> bool:
+    """Whether writing a message the general path read gives back the caller's object: its
+    ``type`` tag, the fields of its record (:func:`_fast_record`) and its ``tool_calls``
+    entries hold what LangChain's validation keeps as it is. A message given values past that
+    validation (``model_copy`` with an update, ``model_construct``: a status LangChain refuses,
+    a float token count, a call's keys in another order...) would be written otherwise, or
+    refused, so :class:`_Writer` writes it as the full conversion does. (The messages the fast
+    path reads hold such values only.)"""
+    kind = type(msg)
+    fields = msg.__dict__
+    plan = _PLANS.get(kind)
+    if plan is None or fields.get("type") != _TYPE_TAGS[kind] or _fast_record(fields, plan) is None:
+        return False
+    calls = fields["tool_calls"] if kind is AIMessage else ()
+    return all(
+        type(call) is dict and list(call) == _CALL_ORDER and call["type"] == "tool_call"
+        for call in calls
+    )
 
 
 _CUT_OFF: tuple[tuple[str, str], ...] = (
@@ -918,13 +1201,17 @@ class _Loaded(Loaded):
 
 
 class _Loader:
-    def __init__(self, native: list[BaseMessage]) -> None:
+    def __init__(self, native: list[BaseMessage], *, fast: bool | None = None) -> None:
         self.native = native
-        self.out: list[Json] = []
+        self.fast = _PARTIAL if fast is None else fast
+        # Dicts of the general path, and models of the fast one.
+        self.out: list[Json | ModelMessage] = []
         self.origins: list[int] = []
         self.part_origins: list[tuple[int | None, ...] | None] = []
         # tool-call id -> [(native index, name)], to name results whose message has no name.
         self.calls: dict[str, list[tuple[int, str]]] = {}
+        # Per native message, whether writing it back gives the caller's object (see _Writer).
+        self.kept: list[bool] = []
 
     def run(self) -> Loaded:
         for i, msg in enumerate(self.native):
@@ -933,7 +1220,14 @@ class _Loader:
                     cid, name = call.get("id"), call.get("name")
                     if isinstance(cid, str) and isinstance(name, str):
                         self.calls.setdefault(cid, []).append((i, name))
+        fast = self._fast if self.fast else None
+        kept = self.kept
         for i, msg in enumerate(self.native):
+            if fast is not None:
+                if fast(i, msg):
+                    kept.append(True)
+                    continue
+                kept.append(_as_written(msg))
             path = f"messages[{i}]"
             parts: tuple[int | None, ...]
             if isinstance(msg, SystemMessage):
@@ -950,10 +1244,162 @@ class _Loader:
         try:
             canonical = _load_canonical(self.out)
         except InputError as exc:
+            if self.fast:  # locate the error as the general path does, on dicts alone
+                return type(self)(self.native, fast=False).run()
             found = re.match(r"messages\[(\d+)\]", exc.path)
             where = f"messages[{self.origins[int(found.group(1))]}]" if found else "messages"
             raise InputError(f"cannot be represented: {exc.reason}", path=where) from None
         return _Loaded(canonical, self.origins, self.part_origins)
+
+    # -- the fast path --
+
+    def _fast(self, i: int, msg: BaseMessage) -> bool:
+        """Build the canonical model of a message of the common shapes directly from the
+        caller's object, as dumping it, checking its JSON and validating the AI SDK dicts would
+        (``tests/adapters/test_langchain_partial.py`` holds the two equal); False, having built
+        nothing, for any other message, which the general path reads (and words what it
+        refuses).
+
+        The shapes, of those classes exactly and with no extra field: a ``SystemMessage`` of
+        string content; a ``HumanMessage`` of string content or a list of strings; an
+        ``AIMessage`` of string content and ``tool_calls`` of exactly ``name``, ``args`` (a
+        plain JSON object), ``id`` and ``type`` (string ids and names), no invalid tool calls
+        (reasoning, Gemini signatures and OpenAI's raw calls in ``additional_kwargs`` read as
+        the general path reads them); a ``ToolMessage`` of string content. Every other field
+        holds its declared type and plain JSON (:func:`_fast_record`): a chat model's
+        ``response_metadata``, ``usage_metadata``, ``id``, ``additional_kwargs`` such as
+        ``refusal``, a tool's ``artifact`` and ``status``.
+        """
+        kind = type(msg)
+        fields = msg.__dict__
+        if msg.__pydantic_extra__ or fields["type"] != _TYPE_TAGS.get(kind):
+            return False
+        content = fields["content"]
+        if kind is AIMessage:
+            return type(content) is str and self._fast_ai(i, fields, content)
+        if kind is ToolMessage:
+            return type(content) is str and self._fast_tool(i, fields, content)
+        if kind is SystemMessage:
+            if type(content) is not str:
+                return False
+            rest = _fast_record(fields, _PLAN_SYSTEM)
+            if rest is None:
+                return False
+            options = {"heal": {_NS: {"message": rest}}} if rest else None
+            self._put(built_message(_System, content, options), i, ())
+            return True
+        if kind is not HumanMessage:
+            return False
+        rest = _fast_record(fields, _PLAN_HUMAN)
+        if rest is None:
+            return False
+        options = {"heal": {_NS: {"message": rest}}} if rest else None
+        if type(content) is str:
+            self._put(built_message(_User, content, options), i, ())
+            return True
+        if type(content) is not list:
+            return False
+        texts = []
+        for item in content:
+            if type(item) is not str:
+                return False
+            texts.append(built_text(item))
+        self._put(built_message(_User, tuple(texts), options), i, range(len(texts)))
+        return True
+
+    def _fast_ai(self, i: int, fields: Mapping[str, Any], content: str) -> bool:
+        """:meth:`_fast` for an ``AIMessage`` of string ``content``, with what the loader reads
+        in ``additional_kwargs`` read as :meth:`_ai` reads it: ``reasoning_content`` (as
+        DeepSeek's and other OpenAI-compatible integrations set it), Gemini's signatures by
+        call id, OpenAI's raw calls (as every OpenAI-format integration keeps them)."""
+        if fields["invalid_tool_calls"]:
+            return False
+        rest = _fast_record(fields, _PLAN_AI)
+        if rest is None:
+            return False
+        calls = fields["tool_calls"]
+        if type(calls) is not list:
+            return False
+        meta: Json = {"content": "str"}
+        parts: list[Any] = []
+        origins: list[int | None] = []
+        given = rest.get("additional_kwargs")
+        kwargs = given
+        signatures: Json | None = None
+        if given is not None and not _KWARGS_READ.isdisjoint(given):
+            kwargs = dict(given)
+            reasoning = kwargs.get("reasoning_content")
+            if type(reasoning) is str:
+                del kwargs["reasoning_content"]
+                options: Json = {"heal": {_NS: {"from": "reasoning_content"}}}
+                parts.append(built_reasoning(reasoning, options))
+                origins.append(None)
+            found = kwargs.get(_GEMINI_SIGNATURES)
+            if type(found) is dict:
+                signatures = dict(found)
+        if content:
+            parts.append(built_text(content))
+            origins.append(0)
+        for n, call in enumerate(calls):
+            if type(call) is not dict or list(call) != _CALL_ORDER or call["type"] != "tool_call":
+                return False
+            call_id = call["id"]
+            name = call["name"]
+            value = call["args"]
+            if type(call_id) is not str or type(name) is not str or not plain_input(value):
+                return False
+            options = {"heal": {_NS: {"tc": n}}}
+            if signatures is not None and call_id in signatures:
+                options = {"google": {"thoughtSignature": signatures.pop(call_id)}, **options}
+            parts.append(built_call(call_id, name, value, options))
+            origins.append(1 + n)  # a string content counts as one block
+        if kwargs is not given:
+            assert kwargs is not None and given is not None
+            if signatures is not None:
+                kwargs[_GEMINI_SIGNATURES] = signatures
+            raw = kwargs.get("tool_calls")
+            if type(raw) is list:
+                links = _raw_links(raw, calls, [])
+                if links:
+                    meta["raw_links"] = links
+            if kwargs != given:
+                if kwargs:
+                    rest["additional_kwargs"] = kwargs
+                else:
+                    del rest["additional_kwargs"]
+                    meta["kwargs_emptied"] = True
+        if rest:
+            meta["message"] = rest
+        heal: Json = {_NS: meta}
+        if _cut_off(fields["response_metadata"]):
+            heal[ABORTED] = True
+        self._put(built_message(_Assistant, tuple(parts), {"heal": heal}), i, origins)
+        return True
+
+    def _fast_tool(self, i: int, fields: Mapping[str, Any], content: str) -> bool:
+        """:meth:`_fast` for a ``ToolMessage`` of string ``content``."""
+        call_id = fields["tool_call_id"]
+        if type(call_id) is not str:
+            return False
+        rest = _fast_record(fields, _PLAN_TOOL)
+        if rest is None:
+            return False
+        meta: Json = {}
+        name = fields["name"]
+        if name is None:
+            name = _nearest(self.calls.get(call_id, []), i) or UNKNOWN_TOOL_NAME
+            meta["derived_name"] = name
+        if rest:
+            meta["message"] = rest
+        output = built_text_output(content, error=fields["status"] == "error")
+        part = built_result(call_id, name, output, {"heal": {_NS: meta}} if meta else None)
+        self._put(built_message(_Tool, (part,)), i, (0,))
+        return True
+
+    def _put(self, message: ModelMessage, origin: int, parts: Iterable[int | None]) -> None:
+        self.out.append(message)
+        self.origins.append(origin)
+        self.part_origins.append(tuple(parts))
 
     def _system(self, msg: SystemMessage, path: str) -> Json:
         meta: Json = {}

@@ -1,0 +1,473 @@
+"""Partial conversion in the LangChain adapter (issue "Speed", item 4), held to the full
+conversion as ``tests/adapters/test_partial_conversion.py`` holds the other adapters'.
+
+A history that needs a repair is still loaded whole, but the common messages are built as
+canonical models straight from the caller's objects (the loader's fast path), and after the heal
+only the messages it changed are written back: the others are the caller's own objects, and a
+message whose calls or result only got new ids or names is a copy of the caller's with those
+replaced. With ``_PARTIAL`` switched off the adapter converts everything (``model_dump``, the AI
+SDK dicts and their validation; every message written back): the two must load the same models
+(values, fields counted as set and their order, origins), and under ``"auto"``, None and every
+provider return the same repairs and the same messages (field by field, dict keys in order), or
+the same error; the caller's untouched messages come back as the very objects, and the input is
+never changed.
+
+The histories: the format's strategies; the plain histories of ``test_langchain_fast_path``
+with a defect; the edges of each fast shape (and values set past LangChain's validation, which
+the writer must write as the full conversion does); the benchmark corpus, both shapes, every
+conversation with one defect, written as LangChain messages.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+from unittest import mock
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from pydantic import BaseModel
+
+from benchmarks.spellings import _langchain, _without_first_result
+from heal.adapters import langchain
+from heal.adapters._common import NativeHealResult
+
+from . import strategies_langchain as s_langchain
+from .test_langchain_fast_path import PROVIDERS, plain_langchain
+from .test_partial_conversion import (
+    CORPUS,
+    PROPERTY,
+    _full_conversion,
+    _outcome,
+    _same_load,
+    _untouched_are_the_callers,
+    _written,
+)
+
+_WRITTEN_IN_AN_ORDER_OF_THEIR_OWN = frozenset({"content", "additional_kwargs"})
+"""Fields whose dicts the full conversion writes in an order of its own, where a message handed
+back keeps the caller's: a block's keys, and ``additional_kwargs`` with the reasoning and
+Gemini's signatures last."""
+
+
+def _ordered(value: Any, *, in_order: bool = True) -> Any:
+    """A value as compared between the two conversions: models field by field (without the
+    fields counted as set: a message handed back keeps the caller's, one written has its own),
+    each scalar with its type (``1`` is not ``1.0``), and dicts with their keys in order but in
+    ``_WRITTEN_IN_AN_ORDER_OF_THEIR_OWN``."""
+    if isinstance(value, BaseModel):
+        fields = [
+            (k, _ordered(v, in_order=in_order and k not in _WRITTEN_IN_AN_ORDER_OF_THEIR_OWN))
+            for k, v in value.__dict__.items()
+        ]
+        return type(value).__name__, fields, _ordered(value.__pydantic_extra__)
+    if isinstance(value, dict):
+        items = {k: _ordered(v, in_order=in_order) for k, v in value.items()}
+        return list(items.items()) if in_order else items
+    if isinstance(value, (list, tuple)):
+        return type(value).__name__, [_ordered(v, in_order=in_order) for v in value]
+    return type(value).__name__, value
+
+
+def _same_heal(native: list[BaseMessage], providers: list[Any] = PROVIDERS) -> None:
+    """Under every provider: partial conversion gives what full conversion gives, the caller's
+    messages it returns are the objects passed in (and unchanged), and the input is never
+    changed."""
+    before = copy.deepcopy(native)
+    dumped = _ordered(native)
+    given_ids = {id(m) for m in native}
+    for provider in providers:
+        fast = _outcome(partial(langchain.heal_langchain, native, provider=provider))
+        with _full_conversion(langchain):
+            slow = _outcome(partial(langchain.heal_langchain, native, provider=provider))
+        if not isinstance(slow, NativeHealResult):
+            assert fast == slow, provider
+            continue
+        assert isinstance(fast, NativeHealResult), (provider, fast)
+        assert fast.repairs == slow.repairs, provider
+        assert [r.describe() for r in fast.repairs] == [r.describe() for r in slow.repairs]
+        assert (fast.messages is native) == (slow.messages is native), provider
+        assert fast.messages == slow.messages, provider
+        assert _ordered(fast.messages) == _ordered(slow.messages), provider
+        if fast.messages is not native:
+            # The caller's messages come back at most once each; the others are new objects.
+            kept = [m for m in fast.messages if id(m) in given_ids]
+            assert len({id(m) for m in kept}) == len(kept), provider
+    assert native == before
+    assert _ordered(native) == dumped
+
+
+def _checked(native: list[BaseMessage]) -> None:
+    _same_load(langchain, native)
+    _same_heal(native)
+
+
+# --- the format's strategies and its plain histories with a defect -------------------------------
+
+
+@settings(PROPERTY, max_examples=200)
+@given(s_langchain.histories())
+def test_fast_load_is_the_full_load(native: list[BaseMessage]) -> None:
+    _same_load(langchain, native)
+
+
+@settings(PROPERTY, max_examples=60)
+@given(s_langchain.histories())
+def test_partial_conversion_is_the_full_conversion(native: list[BaseMessage]) -> None:
+    _same_heal(native)
+
+
+def _call_ids(native: list[BaseMessage]) -> list[str]:
+    return [c["id"] for m in native if isinstance(m, AIMessage) for c in m.tool_calls if c["id"]]
+
+
+def _drop_result(native: list[BaseMessage], draw: st.DrawFn) -> None:
+    spots = [i for i, m in enumerate(native) if isinstance(m, ToolMessage)]
+    if spots:
+        del native[draw(st.sampled_from(spots))]
+
+
+def _drop_call_message(native: list[BaseMessage], draw: st.DrawFn) -> None:
+    spots = [i for i, m in enumerate(native) if isinstance(m, AIMessage) and m.tool_calls]
+    if spots:
+        del native[draw(st.sampled_from(spots))]
+
+
+def _blank_human(native: list[BaseMessage], draw: st.DrawFn) -> None:
+    native.insert(draw(st.integers(0, len(native))), HumanMessage(" "))
+
+
+def _repeat_result(native: list[BaseMessage], draw: st.DrawFn) -> None:
+    spots = [i for i, m in enumerate(native) if isinstance(m, ToolMessage)]
+    if spots:
+        i = draw(st.sampled_from(spots))
+        native.insert(i + 1, native[i].model_copy())
+
+
+def _odd_ids(native: list[BaseMessage], draw: st.DrawFn) -> None:
+    # Ids and a tool name some providers refuse: their calls and results are renamed.
+    ids = {old: f"functions.{old}:0" for old in _call_ids(native)}
+    renamed = draw(st.booleans())
+    for i, m in enumerate(native):
+        if isinstance(m, AIMessage) and m.tool_calls:
+            calls = [
+                {
+                    **c,
+                    "id": ids.get(c["id"] or "", c["id"]),
+                    "name": "my tool!" if renamed else c["name"],
+                }
+                for c in m.tool_calls
+            ]
+            native[i] = m.model_copy(update={"tool_calls": calls})
+        elif isinstance(m, ToolMessage):
+            update: dict[str, Any] = {"tool_call_id": ids.get(m.tool_call_id, m.tool_call_id)}
+            if renamed and m.name is not None:
+                update["name"] = "my tool!"
+            native[i] = m.model_copy(update=update)
+
+
+def _empty_ai(native: list[BaseMessage], draw: st.DrawFn) -> None:
+    native.insert(draw(st.integers(0, len(native))), AIMessage(""))
+
+
+def _system_late(native: list[BaseMessage], draw: st.DrawFn) -> None:
+    native.insert(draw(st.integers(1, max(1, len(native)))), SystemMessage("late"))
+
+
+_DEFECTS: list[Callable[[list[BaseMessage], st.DrawFn], None]] = [
+    _drop_result,
+    _drop_call_message,
+    _blank_human,
+    _repeat_result,
+    _odd_ids,
+    _empty_ai,
+    _system_late,
+]
+
+
+@st.composite
+def broken_langchain(draw: st.DrawFn) -> list[BaseMessage]:
+    """A plain LangChain history (maybe with one LangChain edge) and one defect."""
+    native = list(draw(plain_langchain()))
+    draw(st.sampled_from(_DEFECTS))(native, draw)
+    return native
+
+
+@settings(PROPERTY, max_examples=150)
+@given(broken_langchain())
+def test_plain_histories_with_a_defect(native: list[BaseMessage]) -> None:
+    _checked(native)
+
+
+# --- the edges of the fast shapes ----------------------------------------------------------------
+
+
+def _call(call_id: str = "call_1", name: str = "search", **args: Any) -> dict[str, Any]:
+    return {"name": name, "args": args or {"q": 1}, "id": call_id}
+
+
+_META = {"model_name": "gpt-4o", "finish_reason": "tool_calls"}
+_USAGE = {
+    "input_tokens": 4,
+    "output_tokens": 2,
+    "total_tokens": 6,
+    "input_token_details": {"cache_read": 1},
+    "output_token_details": {"reasoning": 1},
+}
+
+EDGES: list[list[BaseMessage]] = [
+    # every fast shape, the last call unanswered
+    [
+        SystemMessage("sys", id="s1"),
+        HumanMessage(["a", "b"], name="me"),
+        AIMessage(
+            "",
+            tool_calls=[_call(), _call("call_2", "other")],
+            response_metadata=_META,
+            usage_metadata=_USAGE,
+            additional_kwargs={"refusal": None},
+            id="run-1",
+        ),
+        ToolMessage("ok", tool_call_id="call_1"),
+        ToolMessage("bad", tool_call_id="call_2", name="other", status="error", artifact=[1]),
+        AIMessage("text and a call", tool_calls=[_call("call_3")], name="bot"),
+        HumanMessage("q"),
+    ],
+    # a cut-off turn: its unanswered calls are removed; an empty list of strings
+    [
+        HumanMessage([]),
+        HumanMessage("q"),
+        AIMessage("", tool_calls=[_call()], response_metadata={"finish_reason": "length"}),
+        HumanMessage("go on"),
+    ],
+    # a result named otherwise, one whose call is nowhere, one before its call
+    [
+        HumanMessage("q"),
+        ToolMessage("early", tool_call_id="call_9"),
+        AIMessage("", tool_calls=[_call(), _call("call_9")]),
+        ToolMessage("ok", tool_call_id="call_1", name="not search"),
+        ToolMessage("ok", tool_call_id="nowhere"),
+        ToolMessage("ok", tool_call_id="call_9"),
+    ],
+    # what the loader reads in additional_kwargs: the general path, beside a repair
+    [
+        HumanMessage("q"),
+        AIMessage("a", additional_kwargs={"reasoning_content": "r"}),
+        AIMessage(
+            "",
+            tool_calls=[_call()],
+            additional_kwargs={
+                "tool_calls": [
+                    {
+                        "id": "call_1",
+                        "type": "function",
+                        "function": {"name": "search", "arguments": '{"q": 1}'},
+                    }
+                ],
+                "__gemini_function_call_thought_signatures__": {"call_1": "c2ln"},
+            },
+        ),
+        HumanMessage(" "),
+    ],
+    # OpenAI's raw calls mirror the parsed ones: renamed (for Mistral), they follow, so the
+    # message is written rather than patched
+    [
+        HumanMessage("q"),
+        AIMessage(
+            "a",
+            tool_calls=[_call()],
+            additional_kwargs={
+                "tool_calls": [
+                    {
+                        "id": "call_1",
+                        "type": "function",
+                        "function": {"name": "search", "arguments": '{"q": 1}'},
+                    }
+                ],
+            },
+        ),
+        ToolMessage("ok", tool_call_id="call_1"),
+        AIMessage("", additional_kwargs={"reasoning_content": "r"}, tool_calls=[_call("call_2")]),
+        ToolMessage("ok", tool_call_id="call_2"),
+    ],
+    # what the loader reads in additional_kwargs, beside a string content: reasoning (alone,
+    # the kwargs then emptied; first; not a string), Gemini's signatures (one call's, another
+    # id's), OpenAI's raw calls (arguments spelled otherwise, an id of no call)
+    [
+        HumanMessage("q"),
+        AIMessage("a", additional_kwargs={"reasoning_content": "r"}),
+        HumanMessage("q"),
+        AIMessage("b", additional_kwargs={"reasoning_content": "r", "refusal": None}),
+        HumanMessage("q"),
+        AIMessage("c", additional_kwargs={"reasoning_content": None}),
+        HumanMessage("q"),
+        AIMessage(
+            "",
+            tool_calls=[_call(), _call("call_2")],
+            additional_kwargs={
+                "__gemini_function_call_thought_signatures__": {"call_2": "c2ln", "gone": "eA=="},
+                "tool_calls": [
+                    {
+                        "id": "call_1",
+                        "type": "function",
+                        "function": {"name": "search", "arguments": '{"q":1}'},
+                    },
+                    {"id": "nowhere", "type": "function", "function": {"name": "s"}},
+                ],
+            },
+        ),
+        ToolMessage("ok", tool_call_id="call_2"),
+        HumanMessage(" "),
+    ],
+    # invalid tool calls and list content beside fast messages
+    [
+        HumanMessage("q"),
+        AIMessage(
+            [{"type": "text", "text": "t"}],
+            tool_calls=[_call()],
+            invalid_tool_calls=[{"name": "f", "args": "{", "id": "x", "error": None}],
+        ),
+        ToolMessage("ok", tool_call_id="call_1"),
+        HumanMessage("q"),
+        AIMessage("", tool_calls=[_call("functions.search:0")]),
+        ToolMessage("ok", tool_call_id="functions.search:0"),
+    ],
+    # ids and names providers refuse: renamed calls and results, the rest untouched
+    [
+        SystemMessage("sys"),
+        HumanMessage("q"),
+        AIMessage("let me look", tool_calls=[_call("a.b:1", "my tool!")], id="r1"),
+        ToolMessage("ok", tool_call_id="a.b:1"),
+        ToolMessage("ok", tool_call_id="a.b:1", name="my tool!"),
+        AIMessage("done", response_metadata=_META),
+        HumanMessage("thanks"),
+    ],
+]
+
+
+def _past_validation() -> list[list[BaseMessage]]:
+    """Histories holding values set past LangChain's validation (``model_copy`` with an
+    update), each beside a repair: what writing a message would change or refuse."""
+    base: list[BaseMessage] = [
+        HumanMessage("q"),
+        AIMessage("", tool_calls=[_call()], usage_metadata=_USAGE, id="r1"),
+        ToolMessage("ok", tool_call_id="call_1"),
+        AIMessage("a", response_metadata=_META),
+        HumanMessage(" "),
+    ]
+    updates: list[tuple[int, dict[str, Any]]] = [
+        (1, {"usage_metadata": dict(reversed(list(_USAGE.items())))}),
+        (1, {"usage_metadata": {**_USAGE, "input_tokens": 4.0}}),
+        (1, {"usage_metadata": {**_USAGE, "input_token_details": {"x": 1, "audio": 1}}}),
+        (1, {"tool_calls": [{"id": "call_1", "name": "search", "args": {"q": 1}}]}),
+        (1, {"tool_calls": [{**_call(), "type": "function"}]}),
+        (1, {"type": "human"}),
+        (1, {"name": 5}),
+        (2, {"status": "weird"}),
+        (2, {"type": "ai"}),
+        (3, {"response_metadata": {"nested": [[[[{"deep": (1, 2)}]]]]}}),
+        (3, {"additional_kwargs": {"when": {1, 2}}}),
+    ]
+    out = []
+    for at, update in updates:
+        native = list(base)
+        native[at] = native[at].model_copy(update=update)
+        out.append(native)
+    return out
+
+
+@pytest.mark.parametrize("native", EDGES)
+def test_edges(native: list[BaseMessage]) -> None:
+    _checked(native)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # pydantic warns of the values it dumps
+@pytest.mark.parametrize("native", _past_validation())
+def test_values_set_past_validation(native: list[BaseMessage]) -> None:
+    _checked(native)
+
+
+# --- the benchmark corpus: one defect in every conversation --------------------------------------
+
+LANGCHAIN_CORPUS = [
+    native for shape in CORPUS for native in _written(langchain.dump_messages, CORPUS[shape])
+]
+
+
+@pytest.mark.parametrize("native", LANGCHAIN_CORPUS)
+def test_corpus_partial_conversion(native: list[BaseMessage]) -> None:
+    _checked(native)
+    for provider in ("auto", None, "anthropic"):
+        result = langchain.heal_langchain(native, provider=provider)
+        if result.messages is not native:
+            _untouched_are_the_callers(langchain, native, result)
+
+
+# --- what the speed rests on ---------------------------------------------------------------------
+
+
+def _taken(native: list[BaseMessage]) -> list[bool]:
+    """Whether the fast path read each message."""
+    taken: list[bool] = []
+    fast = langchain._Loader._fast
+
+    def spy(loader: Any, *args: Any) -> bool:
+        found: bool = fast(loader, *args)
+        taken.append(found)
+        return found
+
+    with mock.patch.object(langchain._Loader, "_fast", spy):
+        langchain.load(native)
+    return taken
+
+
+def test_a_chat_models_history_takes_the_fast_path() -> None:
+    native = _without_first_result(_langchain())
+    assert all(_taken(native))
+    _checked(native)
+
+
+def test_what_the_loader_reads_in_additional_kwargs_takes_the_fast_path() -> None:
+    native = next(n for n in EDGES if any("gone" in str(m.additional_kwargs) for m in n))
+    assert all(_taken(native))
+
+
+def test_one_repair_writes_only_what_it_changed() -> None:
+    native = _without_first_result(_langchain())
+    written: list[Any] = []
+    dumper = langchain._Dumper
+
+    def spy(messages: list[Any]) -> Any:
+        written.append(messages)
+        return dumper(messages)
+
+    with mock.patch.object(langchain, "_Dumper", spy):
+        result = langchain.heal_langchain(native)
+    assert [r.rule for r in result.repairs] == ["orphan-tool-call"]
+    # The placeholder result is written; every message of the caller's is the caller's own.
+    assert [len(messages) for messages in written] == [1]
+    assert written[0][0]["role"] == "tool"
+    assert len(result.messages) == len(native) + 1
+    for i, message in enumerate(native):
+        assert any(out is message for out in result.messages), i
+
+
+def test_renamed_calls_and_results_are_patched_copies() -> None:
+    native = _langchain()
+    written: list[Any] = []
+    dumper = langchain._Dumper
+
+    def spy(messages: list[Any]) -> Any:
+        written.append(messages)
+        return dumper(messages)
+
+    with mock.patch.object(langchain, "_Dumper", spy):
+        result = langchain.heal_langchain(native, provider="mistral")  # nine-character ids
+    assert result.changed and not written
+    renamed = [m for m in result.messages if not any(m is n for n in native)]
+    assert renamed and all(isinstance(m, (AIMessage, ToolMessage)) for m in renamed)
+    _same_heal(native, ["mistral"])
