@@ -1425,8 +1425,8 @@ def _fast_reasoning(item: Item) -> _Parts | None:
     if enc is None or type(enc) is str:
         openai["reasoningEncryptedContent"] = enc
         consumed = _REASONING_CONSUMED_ENC
-    elif isinstance(enc, str):
-        return None
+    # Any other value stays in ``fields``, as the general path leaves it (_plain_rest sends a
+    # string of a subclass there to the general path).
     fields = _plain_rest(item, consumed)
     if fields is None:
         return None

@@ -16,6 +16,8 @@ does not write (untouched runs, and ids renamed alone).
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import partial
 from typing import Any
 from unittest import mock
@@ -28,7 +30,7 @@ from openai.types.responses import (
     ResponseOutputMessage,
     ResponseReasoningItem,
 )
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from benchmarks.spellings import _responses, _without_first_result
 from heal import InputError
@@ -52,7 +54,8 @@ Item = dict[str, Any]
 
 
 def _same_responses_load(native: Any) -> None:
-    """:func:`_same_load`, and the same index inside each item of every part."""
+    """:func:`_same_load`, and the same index inside each item of every part, and the same
+    types throughout (validation makes a string of a ``str`` subclass, which ``==`` hides)."""
     _same_load(openai_responses, native)
     fast = _outcome(partial(openai_responses.load, native))
     with _full_conversion(openai_responses):
@@ -60,6 +63,18 @@ def _same_responses_load(native: Any) -> None:
     if isinstance(slow, openai_responses.ResponsesLoaded):
         assert isinstance(fast, openai_responses.ResponsesLoaded)
         assert fast.sub_origins == slow.sub_origins
+        assert _types(fast.messages) == _types(slow.messages)
+
+
+def _types(value: Any) -> Any:
+    """The type of every value in ``value``, models, dicts and lists walked."""
+    if isinstance(value, BaseModel):
+        return type(value), [(k, _types(v)) for k, v in value.__dict__.items()]
+    if isinstance(value, dict):
+        return dict, [(k, _types(v)) for k, v in value.items()]
+    if isinstance(value, (list, tuple)):
+        return type(value), [_types(v) for v in value]
+    return type(value)
 
 
 def _same(native: Any) -> None:
@@ -299,10 +314,16 @@ RESPONSES_EDGES: list[Any] = [
     _turn(_call(arguments="\ufeff{}")),
     _turn(_call(arguments="[" * 200 + "]" * 200)),
     _turn(_call(arguments='{"a":' * 70 + "1" + "}" * 70)),
+    _turn(_call(arguments='{"a":' * 300 + "1" + "}" * 300)),  # deeper than the models take
     _turn(_call(status="incomplete")),
     _turn(_call(status="in_progress"), outputs=()),
     _turn(_call(caller={"type": "direct"})),
     _turn({**_call(), "async": "yes"}),
+    _turn(_call(caller=(1, 2))),  # not JSON: validation refuses it
+    [_ASK, _answer(extra={1, 2})],
+    [_ASK, _answer([{"type": "output_text", "text": "t", "annotations": (1,)}])],
+    _turn(_call(), outputs=(_output(status=1.5),)),
+    _turn(_thought(status=[]), _call()),
     # outputs: named, nameless, null names, lists, ids and statuses
     _turn(_call(), outputs=(_output(name="search"),)),
     _turn(_call(), outputs=(_output(name=None, id="fco_1", status="completed"),)),
@@ -422,6 +443,20 @@ def test_responses_corpus_partial_conversion(native: Any) -> None:
 # --- what the fast path and the writer take ------------------------------------------------------
 
 
+@contextmanager
+def _writes() -> Iterator[list[Any]]:
+    """The canonical messages the writer writes (rather than hands back or patches)."""
+    written: list[Any] = []
+    dump = openai_responses._dump_message
+
+    def spy(message: Any, *args: Any) -> Any:
+        written.append(message)
+        return dump(message, *args)
+
+    with mock.patch.object(openai_responses, "_dump_message", spy):
+        yield written
+
+
 @pytest.mark.parametrize("style", ["dicts", "model_dump()", "reasoning"])
 def test_the_benchmark_spellings_take_the_fast_path(style: str) -> None:
     # Every item of the stored histories of benchmarks.spellings is built directly, and after
@@ -435,17 +470,7 @@ def test_the_benchmark_spellings_take_the_fast_path(style: str) -> None:
         taken.append(found)
         return found
 
-    written: list[Any] = []
-    dump = openai_responses._dump_message
-
-    def spy_dump(message: Any, *args: Any) -> Any:
-        written.append(message)
-        return dump(message, *args)
-
-    with (
-        mock.patch.object(openai_responses._Reader, "_fast", spy),
-        mock.patch.object(openai_responses, "_dump_message", spy_dump),
-    ):
+    with mock.patch.object(openai_responses._Reader, "_fast", spy), _writes() as written:
         result = heal_openai_responses(native)
     assert taken == [True] * len(native)
     assert [r.rule for r in result.repairs] == ["orphan-tool-call"]
@@ -459,14 +484,7 @@ def test_ids_renamed_alone_are_patched_on_copies() -> None:
     # else changes, so nothing is written; the copies have the new ids, the caller's items
     # keep theirs.
     native = copy.deepcopy(STORED)
-    written: list[Any] = []
-    dump = openai_responses._dump_message
-
-    def spy_dump(message: Any, *args: Any) -> Any:
-        written.append(message)
-        return dump(message, *args)
-
-    with mock.patch.object(openai_responses, "_dump_message", spy_dump):
+    with _writes() as written:
         result = heal_openai_responses(native, provider="mistral")
     assert {r.rule for r in result.repairs} == {"mistral-tool-call-id"}
     assert written == []
@@ -480,6 +498,19 @@ def test_ids_renamed_alone_are_patched_on_copies() -> None:
         else:
             assert item is theirs
     assert native == before
+    _same(native)
+
+
+def test_ids_renamed_alone_are_patched_after_a_message_heal_removed() -> None:
+    # A blank user message removed before the renamed turn: the turn is still found (the run
+    # after the next), and patched rather than written.
+    native = copy.deepcopy(STORED)
+    native.insert(2, {"role": "user", "content": " "})
+    with _writes() as written:
+        result = heal_openai_responses(native, provider="mistral")
+    assert {r.rule for r in result.repairs} == {"mistral-tool-call-id", "empty-message"}
+    assert written == []
+    assert len(result.messages) == len(native) - 1
     _same(native)
 
 
