@@ -390,28 +390,30 @@ class _Writer:
         self.items = items
         self.loaded = loaded
         self.whole = whole
-        count = len(loaded.messages)
         # Loaded message k is the k-th run of items: Sources counts runs, not items.
-        self.sources = Sources(loaded.messages, range(count))
-        starts = loaded.origins
-        self.runs: list[list[Any] | None] = []
-        for k in range(count):
-            run = items[starts[k] : starts[k + 1] if k + 1 < count else len(items)]
-            self.runs.append(run if all(type(item) is dict for item in run) else None)
+        self.sources = Sources(loaded.messages, range(len(loaded.messages)))
+        self.dicts = all(type(item) is dict for item in items)
+
+    def _run(self, k: int) -> list[Any] | None:
+        """The caller's items loaded message ``k`` came from, or None when one of them is not
+        a dict."""
+        starts = self.loaded.origins
+        end = starts[k + 1] if k + 1 < len(starts) else len(self.items)
+        run = self.items[starts[k] : end]
+        return run if self.dicts or all(type(item) is dict for item in run) else None
 
     def __call__(self, healed: list[ModelMessage]) -> list[Item]:
         kinds: dict[str, str] = {}
         if not _PARTIAL or self.whole:
             return _dump(healed, kinds)
         replayed: set[str] = set()
-        runs = self.runs
         untouched = self.sources.untouched
         out: list[Item] = []
         last = -1  # the run last handed back
         for k, message in enumerate(healed):
             origin = untouched(healed, k, k + 1)
             if origin is not None:
-                run = runs[origin]
+                run = self._run(origin)
                 out.extend(run if run is not None else _dump_message(message, k, replayed, kinds))
                 last = origin
                 continue
@@ -433,10 +435,10 @@ class _Writer:
         (:meth:`~heal.adapters._common.Sources.renamed`); else None. The writer writes those
         fields as they are (``call_id`` and ``name`` of a call; ``call_id`` of an output, and
         its ``name`` when it had one), so the copy is what writing the message gives."""
-        if not 0 <= origin < len(self.runs):
+        if not 0 <= origin < len(self.loaded.messages):
             return None
-        run = self.runs[origin]
         changes = self.sources.renamed(healed, k, k + 1, origin)
+        run = self._run(origin) if changes is not None else None
         if run is None or changes is None:
             return None
         old = self.loaded.messages[origin]
@@ -1060,9 +1062,7 @@ class _Reader:
         ]
         for item in items:
             kind = item.get("type")
-            if kind in ("function_call", "custom_tool_call", "local_shell_call") or _client_search(
-                item
-            ):
+            if kind in _NAMED_CALLS or (kind in _SEARCHES and _client_search(item)):
                 cid = item.get("call_id")
                 name = _PAIRED_CALLS.get(kind) if isinstance(kind, str) else None
                 name = name or item.get("name")
@@ -1202,6 +1202,10 @@ class _Reader:
         self.group = None
         self.parts, self.part_items, self.part_subs = [], [], []
 
+
+_NAMED_CALLS = ("function_call", "custom_tool_call", "local_shell_call")
+_SEARCHES = ("tool_search_call", "tool_search_output")
+"""The item types that name a call (with :func:`_client_search`, which takes only these two)."""
 
 _GROUP_FIELDS = {"role", "content", "provider_options"}
 """The fields an assistant message of items counts as set (its options are given, None or not)."""
@@ -1851,7 +1855,12 @@ _DECODE_ARGUMENTS = json.JSONDecoder(parse_constant=_reject_constant).decode
 
 
 def _compact(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return _COMPACT(value)
+
+
+_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+"""``json.dumps(value, separators=(",", ":"), ensure_ascii=False)``, with the encoder built once
+(``json.dumps`` with options builds one a call, a third of reading a call's arguments)."""
 
 
 def _read_opaque(item: Item, i: int, path: str) -> ToolCallPart:
