@@ -1095,12 +1095,16 @@ class _Reader:
         through validation would; False, having built nothing, for any other item, which the
         general path reads.
 
-        The shapes, with exactly the keys named, and any other key null (as ``model_dump()``
-        writes the fields an item does not have) or a string or a boolean that the general path
-        keeps in the part's record (``status``, ``type: "message"``...):
+        The shapes:
 
-        * user, system and developer messages (maybe ``type: "message"``) of string content, and
-          user messages of ``input_text`` elements of exactly ``type`` and ``text``;
+        * user, system and developer messages of exactly ``role``, ``content`` and maybe
+          ``type: "message"``: string content, or for a user ``input_text`` elements of exactly
+          ``type`` and ``text``;
+
+        and, with the keys named and any other key null (as ``model_dump()`` writes the fields an
+        item does not have) or a string or a boolean, which the general path keeps in the part's
+        record (``status``, ``type: "message"``...):
+
         * assistant messages of string content, or as the API returns them: one ``output_text``
           element whose other keys are null or empty (``annotations``, ``logprobs``), an ``id``,
           a ``status`` and maybe a ``phase``;
@@ -1120,13 +1124,13 @@ class _Reader:
             call = _fast_call(item)
             if call is None:
                 return False
-            self._add("assistant", i, [(call, None)])
+            self._add_one("assistant", i, call)
             return True
         if kind == "function_call_output":
             result = _fast_output(item, self.names)
             if result is None:
                 return False
-            self._add("tool", i, [(result, None)])
+            self._add_one("tool", i, result)
             return True
         if kind == "reasoning":
             parts = _fast_reasoning(item)
@@ -1158,7 +1162,8 @@ class _Reader:
         return True
 
     def _single(self, i: int, message: ModelMessage) -> None:
-        self._flush()
+        if self.group is not None:
+            self._flush()
         count = 0 if isinstance(message.content, str) else len(message.content)
         self.messages.append(message)
         self.origins.append(i)
@@ -1173,6 +1178,16 @@ class _Reader:
             self.parts.append(part)
             self.part_items.append(i)
             self.part_subs.append(sub)
+
+    def _add_one(self, group: str, i: int, part: Any) -> None:
+        """:meth:`_add` of the one part that is a whole item (a call or an output)."""
+        if self.group != group:
+            if self.group is not None:
+                self._flush()
+            self.group = group
+        self.parts.append(part)
+        self.part_items.append(i)
+        self.part_subs.append(None)
 
     def _flush(self) -> None:
         if self.group is None:
@@ -1357,21 +1372,18 @@ def _fast_call(item: Item) -> ToolCallPart | None:
     if type(value) is not str and not plain_input(value):
         return None
     openai: dict[str, Any] = {}
-    consumed = set(_CALL_CONSUMED)
     item_id = _plain_string(item.get("id"))
     namespace = _plain_string(item.get("namespace"))
     if item_id is None or namespace is None:
         return None
     if item_id:
         openai["itemId"] = item["id"]
-        consumed.add("id")
     if namespace:
         openai["namespace"] = item["namespace"]
-        consumed.add("namespace")
-    if type(item.get("async")) is bool:
+    is_async = type(item.get("async")) is bool
+    if is_async:
         openai["async"] = item["async"]
-        consumed.add("async")
-    fields = _plain_rest(item, frozenset(consumed))
+    fields = _plain_rest(item, _CALL_CONSUMED[item_id, namespace, is_async])
     if fields is None:
         return None
     mine: dict[str, Any] = {}
@@ -1382,7 +1394,19 @@ def _fast_call(item: Item) -> ToolCallPart | None:
     return built_call(call_id, name, value, _options(openai, mine))
 
 
-_CALL_CONSUMED = frozenset({"type", "call_id", "name", "arguments"})
+_CALL_CONSUMED = {
+    (item_id, namespace, is_async): frozenset(
+        {"type", "call_id", "name", "arguments"}
+        | ({"id"} if item_id else set())
+        | ({"namespace"} if namespace else set())
+        | ({"async"} if is_async else set())
+    )
+    for item_id in (False, True)
+    for namespace in (False, True)
+    for is_async in (False, True)
+}
+"""The keys :func:`_read_function_call` consumes, by whether the item has an ``id``, a
+``namespace`` and an ``async`` it reads."""
 
 
 def _fast_output(item: Item, names: Mapping[str, str]) -> ToolResultPart | None:
