@@ -5,7 +5,8 @@ Heal a ``client.responses.create(input=...)`` list in one call::
     from heal.adapters.openai_responses import heal_openai_responses
 
     result = heal_openai_responses(items)
-    result.messages   # the healed input items (the same list object when nothing changed)
+    result.messages   # the healed input items (the same list object when nothing changed,
+                      # your own dicts wherever heal changed nothing)
     result.repairs    # message_index = the item's index in ``items``
 
 Or translate: ``load_messages(items)`` gives canonical messages, ``dump_messages(messages)``
@@ -58,6 +59,14 @@ other item references, ...)
 
 Consecutive assistant-side items (reasoning, assistant messages, calls, opaque items) form ONE
 assistant message; consecutive output items form one tool message.
+
+When something needs a repair, the whole list is still read (the rules look across messages),
+but only what the repair touches is converted: the common items (messages, function calls and
+their string outputs, reasoning items as the API returns them) are built as canonical models
+directly rather than validated (``_Reader._fast``), and after the heal only the items of the
+canonical messages it changed are written back; the items of the others are the caller's own
+dicts, and a function call or output whose id or tool name alone changed is a copy of the
+caller's with those fields replaced (:class:`_Writer`).
 
 Two things heal may add have no Responses form of their own: the empty reasoning
 ``missing-reasoning-content`` adds for DeepSeek is written as a reasoning item with an empty
@@ -152,6 +161,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from heal._construct import construct_complete
 from heal._engine import HealScope, heal_messages
 from heal._verdict import (
     AFTER,
@@ -159,6 +169,7 @@ from heal._verdict import (
     Terms,
     by_default,
     ended,
+    plain_input,
     plain_inputs,
     plain_texts,
     surrogate,
@@ -169,6 +180,14 @@ from heal.adapters._common import (
     Loaded,
     NativeHealResult,
     NativeRepair,
+    Sources,
+    built_call,
+    built_message,
+    built_reasoning,
+    built_result,
+    built_text,
+    built_text_output,
+    collector_paused,
     format_policy,
     heal_native,
     native_repair,
@@ -241,6 +260,11 @@ _DATA_URL = re.compile(r"data:([^;,]+);base64,(.*)", re.DOTALL)
 _URL = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*:")
 _UNSAFE_ID = re.compile(r"[^a-zA-Z0-9_-]")
 _ASSISTANT_TEXT_TYPES = ("output_text", "input_text", "refusal")
+_PARTIAL = True
+"""Convert only what a heal needs: build the models of the common items directly (the
+reader's ``fast`` path) and write back only the items whose canonical messages a heal changed
+(:class:`_Writer`). The tests switch it off to compare with converting everything through
+validation and writing the whole history."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,7 +320,7 @@ def load(native: Iterable[Any]) -> ResponsesLoaded:
 
     Raises :class:`~heal.errors.InputError` naming the item, such as ``input[3].arguments``.
     """
-    return _Reader(_as_items(native)).read()
+    return _Reader(_as_items(native), fast=_PARTIAL).read()
 
 
 def load_messages(native: Iterable[Any]) -> list[ModelMessage]:
@@ -323,16 +347,135 @@ def _dump(history: Sequence[ModelMessage], kinds: dict[str, str]) -> list[Item]:
     out: list[Item] = []
     replayed: set[str] = set()  # tool call ids of server-tool calls written as items
     for i, message in enumerate(history):
-        path = f"messages[{i}]"
-        if isinstance(message, SystemMessage):
-            out.append(_dump_system(message))
-        elif isinstance(message, UserMessage):
-            out.append(_dump_user(message, path))
-        elif isinstance(message, AssistantMessage):
-            out.extend(_dump_assistant(message, path, replayed, kinds))
-        else:
-            out.extend(_dump_tool(message, path, kinds))
+        out.extend(_dump_message(message, i, replayed, kinds))
     return out
+
+
+def _dump_message(
+    message: ModelMessage, i: int, replayed: set[str], kinds: dict[str, str]
+) -> list[Item]:
+    """The items of canonical message ``i``. Its writing depends on the messages before it
+    through ``replayed`` and ``kinds`` alone, which it adds its own calls to (see
+    :class:`_Writer`)."""
+    path = f"messages[{i}]"
+    if isinstance(message, SystemMessage):
+        return [_dump_system(message)]
+    if isinstance(message, UserMessage):
+        return [_dump_user(message, path)]
+    if isinstance(message, AssistantMessage):
+        return _dump_assistant(message, path, replayed, kinds)
+    return _dump_tool(message, path, kinds)
+
+
+class _Writer:
+    """Writes a healed history back for :func:`heal_openai_responses`.
+
+    Each canonical message comes from a run of items (one item, or the consecutive
+    assistant-side items or outputs of one group). A message that came through the heal
+    untouched (:class:`~heal.adapters._common.Sources`) is its run of the caller's own items; one
+    whose function calls or outputs changed only their ids or tool names is the run with those
+    items copied and the fields replaced (:meth:`_renamed`); the others are written from their
+    canonical messages. The result equals the whole history written out:
+
+    * a message's items depend on nothing around it but the calls written before it
+      (:func:`_dump_message`): the output kind of a result heal made up follows its call's
+      kind, and a server tool's result parts are written as nothing. A history with a paired
+      call or a server-run item (``_Reader.context``) is written whole; in any other, every
+      call before is a function call, whose result is a ``function_call_output`` either way;
+    * a run holding an SDK object (``response.output`` items as they came) is written, since
+      the full conversion writes it as a dict.
+    """
+
+    def __init__(self, items: list[Any], loaded: ResponsesLoaded, *, whole: bool) -> None:
+        self.items = items
+        self.loaded = loaded
+        self.whole = whole
+        # Loaded message k is the k-th run of items: Sources counts runs, not items.
+        self.sources = Sources(loaded.messages, range(len(loaded.messages)))
+        self.dicts = all(type(item) is dict for item in items)
+
+    def _run(self, k: int) -> list[Any] | None:
+        """The caller's items loaded message ``k`` came from, or None when one of them is not
+        a dict."""
+        starts = self.loaded.origins
+        end = starts[k + 1] if k + 1 < len(starts) else len(self.items)
+        run = self.items[starts[k] : end]
+        return run if self.dicts or all(type(item) is dict for item in run) else None
+
+    def __call__(self, healed: list[ModelMessage]) -> list[Item]:
+        kinds: dict[str, str] = {}
+        if not _PARTIAL or self.whole:
+            return _dump(healed, kinds)
+        replayed: set[str] = set()
+        untouched = self.sources.untouched
+        out: list[Item] = []
+        last = -1  # the run last handed back
+        for k, message in enumerate(healed):
+            origin = untouched(healed, k, k + 1)
+            if origin is not None:
+                run = self._run(origin)
+                out.extend(run if run is not None else _dump_message(message, k, replayed, kinds))
+                last = origin
+                continue
+            # The run a changed message most likely stands for: the next one (a message heal
+            # changed), or the one after (a message it put before it).
+            for candidate in (last + 1, last + 2):
+                patched = self._renamed(healed, k, candidate)
+                if patched is not None:
+                    out.extend(patched)
+                    last = candidate
+                    break
+            else:
+                out.extend(_dump_message(message, k, replayed, kinds))
+        return out
+
+    def _renamed(self, healed: list[ModelMessage], k: int, origin: int) -> list[Item] | None:
+        """Run ``origin`` with the new ids and tool names of its function calls and outputs,
+        when ``healed[k]`` is its canonical message with no other change
+        (:meth:`~heal.adapters._common.Sources.renamed`); else None. The writer writes those
+        fields as they are (``call_id`` and ``name`` of a call; ``call_id`` of an output, and
+        its ``name`` when it had one), so the copy is what writing the message gives."""
+        if not 0 <= origin < len(self.loaded.messages):
+            return None
+        changes = self.sources.renamed(healed, k, k + 1, origin)
+        run = self._run(origin) if changes is not None else None
+        if run is None or changes is None:
+            return None
+        old = self.loaded.messages[origin]
+        parts = self.loaded.part_origins[origin] if self.loaded.part_origins else None
+        subs = self.loaded.sub_origins[origin] if self.loaded.sub_origins else None
+        if isinstance(old.content, str) or parts is None or subs is None:
+            return None
+        start = self.loaded.origins[origin]
+        out = list(run)
+        for _, p, update in changes:
+            at = parts[p]
+            if at is None or subs[p] is not None:
+                return None
+            item = out[at - start]
+            part = old.content[p]
+            if item is not run[at - start]:
+                return None  # two parts of one item (not a call or an output)
+            mine = _mine(part.provider_options)
+            if "kind" in mine:
+                return None
+            item = dict(item)
+            if type(part) is ToolCallPart and item.get("type") == "function_call":
+                if part.provider_executed or "item" in mine:
+                    return None
+                if "tool_call_id" in update:
+                    item["call_id"] = update["tool_call_id"]
+                if "tool_name" in update:
+                    item["name"] = update["tool_name"]
+            elif type(part) is ToolResultPart and item.get("type") == "function_call_output":
+                if "tool_call_id" in update:
+                    item["call_id"] = update["tool_call_id"]
+                if "tool_name" in update and mine.get("name"):
+                    item["name"] = update["tool_name"]
+            else:
+                return None
+            out[at - start] = item
+        return out
 
 
 def heal_openai_responses(
@@ -356,7 +499,9 @@ def heal_openai_responses(
     under the default policy and a target whose model and tools it fits
     (:func:`heal._verdict.terms_for`), a plainly clean one (:func:`_plainly_clean`: messages,
     function calls and their outputs, and a reasoning model's reasoning items when the target
-    is the Responses API) is answered so without building a canonical model. The
+    is the Responses API) is answered so without building a canonical model. When something
+    needs a repair, the items of the messages it leaves alone come back as the caller's own
+    dicts and only the others are written (:class:`_Writer`). The
     keyword arguments are those of :func:`heal.heal_messages`: the target (``model``,
     ``thinking``, ``tools`` as names or definitions, or all of them as one ``target``, used as
     given) and the options.
@@ -388,11 +533,14 @@ def heal_openai_responses(
     ):
         return NativeHealResult(native, ())
     items = _as_items(native)
-    loaded = _Reader(items).read()
+    reader = _Reader(items, fast=_PARTIAL)
+    with collector_paused(len(items)):
+        loaded = reader.read()
+        write = _Writer(items, loaded, whole=reader.context)
     original = native if isinstance(native, list) and all(type(x) is dict for x in native) else None
     return heal_native(
         loaded,
-        dump_messages,
+        write,
         target=goal,
         policy=format_policy(policy, keep=_UNWRITABLE.get(goal.provider, ())),
         rules=rules,
@@ -699,7 +847,7 @@ def _heal_delta(
             scope=Scope.REQUEST,
         )
         repeats.append(NativeRepair.at(repair, f"input[{i}]"))
-    loaded = _Reader([items[i] for i in kept]).read()
+    loaded = _Reader([items[i] for i in kept], fast=_PARTIAL).read()
     context = tuple(held_calls.values())
     offset = 1 if context else 0
     combined = ResponsesLoaded(
@@ -880,10 +1028,18 @@ _Parts = list[tuple[Any, int | None]]
 
 
 class _Reader:
-    """One pass over the items, grouping assistant-side items and outputs into messages."""
+    """One pass over the items, grouping assistant-side items and outputs into messages.
 
-    def __init__(self, items: list[Any]) -> None:
+    With ``fast``, the items of the common shapes (:meth:`_fast`) are built as canonical models
+    directly, the rest through validation as before; either way the models are the same
+    (``tests/adapters/test_responses_partial.py`` holds them equal, fields set and order
+    included). ``context`` says, once read, whether an item was read whose writing back makes
+    the writing of later messages depend on it (see :class:`_Writer`).
+    """
+
+    def __init__(self, items: list[Any], *, fast: bool) -> None:
         self.items = items
+        self.fast = fast
         self.messages: list[ModelMessage] = []
         self.origins: list[int] = []
         self.part_origins: list[tuple[int | None, ...] | None] = []
@@ -894,20 +1050,28 @@ class _Reader:
         self.part_subs: list[int | None] = []
         self.names: dict[str, str] = {}
         self.aborted = False  # an item of the open assistant group was cut off (_CUT_OFF)
+        self.context = False
 
     def read(self) -> ResponsesLoaded:
-        items = [_as_item(raw, f"input[{i}]") for i, raw in enumerate(self.items)]
+        fast = self.fast
+        # The caller's own dicts are only read by the fast path, never changed: no copy needed
+        # there (the general path gets a copy of each item it reads, as before).
+        items = [
+            raw if fast and type(raw) is dict else _as_item(raw, f"input[{i}]")
+            for i, raw in enumerate(self.items)
+        ]
         for item in items:
             kind = item.get("type")
-            if kind in ("function_call", "custom_tool_call", "local_shell_call") or _client_search(
-                item
-            ):
+            if kind in _NAMED_CALLS or (kind in _SEARCHES and _client_search(item)):
                 cid = item.get("call_id")
                 name = _PAIRED_CALLS.get(kind) if isinstance(kind, str) else None
                 name = name or item.get("name")
                 if isinstance(cid, str) and isinstance(name, str):
                     self.names.setdefault(cid, name)
-        for i, item in enumerate(items):
+        for i, given in enumerate(items):
+            if fast and self._fast(i, given):
+                continue
+            item = dict(given) if given is self.items[i] else given
             path = f"input[{i}]"
             kind = _classify(item, path)
             if kind == "user":
@@ -917,14 +1081,89 @@ class _Reader:
             elif kind == "output":
                 self._add("tool", i, [(_read_output(item, path, self.names), None)])
             else:
-                self._add("assistant", i, _read_assistant_item(kind, item, i, path))
+                parts = _read_assistant_item(kind, item, i, path)
+                self._add("assistant", i, parts)
                 if kind in ("assistant", "reasoning") and item.get("status") in _CUT_OFF:
                     self.aborted = True
+                if not self.context:
+                    self.context = any(_in_context(part) for part, _ in parts)
         self._flush()
         return ResponsesLoaded(self.messages, self.origins, self.part_origins, self.sub_origins)
 
+    def _fast(self, i: int, item: Item) -> bool:
+        """Build the canonical models of an item of a common shape directly, as reading it
+        through validation would; False, having built nothing, for any other item, which the
+        general path reads.
+
+        The shapes:
+
+        * user, system and developer messages of exactly ``role``, ``content`` and maybe
+          ``type: "message"``: string content, or for a user ``input_text`` elements of exactly
+          ``type`` and ``text``;
+
+        and, with the keys named and any other key null (as ``model_dump()`` writes the fields an
+        item does not have) or a string or a boolean, which the general path keeps in the part's
+        record (``status``, ``type: "message"``...):
+
+        * assistant messages of string content, or as the API returns them: one ``output_text``
+          element whose other keys are null or empty (``annotations``, ``logprobs``), an ``id``,
+          a ``status`` and maybe a ``phase``;
+        * ``function_call`` items (``call_id``, ``name``, ``arguments`` text; maybe an ``id``,
+          a ``namespace``, ``async``) whose arguments are a JSON object of plain values (see
+          :func:`heal._verdict.plain_input`) or no JSON object at all;
+        * ``function_call_output`` items of a string output, maybe with a ``name``;
+        * reasoning items with an id and ``summary_text`` entries of exactly ``type`` and
+          ``text``, maybe encrypted content.
+
+        No item cut off (``status`` ``incomplete`` or ``in_progress``: the general path marks
+        it aborted), no cache breakpoint, refusal, media, annotation or other value that
+        validation would copy or refuse.
+        """
+        kind = item.get("type", _ABSENT)
+        if kind == "function_call":
+            call = _fast_call(item)
+            if call is None:
+                return False
+            self._add_one("assistant", i, call)
+            return True
+        if kind == "function_call_output":
+            result = _fast_output(item, self.names)
+            if result is None:
+                return False
+            self._add_one("tool", i, result)
+            return True
+        if kind == "reasoning":
+            parts = _fast_reasoning(item)
+            if parts is None:
+                return False
+            self._add("assistant", i, parts)
+            return True
+        if kind is not _ABSENT and kind != "message":
+            return False
+        role = item.get("role")
+        if role == "assistant":
+            parts = _fast_assistant(item)
+            if parts is None:
+                return False
+            self._add("assistant", i, parts)
+            return True
+        if len(item) != 2 + (kind is not _ABSENT):
+            return False
+        message: ModelMessage | None
+        if role == "user":
+            message = _fast_user(item)
+        elif role in ("system", "developer"):
+            message = _fast_system(item, role)
+        else:
+            return False
+        if message is None:
+            return False
+        self._single(i, message)
+        return True
+
     def _single(self, i: int, message: ModelMessage) -> None:
-        self._flush()
+        if self.group is not None:
+            self._flush()
         count = 0 if isinstance(message.content, str) else len(message.content)
         self.messages.append(message)
         self.origins.append(i)
@@ -940,15 +1179,36 @@ class _Reader:
             self.part_items.append(i)
             self.part_subs.append(sub)
 
+    def _add_one(self, group: str, i: int, part: Any) -> None:
+        """:meth:`_add` of the one part that is a whole item (a call or an output)."""
+        if self.group != group:
+            if self.group is not None:
+                self._flush()
+            self.group = group
+        self.parts.append(part)
+        self.part_items.append(i)
+        self.part_subs.append(None)
+
     def _flush(self) -> None:
         if self.group is None:
             return
         content = tuple(self.parts)
-        message: ModelMessage = (
-            AssistantMessage(content=content, provider_options=_ABORTED if self.aborted else None)
-            if self.group == "assistant"
-            else ToolMessage(content=content)
-        )
+        message: ModelMessage
+        if not self.fast:
+            message = (
+                AssistantMessage(
+                    content=content, provider_options=_ABORTED if self.aborted else None
+                )
+                if self.group == "assistant"
+                else ToolMessage(content=content)
+            )
+        elif self.group == "assistant":
+            # As validation builds it: the options given (None too) count as set.
+            options = {HEAL_NAMESPACE: {ABORTED: True}} if self.aborted else None
+            values = {"role": "assistant", "content": content, "provider_options": options}
+            message = construct_complete(AssistantMessage, _GROUP_FIELDS, values)
+        else:
+            message = built_message(ToolMessage, content)
         self.aborted = False
         self.messages.append(message)
         self.origins.append(self.part_items[0])
@@ -956,6 +1216,266 @@ class _Reader:
         self.sub_origins.append(tuple(self.part_subs))
         self.group = None
         self.parts, self.part_items, self.part_subs = [], [], []
+
+
+_NAMED_CALLS = ("function_call", "custom_tool_call", "local_shell_call")
+_SEARCHES = ("tool_search_call", "tool_search_output")
+"""The item types that name a call (with :func:`_client_search`, which takes only these two)."""
+
+_GROUP_FIELDS = {"role", "content", "provider_options"}
+"""The fields an assistant message of items counts as set (its options are given, None or not)."""
+
+
+def _in_context(part: Any) -> bool:
+    """Whether writing ``part`` back tells how later messages are written: a call of a paired
+    kind (a result heal makes up for it is written as that kind's output) or a server-run item
+    (its result parts are written as nothing). See :class:`_Writer`."""
+    if type(part) is not ToolCallPart:
+        return False
+    mine = _mine(part.provider_options)
+    return bool(part.provider_executed) or "kind" in mine or "item" in mine
+
+
+# --- the fast path: common items built directly (see _Reader._fast) ---------------------------
+
+
+def _plain_rest(obj: Mapping[str, Any], consumed: frozenset[str]) -> dict[str, Any] | None:
+    """What :func:`_rest` keeps of ``obj`` (in its order), when each value is null, a string or
+    a boolean under a string key, which validation keeps as it is; else None."""
+    rest: dict[str, Any] = {}
+    for key, value in obj.items():
+        if key in consumed:
+            continue
+        if type(key) is not str or (
+            value is not None and type(value) is not str and type(value) is not bool
+        ):
+            return None
+        rest[key] = value
+    return rest
+
+
+def _plain_string(value: Any) -> bool | None:
+    """True for a string, False for anything that is not one, None for a string of a subclass
+    (which the general path takes as a string and validation may not keep as it is)."""
+    if type(value) is str:
+        return True
+    return None if isinstance(value, str) else False
+
+
+def _fast_user(item: Item) -> UserMessage | None:
+    """:func:`_read_user` of ``{role: "user", content}`` (maybe ``type: "message"``): string
+    content, or ``input_text`` elements of exactly ``type`` and ``text``."""
+    content = item.get("content")
+    fields = _plain_rest(item, _USER_CONSUMED)
+    if fields is None:
+        return None
+    options = {"heal": {NAMESPACE: {"fields": fields}}} if fields else None
+    if type(content) is str:
+        return built_message(UserMessage, content, options)
+    if type(content) is not list:
+        return None
+    parts = []
+    for el in content:
+        if type(el) is not dict or len(el) != 2 or el.get("type") != "input_text":
+            return None
+        text = el.get("text")
+        if type(text) is not str:
+            return None
+        parts.append(built_text(text))
+    return built_message(UserMessage, tuple(parts), options)
+
+
+_USER_CONSUMED = _SYSTEM_CONSUMED = frozenset({"role", "content"})
+_DEVELOPER_CONSUMED = frozenset({"content"})
+
+
+def _fast_system(item: Item, role: str) -> SystemMessage | None:
+    """:func:`_read_system` of a system or developer message of string content."""
+    content = item.get("content")
+    if type(content) is not str:
+        return None
+    fields = _plain_rest(item, _SYSTEM_CONSUMED if role == "system" else _DEVELOPER_CONSUMED)
+    if fields is None:
+        return None
+    options = {"heal": {NAMESPACE: {"fields": fields}}} if fields else None
+    return built_message(SystemMessage, content, options)
+
+
+def _fast_assistant(item: Item) -> _Parts | None:
+    """:func:`_read_assistant_message` of an assistant message of string content or of one
+    ``output_text`` element (see :meth:`_Reader._fast`), not cut off."""
+    if item.get("status") in _CUT_OFF:
+        return None
+    openai: dict[str, Any] = {}
+    consumed = _ASSISTANT_CONSUMED
+    item_id = _plain_string(item.get("id"))
+    phase = _plain_string(item.get("phase"))
+    if item_id is None or phase is None:
+        return None
+    if item_id:
+        openai["itemId"] = item["id"]
+    if phase:
+        openai["phase"] = item["phase"]
+    if item_id or phase:
+        consumed = _ASSISTANT_CONSUMED_IDS[item_id, phase]
+    fields = _plain_rest(item, consumed)
+    if fields is None:
+        return None
+    item_mine: dict[str, Any] = {"fields": fields} if fields else {}
+    content = item.get("content")
+    if type(content) is str:
+        return [(built_text(content, _options(openai, item_mine)), None)]
+    if type(content) is not list or len(content) != 1:
+        return None
+    el = content[0]
+    if type(el) is not dict or el.get("type") != "output_text":
+        return None
+    text = el.get("text")
+    if type(text) is not str:
+        return None
+    rest: dict[str, Any] = {}
+    for key, value in el.items():
+        if key in _TEXT_CONSUMED:
+            continue
+        if key == "prompt_cache_breakpoint" or type(key) is not str:
+            return None
+        if value is None or type(value) is str or type(value) is bool:
+            rest[key] = value
+        elif type(value) is list and not value:
+            rest[key] = []  # a list of its own, as validation copies it
+        else:
+            return None
+    mine: dict[str, Any] = {**item_mine, "contentIndex": 0}
+    if rest:
+        mine["contentFields"] = rest
+    return [(built_text(text, _options(openai, mine)), 0)]
+
+
+_ASSISTANT_CONSUMED = frozenset({"role", "content"})
+_TEXT_CONSUMED = frozenset({"type", "text"})
+_ASSISTANT_CONSUMED_IDS = {
+    (True, False): _ASSISTANT_CONSUMED | {"id"},
+    (False, True): _ASSISTANT_CONSUMED | {"phase"},
+    (True, True): _ASSISTANT_CONSUMED | {"id", "phase"},
+}
+
+
+def _fast_call(item: Item) -> ToolCallPart | None:
+    """:func:`_read_function_call` of a function call whose arguments validation keeps as
+    they parse (see :meth:`_Reader._fast`), not cut off."""
+    if item.get("status") in _CUT_OFF:
+        return None
+    call_id, name, arguments = item.get("call_id"), item.get("name"), item.get("arguments")
+    if type(call_id) is not str or type(name) is not str or type(arguments) is not str:
+        return None
+    value, raw = _parse_arguments(arguments)
+    if type(value) is not str and not plain_input(value):
+        return None
+    openai: dict[str, Any] = {}
+    item_id = _plain_string(item.get("id"))
+    namespace = _plain_string(item.get("namespace"))
+    if item_id is None or namespace is None:
+        return None
+    if item_id:
+        openai["itemId"] = item["id"]
+    if namespace:
+        openai["namespace"] = item["namespace"]
+    is_async = type(item.get("async")) is bool
+    if is_async:
+        openai["async"] = item["async"]
+    fields = _plain_rest(item, _CALL_CONSUMED[item_id, namespace, is_async])
+    if fields is None:
+        return None
+    mine: dict[str, Any] = {}
+    if raw is not None:
+        mine["arguments"] = raw
+    if fields:
+        mine["fields"] = fields
+    return built_call(call_id, name, value, _options(openai, mine))
+
+
+_CALL_CONSUMED = {
+    (item_id, namespace, is_async): frozenset(
+        {"type", "call_id", "name", "arguments"}
+        | ({"id"} if item_id else set())
+        | ({"namespace"} if namespace else set())
+        | ({"async"} if is_async else set())
+    )
+    for item_id in (False, True)
+    for namespace in (False, True)
+    for is_async in (False, True)
+}
+"""The keys :func:`_read_function_call` consumes, by whether the item has an ``id``, a
+``namespace`` and an ``async`` it reads."""
+
+
+def _fast_output(item: Item, names: Mapping[str, str]) -> ToolResultPart | None:
+    """:func:`_read_output` of a ``function_call_output`` of a string output."""
+    call_id, output = item.get("call_id"), item.get("output")
+    if type(call_id) is not str or type(output) is not str:
+        return None
+    mine: dict[str, Any] = {}
+    consumed = _OUTPUT_CONSUMED
+    named = _plain_string(item.get("name"))
+    if named is None:
+        return None
+    if named:
+        name = item["name"]
+        consumed = _OUTPUT_CONSUMED_NAME
+        mine["name"] = True
+    else:
+        name = names.get(call_id, UNKNOWN_TOOL)
+        if type(name) is not str:
+            return None
+    fields = _plain_rest(item, consumed)
+    if fields is None:
+        return None
+    if fields:
+        mine["fields"] = fields
+    return built_result(call_id, name, built_text_output(output), _options({}, mine))
+
+
+_OUTPUT_CONSUMED = frozenset({"type", "call_id", "output"})
+_OUTPUT_CONSUMED_NAME = _OUTPUT_CONSUMED | {"name"}
+
+
+def _fast_reasoning(item: Item) -> _Parts | None:
+    """:func:`_read_reasoning` of a reasoning item with an id and a summary of ``summary_text``
+    entries of exactly ``type`` and ``text`` (maybe none), not cut off."""
+    if item.get("status") in _CUT_OFF:
+        return None
+    item_id, summary = item.get("id"), item.get("summary")
+    if type(item_id) is not str or type(summary) is not list:
+        return None
+    openai: dict[str, Any] = {"itemId": item_id}
+    consumed = _REASONING_CONSUMED
+    enc = item.get("encrypted_content", _ABSENT)
+    if enc is None or type(enc) is str:
+        openai["reasoningEncryptedContent"] = enc
+        consumed = _REASONING_CONSUMED_ENC
+    # Any other value stays in ``fields``, as the general path leaves it (_plain_rest sends a
+    # string of a subclass there to the general path).
+    fields = _plain_rest(item, consumed)
+    if fields is None:
+        return None
+    item_mine: dict[str, Any] = {"fields": fields} if fields else {}
+    if not summary:
+        options = _options(openai, {**item_mine, "summaryIndex": None})
+        return [(built_reasoning("", options), None)]
+    parts: _Parts = []
+    for j, el in enumerate(summary):
+        if type(el) is not dict or len(el) != 2 or el.get("type") != "summary_text":
+            return None
+        text = el.get("text")
+        if type(text) is not str:
+            return None
+        options = _options(openai, {**item_mine, "summaryIndex": j})
+        parts.append((built_reasoning(text, options), j))
+    return parts
+
+
+_REASONING_CONSUMED = frozenset({"type", "summary", "id"})
+_REASONING_CONSUMED_ENC = _REASONING_CONSUMED | {"encrypted_content"}
 
 
 def _as_item(raw: Any, path: str) -> Item:
@@ -1359,7 +1879,12 @@ _DECODE_ARGUMENTS = json.JSONDecoder(parse_constant=_reject_constant).decode
 
 
 def _compact(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return _COMPACT(value)
+
+
+_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+"""``json.dumps(value, separators=(",", ":"), ensure_ascii=False)``, with the encoder built once
+(``json.dumps`` with options builds one a call, a third of reading a call's arguments)."""
 
 
 def _read_opaque(item: Item, i: int, path: str) -> ToolCallPart:
