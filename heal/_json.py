@@ -46,9 +46,9 @@ from heal._verdict import (
     ended,
     plain_inputs,
     plain_texts,
+    plain_thoughts,
     plain_value,
     provider_terms,
-    surrogate,
     terms_for,
     walked_clean,
 )
@@ -889,8 +889,4 @@ def _rich_plain(options: list[Any], thoughts: list[Any]) -> bool:
         for namespace, found in value.items():
             if type(namespace) is not str or type(found) is not dict or not plain_value(found):
                 return False
-    for part in thoughts:
-        text = part["text"]
-        if type(text) is not str or not (text.isascii() or surrogate(text) is None):
-            return False
-    return True
+    return plain_thoughts(part["text"] for part in thoughts)

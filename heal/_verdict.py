@@ -350,6 +350,15 @@ def plain_texts(values: Iterable[Any]) -> bool:
     return True
 
 
+def plain_thoughts(values: Iterable[Any]) -> bool:
+    """Whether every one of ``values`` is a reasoning text no rule mends: a string (empty or
+    blank too, as reasoning may be) without a lone surrogate (``lone-surrogate`` mends it)."""
+    for value in values:
+        if type(value) is not str or not (value.isascii() or surrogate(value) is None):
+            return False
+    return True
+
+
 def plain_value(value: Any, depth: int = MAX_DEPTH) -> bool:
     """Whether a value is JSON the models take as it is: built of ``dict`` (with string keys),
     ``list``, ``str``, ``int``, ``bool``, ``None`` and finite ``float`` alone (not a tuple, a

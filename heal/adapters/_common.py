@@ -59,6 +59,7 @@ __all__ = [
     "built_result",
     "built_text",
     "built_text_output",
+    "built_texts",
     "collector_paused",
     "written_back",
     "expect_object",
@@ -115,6 +116,23 @@ def built_text(text: str, options: dict[str, Any] | None = None) -> TextPart:
     """A text part."""
     values = {"type": "text", "text": text, "provider_options": options}
     return construct_complete(TextPart, _TEXT if options is None else _TEXT_OPTIONS, values)
+
+
+def built_texts(content: Any, kind: str) -> tuple[TextPart, ...] | None:
+    """The text parts of a list of plain ``{"type": kind, "text"}`` elements (``text`` in OpenAI
+    Chat, ``input_text`` in the Responses API), as the general path loads them; None for any
+    other content."""
+    if type(content) is not list:
+        return None
+    parts = []
+    for element in content:
+        if type(element) is not dict or len(element) != 2 or element.get("type") != kind:
+            return None
+        text = element.get("text")
+        if type(text) is not str:
+            return None
+        parts.append(built_text(text))
+    return tuple(parts)
 
 
 def built_reasoning(text: str, options: dict[str, Any] | None = None) -> ReasoningPart:

@@ -129,6 +129,7 @@ from heal.adapters._common import (
     built_result,
     built_text,
     built_text_output,
+    built_texts,
     collector_paused,
     expect_object,
     expect_string,
@@ -797,7 +798,7 @@ class _Loader:
             if type(content) is str:
                 self._put(built_message(UserMessage, content), i, ())
                 return True
-            parts = _fast_texts(content)
+            parts = built_texts(content, "text")
             if parts is None:
                 return False
             self._put(built_message(UserMessage, parts), i, range(len(parts)))
@@ -845,7 +846,7 @@ class _Loader:
             else:
                 mark = ""
         elif type(content) is list:
-            texts = _fast_texts(content)
+            texts = built_texts(content, "text")
             if texts is None:
                 return False
             mark = "array"
@@ -1170,22 +1171,6 @@ class _Loader:
             "providerOptions": _options(marks),
         }
         self._emit({"role": "tool", "content": [part]}, i, (None,))
-
-
-def _fast_texts(content: Any) -> tuple[TextPart, ...] | None:
-    """The text parts of a list of plain ``{type: "text", text}`` parts, as the general path
-    loads them; None for any other content."""
-    if type(content) is not list:
-        return None
-    parts = []
-    for part in content:
-        if type(part) is not dict or len(part) != 2 or part.get("type") != "text":
-            return None
-        text = part.get("text")
-        if type(text) is not str:
-            return None
-        parts.append(built_text(text))
-    return tuple(parts)
 
 
 def _fast_call(call: Any) -> ToolCallPart | None:

@@ -172,7 +172,7 @@ from heal._verdict import (
     plain_input,
     plain_inputs,
     plain_texts,
-    surrogate,
+    plain_thoughts,
     terms_for,
     walked_clean,
 )
@@ -187,6 +187,7 @@ from heal.adapters._common import (
     built_result,
     built_text,
     built_text_output,
+    built_texts,
     collector_paused,
     format_policy,
     heal_native,
@@ -782,9 +783,8 @@ def _plain_items(items: list[Any], reasoning: bool, ids: list[str], names: list[
         return None  # calls left unanswered, or reasoning, at the end
     if not (plain_texts(texts) and plain_inputs(inputs)):
         return None
-    for text in thoughts:
-        if type(text) is not str or not (text.isascii() or surrogate(text) is None):
-            return None  # lone-surrogate mends it
+    if not plain_thoughts(thoughts):
+        return None
     if item_ids and (
         any(type(item_id) is not str for item_id in item_ids) or len(set(item_ids)) != len(item_ids)
     ):
@@ -1272,17 +1272,8 @@ def _fast_user(item: Item) -> UserMessage | None:
     options = {"heal": {NAMESPACE: {"fields": fields}}} if fields else None
     if type(content) is str:
         return built_message(UserMessage, content, options)
-    if type(content) is not list:
-        return None
-    parts = []
-    for el in content:
-        if type(el) is not dict or len(el) != 2 or el.get("type") != "input_text":
-            return None
-        text = el.get("text")
-        if type(text) is not str:
-            return None
-        parts.append(built_text(text))
-    return built_message(UserMessage, tuple(parts), options)
+    parts = built_texts(content, "input_text")
+    return None if parts is None else built_message(UserMessage, parts, options)
 
 
 _USER_CONSUMED = _SYSTEM_CONSUMED = frozenset({"role", "content"})

@@ -43,6 +43,7 @@ from .test_native_fast_path import (
     ALL_PROVIDERS,
     PROPERTY,
     _counted,
+    _deep,
     _full_path,
     _refuse_to_load,
     _same_as_full_path,
@@ -253,13 +254,6 @@ def _e_name(draw: st.DrawFn, contents: list[Content]) -> None:
             del body["name"]
         else:
             body["name"] = name
-
-
-def _deep(depth: int) -> dict[str, Any]:
-    value: Any = 1
-    for _ in range(depth):
-        value = {"k": value}
-    return value  # type: ignore[no-any-return]
 
 
 _ODD_VALUES = st.sampled_from(
