@@ -708,7 +708,9 @@ def _scan(
     calls. ``accepts``: the provider's test of one call id, asked of the first call's alone (the
     others are judged together at the end): a history from a provider whose ids this one
     refuses (Kimi's ``functions.read_file:2``, anyone's for Mistral) has them from its first
-    call on, and needs no more reading to be found not plain."""
+    call on, and needs no more reading to be found not plain. A later id is asked too when it
+    holds a colon (Kimi's form, which no provider takes): a history that changed provider mixes
+    such ids with others, and one look for a character per call is all the others pay."""
     waiting: dict[str, str] | None = None  # the previous message's calls: id -> name
     previous = ""
     # Texts, tool inputs and JSON outputs are gathered and judged once at the end: a call per
@@ -795,9 +797,9 @@ def _scan(
                     if type(call_id) is not str or type(name) is not str:
                         return None
                     inputs.append(part["input"])
+                    if (not ids or ":" in call_id) and not accepts(call_id):
+                        return None  # a foreign id format: every call id is renamed
                     if waiting is None:
-                        if not ids and not accepts(call_id):
-                            return None  # a foreign id format: every call id is renamed
                         waiting = {}
                     waiting[call_id] = name
                     ids.append(call_id)

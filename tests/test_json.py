@@ -634,6 +634,16 @@ def test_a_foreign_first_call_id_ends_the_verdicts_reading(provider: Any, call_i
             clean_verdict(PLAIN, None)
 
 
+@pytest.mark.parametrize("provider", [None, "anthropic", "openai-chat", "google"])
+def test_a_kimi_style_id_after_the_first_call_ends_the_verdicts_reading(provider: Any) -> None:
+    # A history that switched to (or from) a Kimi-style server mixes its ids with others: one
+    # with a colon, which no provider takes, is found not plain where it stands.
+    history = json.loads(json.dumps(PLAIN).replace('"call_2"', '"functions.search:1"'))
+    assert heal_messages(history, provider=provider).repairs != ()
+    with mock.patch.object(heal_json_module, "plain_texts", side_effect=AssertionError("read")):
+        assert not clean_verdict(history, provider)
+
+
 def test_a_result_without_its_call_is_never_clean() -> None:
     # A result whose name is null, for an id no call has: no lookup default may match it.
     history = copy.deepcopy(PLAIN)
