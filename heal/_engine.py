@@ -544,13 +544,21 @@ sorted one by one)."""
 def _rename_records(rule: Rule, batch: IdRenames, origin: _Origin, action: Action) -> list[Repair]:
     """The records of a batch of renamed ids: those of its findings (``renamed_id_finding``),
     as :meth:`_Origin.repair` makes them, without the findings."""
-    if id(rule) not in _BUILTIN_RULES or not batch.why.isascii():
+    whys = batch.whys
+    if (
+        id(rule) not in _BUILTIN_RULES
+        or not batch.why.isascii()
+        or (whys is not None and not all(map(str.isascii, whys)))
+    ):
         record_of = origin.repair
         return [record_of(rule, f, action) for f in batch]
-    rule_id, scope, why = rule.id, rule.scope, batch.why
+    rule_id, scope = rule.id, rule.scope
     msgs, anchors, parts = origin.msgs, origin.anchors, origin.parts
     records = []
-    for m, p, part, new_id in batch.renames:
+    # One reason for every id, or one per rename (as many as the renames: not strict, since
+    # ``repeat`` never ends).
+    each_why = repeat(batch.why) if whys is None else whys
+    for (m, p, part, new_id), why in zip(batch.renames, each_why, strict=False):
         fields = part.__dict__
         old = fields["tool_call_id"]
         if not (old + new_id).isascii():  # a built-in rule's ids: str

@@ -558,6 +558,45 @@ _BATCHES: list[Any] = [
         Policy({"mistral-tool-call-id": "keep"}),
         id="mistral-kept",
     ),
+    # Replayed ids, two of them interleaved (records go id by id, each later call before the
+    # results and approval request that follow it), one result misplaced after a later turn,
+    # and a kept duplicate.
+    pytest.param(
+        [
+            ex.user("a"),
+            {"role": "assistant", "content": [ex.call("c1"), ex.call("c2")]},
+            {"role": "tool", "content": [ex.result("c1"), ex.result("c2")]},
+            ex.user("b"),
+            {
+                "role": "assistant",
+                "content": [
+                    ex.call("c2"),
+                    ex.call("c1"),
+                    {"type": "tool-approval-request", "approvalId": "a1", "toolCallId": "c1"},
+                ],
+            },
+            {"role": "tool", "content": [ex.result("c1")]},
+            ex.user("c"),
+            {"role": "assistant", "content": [ex.call("c1")]},
+            {"role": "tool", "content": [ex.result("c1"), ex.result("c2")]},
+        ],
+        None,
+        None,
+        id="duplicate-ids",
+    ),
+    pytest.param(
+        [
+            ex.user("a"),
+            {"role": "assistant", "content": [ex.call("c1")]},
+            {"role": "tool", "content": [ex.result("c1")]},
+            ex.user("b"),
+            {"role": "assistant", "content": [ex.call("c1")]},
+            {"role": "tool", "content": [ex.result("c1")]},
+        ],
+        "anthropic",
+        Policy({"duplicate-tool-call-id": "keep"}),
+        id="duplicate-ids-kept",
+    ),
     # Ids with text to escape in a record: a lone surrogate, a character beyond ASCII.
     pytest.param(
         [
@@ -690,6 +729,7 @@ def test_a_batch_heals_as_its_findings_do(
     batched = (
         "mistral-tool-call-id",
         "invalid-tool-call-id",
+        "duplicate-tool-call-id",
         "missing-reasoning-content",
         "anthropic-strip-foreign-reasoning-content",
         "anthropic-unsigned-reasoning",

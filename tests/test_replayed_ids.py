@@ -61,7 +61,7 @@ def _renames(pairs: int) -> list[tuple[str, Action, int, int, str | None, Any, A
     for turn in range(1, pairs):
         new = f"call_1_{turn + 1}"
         for m, kind, why in (
-            (3 * turn + 1, "tool call", "was already used by an earlier call"),
+            (3 * turn + 1, "tool-call", "was already used by an earlier call"),
             (3 * turn + 2, "tool-result", "followed its renamed call"),
         ):
             expected.append(
@@ -168,7 +168,7 @@ def test_results_and_requests_follow_the_call_they_answer() -> None:
             1,
             1,
             None,
-            "tool call id 'c' was already used by an earlier call; now 'c_2'",
+            "tool-call id 'c' was already used by an earlier call; now 'c_2'",
         ),
         (
             "duplicate-tool-call-id",
@@ -184,7 +184,7 @@ def test_results_and_requests_follow_the_call_they_answer() -> None:
             5,
             0,
             None,
-            "tool call id 'c' was already used by an earlier call; now 'c_3'",
+            "tool-call id 'c' was already used by an earlier call; now 'c_3'",
         ),
         (
             "duplicate-tool-call-id",
@@ -208,7 +208,7 @@ def test_results_and_requests_follow_the_call_they_answer() -> None:
             8,
             0,
             None,
-            "tool call id 'c' was already used by an earlier call; now 'c_4'",
+            "tool-call id 'c' was already used by an earlier call; now 'c_4'",
         ),
         (
             "duplicate-tool-call-id",
@@ -224,7 +224,7 @@ def test_results_and_requests_follow_the_call_they_answer() -> None:
             9,
             0,
             None,
-            "tool call id 'c' was already used by an earlier call; now 'c_5'",
+            "tool-call id 'c' was already used by an earlier call; now 'c_5'",
         ),
         (
             "duplicate-tool-call-id",

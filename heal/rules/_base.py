@@ -214,16 +214,25 @@ class IdRenames:
     the same result.
     """
 
-    __slots__ = ("one_to_one", "renames", "why")
+    __slots__ = ("one_to_one", "renames", "why", "whys")
 
     def __init__(
-        self, renames: list[tuple[int, int, IdPart, str]], why: str, *, one_to_one: bool = False
+        self,
+        renames: list[tuple[int, int, IdPart, str]],
+        why: str,
+        *,
+        one_to_one: bool = False,
+        whys: Sequence[str] | None = None,
     ) -> None:
         self.renames = renames
-        """Each part to rename, as ``(message, part, old part, new id)``, in history order
-        (the order of the findings and records), each place once."""
+        """Each part to rename, as ``(message, part, old part, new id)``, in the order of the
+        findings and records (history order, unless the rule says otherwise), each place
+        once."""
         self.why = why
         """What is wrong with every old id (a finding's reason, see ``renamed_id_finding``)."""
+        self.whys = whys
+        """When given, what is wrong with each old id in turn, one per rename, in place of
+        :attr:`why` (a replayed call's id and the results that follow it read differently)."""
         self.one_to_one = one_to_one
         """True when the batch renames each old id in every part that holds it, always to the
         same new id, and to one no other part holds (old or new): which calls and results
@@ -234,8 +243,9 @@ class IdRenames:
         return len(self.renames)
 
     def __iter__(self) -> Iterator[Finding]:
-        why = self.why
-        for m, p, part, new_id in self.renames:
+        renames = self.renames
+        whys = [self.why] * len(renames) if self.whys is None else self.whys
+        for (m, p, part, new_id), why in zip(renames, whys, strict=True):
             yield renamed_id_finding(m, p, part, new_id, why)
 
 

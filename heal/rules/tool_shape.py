@@ -430,18 +430,23 @@ class DuplicateToolCallId(Rule):
         ],
     )
 
-    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+    def check(self, ctx: Context, choice: str) -> Iterable[Finding]:
         index = ctx.index
         if len(set(index.call_ids)) == len(index.call_ids):
-            return
+            return ()
         by_id: dict[str, list[tuple[int, int, ToolCallPart]]] = {}
         for ref in index.calls:
             by_id.setdefault(ref[2].tool_call_id, []).append(ref)
         dupes = {tid: refs for tid, refs in by_id.items() if len(refs) > 1}
         if not dupes:
-            return
+            return ()
         used = {ref[2].tool_call_id for ref in _id_parts(ctx)}
         owners = _assign_owners(ctx, dupes)
+        # Id by id, each later call and then what follows it (its results and approval
+        # request) to the call's new id: a batch, its records in that order. A history that
+        # replays one id in every turn renames two parts a turn.
+        renames: list[tuple[int, int, _IdPart, str]] = []
+        whys: list[str] = []
         for tid, refs in dupes.items():
             for k, (m, p, call) in enumerate(refs[1:], start=2):
                 new_id, n = f"{tid}_{k}", k
@@ -449,17 +454,16 @@ class DuplicateToolCallId(Rule):
                     n += 1
                     new_id = f"{tid}_{k}_{n}"
                 used.add(new_id)
-                yield Finding(
-                    Action.REPLACE,
-                    m,
-                    p,
-                    f"tool call id {tid!r} was already used by an earlier call; now {new_id!r}",
-                    edits=(SetPart(m, p, replaced(call, {"tool_call_id": new_id})),),
-                    tool_call_id=tid,
-                    removed={"toolCallId": tid},
-                    added={"toolCallId": new_id},
-                )
-                yield from _retarget(owners.get((m, p), ()), new_id, "followed its renamed call")
+                renames.append((m, p, call, new_id))
+                whys.append(_REUSED)
+                for om, op, part in owners.get((m, p), ()):
+                    renames.append((om, op, part, new_id))
+                    whys.append(_FOLLOWED)
+        return IdRenames(renames, _REUSED, whys=whys)
+
+
+_REUSED = "was already used by an earlier call"
+_FOLLOWED = "followed its renamed call"
 
 
 def _assign_owners(
