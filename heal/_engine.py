@@ -500,23 +500,31 @@ def _run(
                 unchanged_for = 0
             k = k + 1 if k + 1 < n_steps else 0
             continue
-        findings = None if checked is None else list(checked)
-        if findings:
-            if origin is None:
-                origin = _Origin(work)
-            found: list[Repair] = []
-            edits: list[Edit] = []
-            record_of = origin.repair
-            for finding in findings:
-                action = _KEEP if keep else finding.action
-                record = record_of(rule, finding, action)
-                if action in _NOT_APPLIED:
-                    found.append(record)
-                else:
-                    repairs.append(record)
-                    edits.extend(finding.edits)
+        # Each finding made into its record as it comes, and let go: a history with a repair
+        # in every turn would otherwise hold every finding (and the JSON it records) at once.
+        # The rule reads the history as it is until the edits are applied, after the loop.
+        if checked is None:
+            k = k + 1 if k + 1 < n_steps else 0
+            continue
+        found: list[Repair] | None = None
+        edits: list[Edit]
+        for finding in checked:
+            if found is None:
+                found, edits = [], []
+                if origin is None:
+                    origin = _Origin(work)
+                record_of = origin.repair
+            action = _KEEP if keep else finding.action
+            record = record_of(rule, finding, action)
+            if action in _NOT_APPLIED:
+                found.append(record)
+            else:
+                repairs.append(record)
+                edits.extend(finding.edits)
+        if found is not None:
             reports[k] = found
             if edits:
+                assert origin is not None  # made with the first finding
                 if guards and not rule.edits_protected and ctx.protected:
                     _check_unprotected(rule, ctx.protected, edits)
                 work, origin, runs = _apply(work, origin, edits)
@@ -552,13 +560,13 @@ def _rename_records(rule: Rule, batch: IdRenames, origin: _Origin, action: Actio
     ):
         record_of = origin.repair
         return [record_of(rule, f, action) for f in batch]
-    rule_id, scope = rule.id, rule.scope
+    rule_id, scope, why = rule.id, rule.scope, batch.why
     msgs, anchors, parts = origin.msgs, origin.anchors, origin.parts
     records = []
-    # One reason for every id, or one per rename (as many as the renames: not strict, since
-    # ``repeat`` never ends).
-    each_why = repeat(batch.why) if whys is None else whys
-    for (m, p, part, new_id), why in zip(batch.renames, each_why, strict=False):
+    next_why = None if whys is None else iter(whys).__next__  # one per rename, in order
+    for m, p, part, new_id in batch.renames:
+        if next_why is not None:
+            why = next_why()
         fields = part.__dict__
         old = fields["tool_call_id"]
         if not (old + new_id).isascii():  # a built-in rule's ids: str

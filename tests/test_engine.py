@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import gc
+import json
 import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
@@ -27,7 +28,7 @@ from heal import (
 )
 from heal._engine import PAUSE_GC_FROM
 from heal.errors import ProtectedEditError
-from heal.messages import ModelMessage, TextPart, UserMessage
+from heal.messages import ModelMessage, TextPart, ToolApprovalResponse, UserMessage
 from heal.providers import ProviderId
 from heal.rules import BUILTIN_RULES, Context, Edit, Finding, Rule, SetMessage, SetPart
 from heal.rules import _examples as ex
@@ -1018,6 +1019,42 @@ def _shape(value: Any) -> Any:
     if isinstance(value, list):
         return ("list", [_shape(v) for v in value])
     return (type(value).__name__, id(value) if type(value) is _Text else None)
+
+
+def test_a_placeholder_results_record_is_its_dump_made_new_each_time() -> None:
+    # An orphan call in every turn records a placeholder result per turn: the common one (the
+    # shared text, an id and name with nothing to escape) as a literal, the others as dumps.
+    from heal._engine import _to_json
+    from heal.rules._base import FreshJson
+    from heal.rules.tool_pairing import _placeholder, _placeholder_record
+
+    def call(tid: str, name: str) -> Any:
+        return load_messages([{"role": "assistant", "content": [ex.call(tid, name)]}])[0].content[0]
+
+    plain = _placeholder(call("call_1", "get_weather"), None)
+    fresh = _placeholder_record(plain)
+    assert type(fresh) is FreshJson
+    first, second = _to_json(fresh), _to_json(fresh)
+    assert json.dumps(first) == json.dumps(second) == json.dumps(_to_json(plain))
+    assert first is not second and first["output"] is not second["output"]
+    assert first["providerOptions"]["heal"] is not second["providerOptions"]["heal"]
+    denied = load_messages(
+        [
+            {
+                "role": "tool",
+                "content": [
+                    {"type": "tool-approval-response", "approvalId": "a", "approved": False}
+                ],
+            }
+        ]
+    )[0].content[0]
+    assert isinstance(denied, ToolApprovalResponse)
+    for other in (
+        _placeholder(call("call_\ud800", "f"), None),  # a lone surrogate, escaped in a dump
+        _placeholder(call("call_1", "météo"), None),
+        _placeholder(call("call_1", "f"), denied),
+    ):
+        assert _placeholder_record(other) is other
 
 
 def test_fresh_record_json_is_the_dump_of_what_it_stands_for_and_new_each_time() -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping, Sequence
+from functools import partial
 
 from pydantic import JsonValue
 
@@ -52,6 +53,7 @@ from heal.rules._base import (
     Edit,
     Example,
     Finding,
+    FreshJson,
     Rejection,
     Rule,
     SetMessage,
@@ -931,7 +933,7 @@ class OrphanToolCall(Rule):
                     f"added a placeholder result",
                     edits=edits if n_item == 0 else (),
                     tool_call_id=call.tool_call_id,
-                    added=part,
+                    added=_placeholder_record(part),
                     anchor=i,
                 )
 
@@ -974,6 +976,28 @@ def _placeholder(call: ToolCallPart, response: ToolApprovalResponse | None) -> T
             "provider_options": SYNTHESIZED,
         },
     )
+
+
+def _placeholder_record(part: ToolResultPart) -> ToolResultPart | FreshJson:
+    """What the record of an added placeholder holds: the part (the engine dumps it), or for the
+    common one (the shared error text, an id and a name with nothing to escape) its dump as a
+    literal, made new for each record at a fraction of a dump's cost: a long agent run that lost
+    every result records one per turn (``tests/test_engine.py`` holds the two equal)."""
+    fields = part.__dict__
+    call_id, name = fields["tool_call_id"], fields["tool_name"]
+    if fields["output"] is not _PLACEHOLDER_OUTPUT or not (call_id + name).isascii():
+        return part
+    return FreshJson(partial(_placeholder_json, call_id, name))
+
+
+def _placeholder_json(call_id: str, name: str) -> dict[str, JsonValue]:
+    return {
+        "type": "tool-result",
+        "toolCallId": call_id,
+        "toolName": name,
+        "output": {"type": "error-text", "value": PLACEHOLDER_TEXT},
+        "providerOptions": {HEAL_NAMESPACE: {"synthesized": True}},
+    }
 
 
 def _tool_message(parts: Sequence[ToolPart]) -> ToolMessage:
