@@ -383,15 +383,19 @@ def _plainly_clean(
     history does:
 
     * ``SystemMessage``, ``HumanMessage`` and ``AIMessage`` (those classes exactly) with string
-      content, non-blank but for an AI message with tool calls (a human message's may be a
-      list of such strings); no invalid tool calls;
+      content, non-blank but for an AI message with tool calls; a human message's may be a
+      list of such strings and ``text`` blocks; an AI message's a list of strings and ``text``
+      blocks followed by ``tool_use`` blocks that mirror its calls (the same id, name and
+      input: what ``ChatAnthropic`` returns; see :func:`_plain_ai_blocks`), with at least one
+      text or call; no invalid tool calls;
     * each AI message with calls (exactly ``name``, ``args`` an object, ``id``, ``type``)
       followed by one ``ToolMessage`` per call (string content, ``status`` ``"success"``, a
       ``name``, if any, the call's), in any order;
     * no reasoning, Gemini signatures or raw calls in ``additional_kwargs``, no cut-off turn
       (:func:`_cut_off`), no extra field; every other field (``additional_kwargs``,
       ``response_metadata``, ``usage_metadata``, an artifact...) plain JSON, which the loader
-      keeps as the message's record and no rule reads;
+      keeps as the message's record and no rule reads (so are the blocks' other keys, such as
+      ``cache_control``, which ride in heal's namespace);
     * the order of roles, texts, values and ids as :mod:`heal._verdict` says.
     """
     if not messages:
@@ -440,10 +444,6 @@ def _plain_messages(messages: list[BaseMessage], ids: list[str], names: list[str
                     return None
                 kept.append(fields["usage_metadata"])
             if calls:
-                if type(content) is not str:
-                    return None
-                if content:
-                    texts.append(content)
                 waiting = {}
                 for call in calls:
                     if type(call) is not dict or call.keys() != _CALL_KEYS:
@@ -458,10 +458,25 @@ def _plain_messages(messages: list[BaseMessage], ids: list[str], names: list[str
                     waiting[call_id] = name
                     ids.append(call_id)
                     names.append(name)
-            elif kind is HumanMessage and type(content) is list and content:
-                texts += content  # strings, each a text part (any other item is not plain)
+            if type(content) is str:
+                if content or not calls:
+                    texts.append(content)
+            elif type(content) is not list:
+                return None
+            elif kind is AIMessage:
+                if not _plain_ai_blocks(content, calls, texts, kept):
+                    return None
+            elif kind is not HumanMessage or not content:
+                return None
             else:
-                texts.append(content)
+                for block in content:
+                    if type(block) is dict:
+                        if block["type"] != "text":
+                            return None
+                        texts.append(block["text"])
+                        kept.append(block)
+                    else:
+                        texts.append(block)  # a string, one text part (any other is not plain)
             previous = role
         kept.append(fields["additional_kwargs"])
         kept.append(fields["response_metadata"])
@@ -471,6 +486,44 @@ def _plain_messages(messages: list[BaseMessage], ids: list[str], names: list[str
         if value is not None and not plain_value(value):
             return None
     return ended(previous, texts[-1] if texts else None)
+
+
+def _plain_ai_blocks(
+    content: list[Any], calls: list[Any], texts: list[Any], kept: list[Any]
+) -> bool:
+    """Whether the list ``content`` of an AI message whose ``calls`` the walk found plain loads
+    as the plain AI SDK shape does (texts, then calls): strings and ``text`` blocks, then
+    ``tool_use`` blocks each of which the loader links to the call of ``calls`` with its id,
+    holding the call's own name and input (:func:`_call_block`); at least one text or call. A
+    block of any other type (reasoning, images, other calls), a text after a call (Anthropic's
+    rule moves it), a block no call answers to (the loader makes it a call of its own) or one
+    that disagrees with its call is not plain. The texts are added to ``texts`` and the blocks
+    to ``kept`` (plain JSON, or the loader raises); a missing key raises KeyError (not plain)."""
+    pending = {call["id"]: call for call in calls} if calls else None
+    after_call = False
+    for block in content:
+        if type(block) is str:
+            if after_call:
+                return False
+            texts.append(block)
+            continue
+        if type(block) is not dict:
+            return False
+        kind = block["type"]
+        if kind == "text":
+            if after_call:
+                return False
+            texts.append(block["text"])
+        elif kind == "tool_use" and pending:
+            call_id = block["id"]
+            call = pending.pop(call_id, None) if type(call_id) is str else None
+            if call is None or block["name"] != call["name"] or block["input"] != call["args"]:
+                return False
+            after_call = True
+        else:
+            return False
+        kept.append(block)
+    return bool(content or calls)
 
 
 def _strand_hidden(
