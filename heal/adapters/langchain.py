@@ -128,7 +128,7 @@ import copy
 import json
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from types import MappingProxyType
@@ -338,7 +338,7 @@ def heal_langchain(
     loader = _Loader(native)
     with collector_paused(len(native)):
         loaded = loader.run()
-        write = _Writer(native, loaded, loader.kept)
+        write = _Writer(native, loaded, loader.kept, loader.listed)
     return heal_native(
         loaded,
         write,
@@ -464,7 +464,7 @@ def _plain_messages(messages: list[BaseMessage], ids: list[str], names: list[str
             elif type(content) is not list:
                 return None
             elif kind is AIMessage:
-                if not _plain_ai_blocks(content, calls, texts, kept):
+                if not _plain_ai_blocks(content, calls or [], texts, kept):
                     return None
             elif kind is not HumanMessage or not content:
                 return None
@@ -615,10 +615,17 @@ class _Writer:
     :func:`_as_written`) is always written, as the full conversion writes it.
     """
 
-    def __init__(self, native: list[BaseMessage], loaded: Loaded, kept: Sequence[bool]) -> None:
+    def __init__(
+        self,
+        native: list[BaseMessage],
+        loaded: Loaded,
+        kept: Sequence[bool],
+        listed: Collection[int] = (),
+    ) -> None:
         self.native = native
         self.loaded = loaded.messages
         self.kept = kept
+        self.listed = listed
         # A message that is not to be handed back stands under a negative origin, as a system
         # parameter does in heal.adapters._common.written_back: it is written, never reused.
         origins = [o if kept[o] else -1 - o for o in loaded.origins] if kept else loaded.origins
@@ -647,8 +654,11 @@ class _Writer:
         (:meth:`~heal.adapters._common.Sources.renamed`) and those fields are written as they
         are: ``tool_call_id`` (and ``name``, unless it was derived and still is) of a tool
         result; ``id`` and ``name`` of a ``tool_calls`` entry of an AI message of string
-        content whose calls nothing else mirrors (no content block, raw OpenAI call or Gemini
-        signature map, which follow the call's id). Else None: the run is written."""
+        content, or of list content the fast path read (``listed``: text and ``tool_use``
+        blocks), whose calls nothing else mirrors but their ``tool_use`` blocks (no raw OpenAI
+        call or Gemini signature map, which follow the call's id); a block takes the new id,
+        and the new name where it had the call's (``sync``), as :func:`_linked_block` writes
+        it. Else None: the run is written."""
         if not 0 <= origin < len(self.native) or not self.kept[origin]:
             return None
         changes = self.sources.renamed(healed, start, end, origin)
@@ -671,18 +681,22 @@ class _Writer:
         if type(native) is not AIMessage or not isinstance(old, _Assistant):
             return None
         meta = _meta({"providerOptions": old.provider_options})
-        if meta.get("content") != "str" or not _PLAIN_AI_META.issuperset(meta):
+        listed = meta.get("content") == "list" and origin in self.listed
+        if not (listed or meta.get("content") == "str") or not _PLAIN_AI_META.issuperset(meta):
             return None
         if not _KWARGS_READ.isdisjoint(native.additional_kwargs):
             return None
         calls: list[Any] = list(native.tool_calls)
+        content: Any = list(native.content) if listed else None
         for _, p, fields in changes:
             part = old.content[p]
             options = part.provider_options if type(part) is ToolCallPart else None
             found = options.get("heal") if options is not None and len(options) == 1 else None
-            own = found.get(_NS) if type(found) is dict and len(found) == 1 else None
-            n = own.get("tc") if type(own) is dict and len(own) == 1 else None
+            own: Any = found.get(_NS) if type(found) is dict and len(found) == 1 else None
+            n = own.get("tc") if type(own) is dict else None
             if type(n) is not int or not 0 <= n < len(calls):
+                return None
+            if len(own) != 1 and not (listed and own.keys() == _LINKED_META):
                 return None
             call = calls[n]
             if type(call) is not dict or list(call) != _CALL_ORDER or call["type"] != "tool_call":
@@ -693,11 +707,25 @@ class _Writer:
             if "tool_name" in fields:
                 new["name"] = fields["tool_name"]
             calls[n] = new
-        return native.model_copy(update={"tool_calls": calls})
+            if len(own) != 1:  # its tool_use block follows, where it matched (see _fast_blocks)
+                at, sync = own["at"], own["sync"]
+                block = dict(content[at])
+                if "tool_call_id" in fields and sync.get("id"):
+                    block["id"] = fields["tool_call_id"]
+                if "tool_name" in fields and sync.get("name"):
+                    block["name"] = fields["tool_name"]
+                content[at] = block
+        patched: Json = {"tool_calls": calls}
+        if content is not None:
+            patched["content"] = content
+        return native.model_copy(update=patched)
 
 
 _PLAIN_AI_META = frozenset({"content", "message"})
 """The marks of an AI message whose renamed calls :meth:`_Writer._renamed` patches."""
+_LINKED_META = frozenset({"tc", "at", "block", "sync"})
+"""The marks of a call the fast path read with its ``tool_use`` block
+(:meth:`_Loader._fast_blocks`)."""
 _CALL_ORDER = ["name", "args", "id", "type"]
 """A ``tool_calls`` entry as LangChain's validation makes it (``tool_call()``), as written."""
 
@@ -1265,6 +1293,8 @@ class _Loader:
         self.calls: dict[str, list[tuple[int, str]]] = {}
         # Per native message, whether writing it back gives the caller's object (see _Writer).
         self.kept: list[bool] = []
+        # The AI messages of list content the fast path read (see _Writer._renamed).
+        self.listed: set[int] = set()
 
     def run(self) -> Loaded:
         for i, msg in enumerate(self.native):
@@ -1329,7 +1359,7 @@ class _Loader:
             return False
         content = fields["content"]
         if kind is AIMessage:
-            return type(content) is str and self._fast_ai(i, fields, content)
+            return self._fast_ai(i, fields, content)
         if kind is ToolMessage:
             return type(content) is str and self._fast_tool(i, fields, content)
         if kind is SystemMessage:
@@ -1354,18 +1384,30 @@ class _Loader:
             return False
         texts = []
         for item in content:
-            if type(item) is not str:
+            if type(item) is str:
+                texts.append(built_text(item))
+                continue
+            # A text block, as _user_block reads it: its other keys ride along.
+            if type(item) is not dict or item.get("type") != "text" or not plain_value(item):
                 return False
-            texts.append(built_text(item))
+            text = item.get("text")
+            if type(text) is not str:
+                return False
+            rest = {key: value for key, value in item.items() if key != "text"}
+            texts.append(built_text(text, {"heal": {_NS: {"block": rest}}}))
         self._put(built_message(_User, tuple(texts), options), i, range(len(texts)))
         return True
 
-    def _fast_ai(self, i: int, fields: Mapping[str, Any], content: str) -> bool:
-        """:meth:`_fast` for an ``AIMessage`` of string ``content``, with what the loader reads
-        in ``additional_kwargs`` read as :meth:`_ai` reads it: ``reasoning_content`` (as
-        DeepSeek's and other OpenAI-compatible integrations set it), Gemini's signatures by
-        call id, OpenAI's raw calls (as every OpenAI-format integration keeps them)."""
+    def _fast_ai(self, i: int, fields: Mapping[str, Any], content: Any) -> bool:
+        """:meth:`_fast` for an ``AIMessage`` of string content or of a list of the blocks
+        :meth:`_fast_blocks` reads, with what the loader reads in ``additional_kwargs`` read as
+        :meth:`_ai` reads it: ``reasoning_content`` (as DeepSeek's and other OpenAI-compatible
+        integrations set it), Gemini's signatures by call id, OpenAI's raw calls (as every
+        OpenAI-format integration keeps them)."""
         if fields["invalid_tool_calls"]:
+            return False
+        listed = type(content) is list
+        if not listed and type(content) is not str:
             return False
         rest = _fast_record(fields, _PLAN_AI)
         if rest is None:
@@ -1373,7 +1415,7 @@ class _Loader:
         calls = fields["tool_calls"]
         if type(calls) is not list:
             return False
-        meta: Json = {"content": "str"}
+        meta: Json = {"content": "list" if listed else "str"}
         parts: list[Any] = []
         origins: list[int | None] = []
         given = rest.get("additional_kwargs")
@@ -1390,9 +1432,10 @@ class _Loader:
             found = kwargs.get(_GEMINI_SIGNATURES)
             if type(found) is dict:
                 signatures = dict(found)
-        if content:
+        if content and not listed:
             parts.append(built_text(content))
             origins.append(0)
+        read: list[tuple[str, str, Any, Json]] = []  # each call's id, name, input and options
         for n, call in enumerate(calls):
             if type(call) is not dict or list(call) != _CALL_ORDER or call["type"] != "tool_call":
                 return False
@@ -1404,8 +1447,18 @@ class _Loader:
             options = {"heal": {_NS: {"tc": n}}}
             if signatures is not None and call_id in signatures:
                 options = {"google": {"thoughtSignature": signatures.pop(call_id)}, **options}
-            parts.append(built_call(call_id, name, value, options))
-            origins.append(1 + n)  # a string content counts as one block
+            read.append((call_id, name, value, options))
+        linked: set[int] = set()
+        base = 1  # a string content counts as one block
+        if listed:
+            found_links = self._fast_blocks(content, read, parts, origins)
+            if found_links is None:
+                return False
+            linked, base = found_links, len(content)
+        for n, (call_id, name, value, options) in enumerate(read):
+            if n not in linked:
+                parts.append(built_call(call_id, name, value, options))
+                origins.append(base + n)
         if kwargs is not given:
             assert kwargs is not None and given is not None
             if signatures is not None:
@@ -1427,7 +1480,72 @@ class _Loader:
         if _cut_off(fields["response_metadata"]):
             heal[ABORTED] = True
         self._put(built_message(_Assistant, tuple(parts), {"heal": heal}), i, origins)
+        if listed:
+            self.listed.add(i)
         return True
+
+    @staticmethod
+    def _fast_blocks(
+        content: list[Any],
+        calls: list[tuple[str, str, Any, Json]],
+        parts: list[Any],
+        origins: list[int | None],
+    ) -> set[int] | None:
+        """The parts of an AI message's list ``content``, added to ``parts`` and ``origins`` as
+        :meth:`_ai_block` reads them, when every block is a string, a ``text`` block or a
+        ``tool_use`` block linked to one of ``calls`` (the id, name, input and options read from
+        ``tool_calls``; :func:`_call_block` links a block to the first call not linked yet
+        with its id), each of plain JSON; returns the calls linked, by index. A linked call
+        takes the block's place, with the block's other keys and which of its fields matched
+        the call (``sync``). None for any other block, a ``tool_use`` block no call answers to
+        (a call of its own), or one whose input matches its call's by ``==`` but holds other
+        types (``1.0`` for ``1``): writing it back gives the call's, not the caller's block."""
+        linked: set[int] = set()
+        for k, block in enumerate(content):
+            if type(block) is str:
+                parts.append(built_text(block, {"heal": {_NS: {"at": k}}}))
+                origins.append(k)
+                continue
+            if type(block) is not dict or not plain_value(block):
+                return None
+            kind = block.get("type")
+            if kind == "text":
+                text = block.get("text")
+                if type(text) is not str:
+                    return None
+                rest = {key: value for key, value in block.items() if key != "text"}
+                parts.append(built_text(text, {"heal": {_NS: {"at": k, "block": rest}}}))
+                origins.append(k)
+                continue
+            if kind != "tool_use":
+                return None
+            call_id = block.get("id")
+            if type(call_id) is not str:
+                return None
+            n = next(
+                (n for n, call in enumerate(calls) if n not in linked and call[0] == call_id), None
+            )
+            if n is None:
+                return None
+            linked.add(n)
+            _, name, value, options = calls[n]
+            rest = dict(block)
+            sync: Json = {"id": True}
+            del rest["id"]
+            if block.get("name") == name:
+                sync["name"] = True
+                del rest["name"]
+            found = block.get("input")
+            if found == value and found is not None:
+                if not _same_json(found, value):
+                    return None
+                sync["input"] = True
+                del rest["input"]
+            own = options["heal"][_NS]
+            own.update({"at": k, "block": rest, "sync": sync})
+            parts.append(built_call(call_id, name, value, options))
+            origins.append(k)
+        return linked
 
     def _fast_tool(self, i: int, fields: Mapping[str, Any], content: str) -> bool:
         """:meth:`_fast` for a ``ToolMessage`` of string ``content``."""
@@ -1727,6 +1845,21 @@ class _Loader:
             meta["message"] = rest
         node = {"type": "tool-result", "toolCallId": cid, "toolName": name, "output": output}
         return {"role": "tool", "content": [_node(node, meta)]}
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    """Whether two plain JSON values are the same, types included all the way down (``==``
+    takes ``1`` for ``1.0`` and ``True``)."""
+    if a is b:
+        return True
+    kind = type(a)
+    if kind is not type(b):
+        return False
+    if kind is dict:
+        return len(a) == len(b) and all(key in b and _same_json(v, b[key]) for key, v in a.items())
+    if kind is list:
+        return len(a) == len(b) and all(map(_same_json, a, b))
+    return bool(a == b)
 
 
 def _block_type(block: Json, path: str) -> Any:
