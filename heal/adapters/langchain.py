@@ -953,17 +953,33 @@ def _as_written(msg: BaseMessage) -> bool:
     validation (``model_copy`` with an update, ``model_construct``: a status LangChain refuses,
     a float token count, a call's keys in another order...) would be written otherwise, or
     refused, so :class:`_Writer` writes it as the full conversion does. (The messages the fast
-    path reads hold such values only.)"""
+    path reads hold such values only.) So is an AI message with a ``tool_use`` or ``tool_call``
+    block whose input equals a call's by ``==`` but not in its types (``1.0`` for ``1``): the
+    block follows its call's input when written (:func:`_linked_block`)."""
     kind = type(msg)
     fields = msg.__dict__
     plan = _PLANS.get(kind)
     if plan is None or fields.get("type") != _TYPE_TAGS[kind] or _fast_record(fields, plan) is None:
         return False
-    calls = fields["tool_calls"] if kind is AIMessage else ()
-    return all(
+    if kind is not AIMessage:
+        return True
+    calls = fields["tool_calls"]
+    if not all(
         type(call) is dict and list(call) == _CALL_ORDER and call["type"] == "tool_call"
         for call in calls
-    )
+    ):
+        return False
+    content = fields["content"]
+    if type(content) is not list or not calls:
+        return True
+    for block in content:
+        block_type = block.get("type") if type(block) is dict else None
+        if block_type in ("tool_use", "tool_call"):
+            found = block.get("input" if block_type == "tool_use" else "args")
+            for call in calls:
+                if found == call["args"] and not _same_json(found, call["args"]):
+                    return False
+    return True
 
 
 _CUT_OFF: tuple[tuple[str, str], ...] = (
