@@ -17,10 +17,12 @@ fields hold JSON values. The adapter translates and never heals: what it cannot 
 :class:`~heal.errors.InputError` naming the native place, such as ``messages[3].content[1]``.
 
 When a history needs a repair, ``heal_langchain`` converts only what the repair needs: the common
-messages (string content, tool calls of JSON objects, a chat model's metadata) are read straight
-into canonical models, and after the heal the messages it left alone are your own objects; one
-whose calls or result only got new ids or tool names is a copy of yours with those replaced; only
-the others are written anew. The result equals the whole history written out.
+messages (string content; text blocks, and the ``tool_use`` blocks of ``ChatAnthropic``'s list
+content; tool calls of JSON objects; a chat model's metadata) are read straight into canonical
+models, and after the heal the messages it left alone are your own objects; one whose calls or
+result only got new ids or tool names is a copy of yours with those replaced (in ``tool_calls``
+and in the ``tool_use`` blocks that matched them); only the others are written anew. The result
+equals the whole history written out.
 
 ``heal_langchain`` takes ``provider="auto"`` by default: the heal provider id is inferred from the
 AI messages' ``response_metadata["model_provider"]`` (OpenAI's Chat and Responses APIs told apart
@@ -305,8 +307,8 @@ def heal_langchain(
 
     A history that needs nothing comes back as the very object passed in; under the default
     policy and a target whose model and tools it fits (:func:`heal._verdict.terms_for`), a
-    plainly clean one
-    (:func:`_plainly_clean`: text, calls and their results) is answered so without building a
+    plainly clean one (:func:`_plainly_clean`: text, calls and their results, as strings or
+    as ``ChatAnthropic``'s text and ``tool_use`` blocks) is answered so without building a
     canonical model. When something needs a repair, the common messages are read straight
     into canonical models (:meth:`_Loader._fast`), and the messages the heal leaves alone come
     back as the caller's own objects, only the others written (:class:`_Writer`). The target
@@ -1360,11 +1362,14 @@ class _Loader:
         refuses).
 
         The shapes, of those classes exactly and with no extra field: a ``SystemMessage`` of
-        string content; a ``HumanMessage`` of string content or a list of strings; an
-        ``AIMessage`` of string content and ``tool_calls`` of exactly ``name``, ``args`` (a
-        plain JSON object), ``id`` and ``type`` (string ids and names), no invalid tool calls
-        (reasoning, Gemini signatures and OpenAI's raw calls in ``additional_kwargs`` read as
-        the general path reads them); a ``ToolMessage`` of string content. Every other field
+        string content; a ``HumanMessage`` of string content or a list of strings and ``text``
+        blocks (of plain JSON); an ``AIMessage`` of string content, or of a list of strings,
+        ``text`` blocks and ``tool_use`` blocks each linked to one of its calls (what
+        ``ChatAnthropic`` returns: :meth:`_fast_blocks`), and ``tool_calls`` of exactly
+        ``name``, ``args`` (a plain JSON object), ``id`` and ``type`` (string ids and names),
+        no invalid tool calls (reasoning, Gemini signatures and OpenAI's raw calls in
+        ``additional_kwargs`` read as the general path reads them); a ``ToolMessage`` of
+        string content. Reasoning, image and other blocks take the general path. Every other field
         holds its declared type and plain JSON (:func:`_fast_record`): a chat model's
         ``response_metadata``, ``usage_metadata``, ``id``, ``additional_kwargs`` such as
         ``refusal``, a tool's ``artifact`` and ``status``.

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from datetime import datetime
 from functools import partial
 from typing import Any
 from unittest import mock
@@ -464,6 +465,20 @@ LIST_EDGES: list[list[BaseMessage]] = [
         ),
         AIMessage([{"type": "text", "text": ""}, "b", {"type": "text", "text": None}]),
         HumanMessage(["x", {"type": "image", "url": "https://example.com/a.png"}]),
+    ],
+    # blocks the loader refuses, beside a repair: a text block of no text, blocks holding a
+    # value JSON has not
+    [HumanMessage(["x", {"type": "text", "text": None}]), HumanMessage(" ")],
+    [HumanMessage([{"type": "text", "text": "x", "at": datetime(2026, 1, 1)}]), HumanMessage(" ")],
+    [
+        HumanMessage("q"),
+        AIMessage([{"type": "text", "text": "x", "at": datetime(2026, 1, 1)}]),
+        HumanMessage(" "),
+    ],
+    [
+        HumanMessage("q"),
+        AIMessage([{**_tool_use(), "at": datetime(2026, 1, 1)}], tool_calls=[_call()]),
+        HumanMessage(" "),
     ],
 ]
 """List content (``ChatAnthropic``'s and its flaws) beside a repair."""
