@@ -466,9 +466,36 @@ LIST_EDGES: list[list[BaseMessage]] = [
         AIMessage([{"type": "text", "text": ""}, "b", {"type": "text", "text": None}]),
         HumanMessage(["x", {"type": "image", "url": "https://example.com/a.png"}]),
     ],
-    # blocks the loader refuses, beside a repair: a text block of no text, blocks holding a
-    # value JSON has not
+    # a block twice, alone; LangChain's own tool_call block and OpenAI's function_call block
+    # (the general path), their ids renamed for Mistral
+    [
+        HumanMessage("q"),
+        AIMessage([_tool_use("call_2"), _tool_use("call_2")], tool_calls=[_call("call_2")]),
+        ToolMessage("ok", tool_call_id="call_2"),
+        AIMessage(
+            [{"type": "tool_call", "id": "call_1", "name": "search", "args": {"q": 1}}],
+            tool_calls=[_call()],
+        ),
+        ToolMessage("ok", tool_call_id="call_1"),
+        AIMessage(
+            [
+                {
+                    "type": "function_call",
+                    "call_id": "call_3",
+                    "name": "search",
+                    "arguments": '{"q": 1}',
+                    "id": "fc_1",
+                }
+            ],
+            tool_calls=[_call("call_3")],
+        ),
+        ToolMessage("ok", tool_call_id="call_3"),
+        HumanMessage("thanks"),
+    ],
+    # blocks the loader refuses, beside a repair: a text block of no text, one of a type of
+    # its own, blocks holding a value JSON has not
     [HumanMessage(["x", {"type": "text", "text": None}]), HumanMessage(" ")],
+    [HumanMessage(["x", {"type": "custom", "text": "y"}]), HumanMessage(" ")],
     [HumanMessage([{"type": "text", "text": "x", "at": datetime(2026, 1, 1)}]), HumanMessage(" ")],
     [
         HumanMessage("q"),
