@@ -466,7 +466,7 @@ def _plain_messages(messages: list[BaseMessage], ids: list[str], names: list[str
             elif type(content) is not list:
                 return None
             elif kind is AIMessage:
-                if not _plain_ai_blocks(content, calls or [], texts, kept):
+                if not _plain_ai_blocks(content, calls or [], texts, inputs, kept):
                     return None
             elif kind is not HumanMessage or not content:
                 return None
@@ -476,7 +476,8 @@ def _plain_messages(messages: list[BaseMessage], ids: list[str], names: list[str
                         if block["type"] != "text":
                             return None
                         texts.append(block["text"])
-                        kept.append(block)
+                        if len(block) != 2:  # other keys than type and text
+                            kept.append(block)
                     else:
                         texts.append(block)  # a string, one text part (any other is not plain)
             previous = role
@@ -491,7 +492,7 @@ def _plain_messages(messages: list[BaseMessage], ids: list[str], names: list[str
 
 
 def _plain_ai_blocks(
-    content: list[Any], calls: list[Any], texts: list[Any], kept: list[Any]
+    content: list[Any], calls: list[Any], texts: list[Any], inputs: list[Any], kept: list[Any]
 ) -> bool:
     """Whether the list ``content`` of an AI message whose ``calls`` the walk found plain loads
     as the plain AI SDK shape does (texts, then calls): strings and ``text`` blocks, then
@@ -499,8 +500,11 @@ def _plain_ai_blocks(
     holding the call's own name and input (:func:`_call_block`); at least one text or call. A
     block of any other type (reasoning, images, other calls), a text after a call (Anthropic's
     rule moves it), a block no call answers to (the loader makes it a call of its own) or one
-    that disagrees with its call is not plain. The texts are added to ``texts`` and the blocks
-    to ``kept`` (plain JSON, or the loader raises); a missing key raises KeyError (not plain)."""
+    that disagrees with its call is not plain. The texts are added to ``texts``, the inputs of
+    ``tool_use`` blocks of their four keys alone to ``inputs``, and the blocks with other keys
+    to ``kept`` (plain JSON, or the loader raises); a missing key raises KeyError (not plain).
+    (A block's input equals its call's, but a value such as ``Decimal(1)`` equals ``1`` and the
+    loader refuses it: each block's input is judged too.)"""
     pending = {call["id"]: call for call in calls} if calls else None
     after_call = False
     for block in content:
@@ -516,12 +520,17 @@ def _plain_ai_blocks(
             if after_call:
                 return False
             texts.append(block["text"])
+            if len(block) == 2:  # type and text alone: the text is judged with the others
+                continue
         elif kind == "tool_use" and pending:
             call_id = block["id"]
             call = pending.pop(call_id, None) if type(call_id) is str else None
             if call is None or block["name"] != call["name"] or block["input"] != call["args"]:
                 return False
             after_call = True
+            if len(block) == 4:  # type, id, name and input alone
+                inputs.append(block["input"])
+                continue
         else:
             return False
         kept.append(block)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 from datetime import datetime
+from decimal import Decimal
 from typing import Any, cast
 
 import pytest
@@ -297,6 +298,9 @@ REFUSED: dict[str, list[BaseMessage]] = {
     "a block of no type": _changed(4, content=[{"text": "Sunny."}]),
     "a block holding a value JSON has not": _changed(
         4, content=[{"type": "text", "text": "Sunny.", "at": datetime(2026, 1, 1)}]
+    ),
+    "a block input JSON has not, equal to its call's": _changed(
+        2, content=[{**_TOOL_USE, "input": {"q": Decimal(1)}}]
     ),
     "an empty list and no calls": _changed(4, content=[]),
     "a last answer ending with whitespace": [
