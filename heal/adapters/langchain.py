@@ -1525,7 +1525,8 @@ class _Loader:
         :meth:`_ai_block` reads them, when every block is a string, a ``text`` block or a
         ``tool_use`` block linked to one of ``calls`` (the id, name, input and options read from
         ``tool_calls``; :func:`_call_block` links a block to the first call not linked yet
-        with its id), each of plain JSON; returns the calls linked, by index. A linked call
+        with its id), each of plain JSON (judged whole where its strings and its call's input
+        do not say so already); returns the calls linked, by index. A linked call
         takes the block's place, with the block's other keys and which of its fields matched
         the call (``sync``). None for any other block, a ``tool_use`` block no call answers to
         (a call of its own), or one whose input matches its call's by ``==`` but holds other
@@ -1536,12 +1537,15 @@ class _Loader:
                 parts.append(built_text(block, {"heal": {_NS: {"at": k}}}))
                 origins.append(k)
                 continue
-            if type(block) is not dict or not plain_value(block):
+            if type(block) is not dict:
                 return None
             kind = block.get("type")
             if kind == "text":
                 text = block.get("text")
                 if type(text) is not str:
+                    return None
+                # Plain JSON, as the loader checks it: of type and text alone, those strings.
+                if (len(block) != 2 or type(kind) is not str) and not plain_value(block):
                     return None
                 rest = {key: value for key, value in block.items() if key != "text"}
                 parts.append(built_text(text, {"heal": {_NS: {"at": k, "block": rest}}}))
@@ -1571,6 +1575,12 @@ class _Loader:
                     return None
                 sync["input"] = True
                 del rest["input"]
+            # Plain JSON, as the loader checks it: a block that matched its call in all, of
+            # strings and the call's own input (plain, and the same in its types).
+            if (
+                len(rest) != 1 or type(kind) is not str or type(block.get("name")) is not str
+            ) and not plain_value(block):
+                return None
             own = options["heal"][_NS]
             own.update({"at": k, "block": rest, "sync": sync})
             parts.append(built_call(call_id, name, value, options))
