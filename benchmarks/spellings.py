@@ -27,7 +27,9 @@ of the same conversation (twelve turns of a question, a tool call, its result an
   them: the adapter pairs their responses by name);
 * pydantic-ai: the history an ``Agent`` run stores (usage, model name, timestamps, run ids);
 * LangChain: messages with a chat model's metadata (``response_metadata``, ``usage_metadata``,
-  ids).
+  ids), string content; and as ``ChatAnthropic`` returns them, list content (a text block and
+  a ``tool_use`` block beside ``tool_calls``, the answer a text block) with Anthropic's
+  ``response_metadata``.
 
 The pydantic-ai and LangChain histories are timed twice: as the history alone, and as
 ``heal.integrations`` heal every request, with the request's model and tools and the options
@@ -198,30 +200,45 @@ def _pydantic_ai() -> list[Any]:
     return [*history, ModelRequest(parts=[UserPromptPart("Thanks.")])]
 
 
-def _langchain() -> list[Any]:
+def _langchain(style: str = "metadata") -> list[Any]:
     from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
     history: list[Any] = [SystemMessage("Be brief.")]
     for turn in range(TURNS):
         call_id = f"call_{turn}"
+        args = {"city": "Paris"}
         history.append(HumanMessage(f"Weather on day {turn}?"))
+        if style == "anthropic":
+            call_id = f"toolu_01{turn:02d}"
+            meta = {
+                "id": f"msg_01{turn:02d}",
+                "model": "claude-sonnet-4-5-20250929",
+                "stop_reason": "tool_use",
+                "stop_sequence": None,
+                "model_name": "claude-sonnet-4-5-20250929",
+                "model_provider": "anthropic",
+            }
+            content: Any = [
+                {"type": "text", "text": "Let me look that up."},
+                {"type": "tool_use", "id": call_id, "name": "weather", "input": dict(args)},
+            ]
+            answer: Any = [{"type": "text", "text": f"Sunny on day {turn}."}]
+            done = {**meta, "id": f"msg_02{turn:02d}", "stop_reason": "end_turn"}
+        else:
+            meta = {"model_name": "gpt-4o", "finish_reason": "tool_calls"}
+            content, answer = "", f"Sunny on day {turn}."
+            done = {"model_name": "gpt-4o", "finish_reason": "stop"}
         history.append(
             AIMessage(
-                "",
-                tool_calls=[{"name": "weather", "args": {"city": "Paris"}, "id": call_id}],
-                response_metadata={"model_name": "gpt-4o", "finish_reason": "tool_calls"},
+                content,
+                tool_calls=[{"name": "weather", "args": args, "id": call_id}],
+                response_metadata=meta,
                 usage_metadata={"input_tokens": 40, "output_tokens": 9, "total_tokens": 49},
                 id=f"run-{turn}",
             )
         )
         history.append(ToolMessage("sunny", tool_call_id=call_id))
-        history.append(
-            AIMessage(
-                f"Sunny on day {turn}.",
-                response_metadata={"model_name": "gpt-4o", "finish_reason": "stop"},
-                id=f"run-{turn}-answer",
-            )
-        )
+        history.append(AIMessage(answer, response_metadata=done, id=f"run-{turn}-answer"))
     history.append(HumanMessage("Thanks."))
     return history
 
@@ -308,6 +325,7 @@ def rows() -> list[tuple[str, Callable[[Any], Any], Any]]:
             partial(heal_langchain, **_AS_THE_INTEGRATIONS_CALL),
             _langchain(),
         ),
+        ("heal_langchain, ChatAnthropic's list content", heal_langchain, _langchain("anthropic")),
     ]
 
 

@@ -17,10 +17,12 @@ fields hold JSON values. The adapter translates and never heals: what it cannot 
 :class:`~heal.errors.InputError` naming the native place, such as ``messages[3].content[1]``.
 
 When a history needs a repair, ``heal_langchain`` converts only what the repair needs: the common
-messages (string content, tool calls of JSON objects, a chat model's metadata) are read straight
-into canonical models, and after the heal the messages it left alone are your own objects; one
-whose calls or result only got new ids or tool names is a copy of yours with those replaced; only
-the others are written anew. The result equals the whole history written out.
+messages (string content; text blocks, and the ``tool_use`` blocks of ``ChatAnthropic``'s list
+content; tool calls of JSON objects; a chat model's metadata) are read straight into canonical
+models, and after the heal the messages it left alone are your own objects; one whose calls or
+result only got new ids or tool names is a copy of yours with those replaced (in ``tool_calls``
+and in the ``tool_use`` blocks that matched them); only the others are written anew. The result
+equals the whole history written out.
 
 ``heal_langchain`` takes ``provider="auto"`` by default: the heal provider id is inferred from the
 AI messages' ``response_metadata["model_provider"]`` (OpenAI's Chat and Responses APIs told apart
@@ -128,7 +130,7 @@ import copy
 import json
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from types import MappingProxyType
@@ -305,8 +307,8 @@ def heal_langchain(
 
     A history that needs nothing comes back as the very object passed in; under the default
     policy and a target whose model and tools it fits (:func:`heal._verdict.terms_for`), a
-    plainly clean one
-    (:func:`_plainly_clean`: text, calls and their results) is answered so without building a
+    plainly clean one (:func:`_plainly_clean`: text, calls and their results, as strings or
+    as ``ChatAnthropic``'s text and ``tool_use`` blocks) is answered so without building a
     canonical model. When something needs a repair, the common messages are read straight
     into canonical models (:meth:`_Loader._fast`), and the messages the heal leaves alone come
     back as the caller's own objects, only the others written (:class:`_Writer`). The target
@@ -338,7 +340,7 @@ def heal_langchain(
     loader = _Loader(native)
     with collector_paused(len(native)):
         loaded = loader.run()
-        write = _Writer(native, loaded, loader.kept)
+        write = _Writer(native, loaded, loader.kept, loader.listed)
     return heal_native(
         loaded,
         write,
@@ -383,15 +385,19 @@ def _plainly_clean(
     history does:
 
     * ``SystemMessage``, ``HumanMessage`` and ``AIMessage`` (those classes exactly) with string
-      content, non-blank but for an AI message with tool calls (a human message's may be a
-      list of such strings); no invalid tool calls;
+      content, non-blank but for an AI message with tool calls; a human message's may be a
+      list of such strings and ``text`` blocks; an AI message's a list of strings and ``text``
+      blocks followed by ``tool_use`` blocks that mirror its calls (the same id, name and
+      input: what ``ChatAnthropic`` returns; see :func:`_plain_ai_blocks`), with at least one
+      text or call; no invalid tool calls;
     * each AI message with calls (exactly ``name``, ``args`` an object, ``id``, ``type``)
       followed by one ``ToolMessage`` per call (string content, ``status`` ``"success"``, a
       ``name``, if any, the call's), in any order;
     * no reasoning, Gemini signatures or raw calls in ``additional_kwargs``, no cut-off turn
       (:func:`_cut_off`), no extra field; every other field (``additional_kwargs``,
       ``response_metadata``, ``usage_metadata``, an artifact...) plain JSON, which the loader
-      keeps as the message's record and no rule reads;
+      keeps as the message's record and no rule reads (so are the blocks' other keys, such as
+      ``cache_control``, which ride in heal's namespace);
     * the order of roles, texts, values and ids as :mod:`heal._verdict` says.
     """
     if not messages:
@@ -440,10 +446,6 @@ def _plain_messages(messages: list[BaseMessage], ids: list[str], names: list[str
                     return None
                 kept.append(fields["usage_metadata"])
             if calls:
-                if type(content) is not str:
-                    return None
-                if content:
-                    texts.append(content)
                 waiting = {}
                 for call in calls:
                     if type(call) is not dict or call.keys() != _CALL_KEYS:
@@ -458,10 +460,26 @@ def _plain_messages(messages: list[BaseMessage], ids: list[str], names: list[str
                     waiting[call_id] = name
                     ids.append(call_id)
                     names.append(name)
-            elif kind is HumanMessage and type(content) is list and content:
-                texts += content  # strings, each a text part (any other item is not plain)
+            if type(content) is str:
+                if content or not calls:
+                    texts.append(content)
+            elif type(content) is not list:
+                return None
+            elif kind is AIMessage:
+                if not _plain_ai_blocks(content, calls or [], texts, inputs, kept):
+                    return None
+            elif kind is not HumanMessage or not content:
+                return None
             else:
-                texts.append(content)
+                for block in content:
+                    if type(block) is dict:
+                        if block["type"] != "text":
+                            return None
+                        texts.append(block["text"])
+                        if len(block) != 2:  # other keys than type and text
+                            kept.append(block)
+                    else:
+                        texts.append(block)  # a string, one text part (any other is not plain)
             previous = role
         kept.append(fields["additional_kwargs"])
         kept.append(fields["response_metadata"])
@@ -471,6 +489,52 @@ def _plain_messages(messages: list[BaseMessage], ids: list[str], names: list[str
         if value is not None and not plain_value(value):
             return None
     return ended(previous, texts[-1] if texts else None)
+
+
+def _plain_ai_blocks(
+    content: list[Any], calls: list[Any], texts: list[Any], inputs: list[Any], kept: list[Any]
+) -> bool:
+    """Whether the list ``content`` of an AI message whose ``calls`` the walk found plain loads
+    as the plain AI SDK shape does (texts, then calls): strings and ``text`` blocks, then
+    ``tool_use`` blocks each of which the loader links to the call of ``calls`` with its id,
+    holding the call's own name and input (:func:`_call_block`); at least one text or call. A
+    block of any other type (reasoning, images, other calls), a text after a call (Anthropic's
+    rule moves it), a block no call answers to (the loader makes it a call of its own) or one
+    that disagrees with its call is not plain. The texts are added to ``texts``, the inputs of
+    ``tool_use`` blocks of their four keys alone to ``inputs``, and the blocks with other keys
+    to ``kept`` (plain JSON, or the loader raises); a missing key raises KeyError (not plain).
+    (A block's input equals its call's, but a value such as ``Decimal(1)`` equals ``1`` and the
+    loader refuses it: each block's input is judged too.)"""
+    pending = {call["id"]: call for call in calls} if calls else None
+    after_call = False
+    for block in content:
+        if type(block) is str:
+            if after_call:
+                return False
+            texts.append(block)
+            continue
+        if type(block) is not dict:
+            return False
+        kind = block["type"]
+        if kind == "text":
+            if after_call:
+                return False
+            texts.append(block["text"])
+            if len(block) == 2:  # type and text alone: the text is judged with the others
+                continue
+        elif kind == "tool_use" and pending:
+            call_id = block["id"]
+            call = pending.pop(call_id, None) if type(call_id) is str else None
+            if call is None or block["name"] != call["name"] or block["input"] != call["args"]:
+                return False
+            after_call = True
+            if len(block) == 4:  # type, id, name and input alone
+                inputs.append(block["input"])
+                continue
+        else:
+            return False
+        kept.append(block)
+    return bool(content or calls)
 
 
 def _strand_hidden(
@@ -562,10 +626,17 @@ class _Writer:
     :func:`_as_written`) is always written, as the full conversion writes it.
     """
 
-    def __init__(self, native: list[BaseMessage], loaded: Loaded, kept: Sequence[bool]) -> None:
+    def __init__(
+        self,
+        native: list[BaseMessage],
+        loaded: Loaded,
+        kept: Sequence[bool],
+        listed: Collection[int] = (),
+    ) -> None:
         self.native = native
         self.loaded = loaded.messages
         self.kept = kept
+        self.listed = listed
         # A message that is not to be handed back stands under a negative origin, as a system
         # parameter does in heal.adapters._common.written_back: it is written, never reused.
         origins = [o if kept[o] else -1 - o for o in loaded.origins] if kept else loaded.origins
@@ -594,8 +665,11 @@ class _Writer:
         (:meth:`~heal.adapters._common.Sources.renamed`) and those fields are written as they
         are: ``tool_call_id`` (and ``name``, unless it was derived and still is) of a tool
         result; ``id`` and ``name`` of a ``tool_calls`` entry of an AI message of string
-        content whose calls nothing else mirrors (no content block, raw OpenAI call or Gemini
-        signature map, which follow the call's id). Else None: the run is written."""
+        content, or of list content the fast path read (``listed``: text and ``tool_use``
+        blocks), whose calls nothing else mirrors but their ``tool_use`` blocks (no raw OpenAI
+        call or Gemini signature map, which follow the call's id); a block takes the new id,
+        and the new name where it had the call's (``sync``), as :func:`_linked_block` writes
+        it. Else None: the run is written."""
         if not 0 <= origin < len(self.native) or not self.kept[origin]:
             return None
         changes = self.sources.renamed(healed, start, end, origin)
@@ -618,18 +692,22 @@ class _Writer:
         if type(native) is not AIMessage or not isinstance(old, _Assistant):
             return None
         meta = _meta({"providerOptions": old.provider_options})
-        if meta.get("content") != "str" or not _PLAIN_AI_META.issuperset(meta):
+        listed = meta.get("content") == "list" and origin in self.listed
+        if not (listed or meta.get("content") == "str") or not _PLAIN_AI_META.issuperset(meta):
             return None
         if not _KWARGS_READ.isdisjoint(native.additional_kwargs):
             return None
         calls: list[Any] = list(native.tool_calls)
+        content: Any = list(native.content) if listed else None
         for _, p, fields in changes:
             part = old.content[p]
             options = part.provider_options if type(part) is ToolCallPart else None
             found = options.get("heal") if options is not None and len(options) == 1 else None
-            own = found.get(_NS) if type(found) is dict and len(found) == 1 else None
-            n = own.get("tc") if type(own) is dict and len(own) == 1 else None
+            own: Any = found.get(_NS) if type(found) is dict and len(found) == 1 else None
+            n = own.get("tc") if type(own) is dict else None
             if type(n) is not int or not 0 <= n < len(calls):
+                return None
+            if len(own) != 1 and not (listed and own.keys() == _LINKED_META):
                 return None
             call = calls[n]
             if type(call) is not dict or list(call) != _CALL_ORDER or call["type"] != "tool_call":
@@ -640,11 +718,25 @@ class _Writer:
             if "tool_name" in fields:
                 new["name"] = fields["tool_name"]
             calls[n] = new
-        return native.model_copy(update={"tool_calls": calls})
+            if len(own) != 1:  # its tool_use block follows, where it matched (see _fast_blocks)
+                at, sync = own["at"], own["sync"]
+                block = dict(content[at])
+                if "tool_call_id" in fields and sync.get("id"):
+                    block["id"] = fields["tool_call_id"]
+                if "tool_name" in fields and sync.get("name"):
+                    block["name"] = fields["tool_name"]
+                content[at] = block
+        patched: Json = {"tool_calls": calls}
+        if content is not None:
+            patched["content"] = content
+        return native.model_copy(update=patched)
 
 
 _PLAIN_AI_META = frozenset({"content", "message"})
 """The marks of an AI message whose renamed calls :meth:`_Writer._renamed` patches."""
+_LINKED_META = frozenset({"tc", "at", "block", "sync"})
+"""The marks of a call the fast path read with its ``tool_use`` block
+(:meth:`_Loader._fast_blocks`)."""
 _CALL_ORDER = ["name", "args", "id", "type"]
 """A ``tool_calls`` entry as LangChain's validation makes it (``tool_call()``), as written."""
 
@@ -872,17 +964,33 @@ def _as_written(msg: BaseMessage) -> bool:
     validation (``model_copy`` with an update, ``model_construct``: a status LangChain refuses,
     a float token count, a call's keys in another order...) would be written otherwise, or
     refused, so :class:`_Writer` writes it as the full conversion does. (The messages the fast
-    path reads hold such values only.)"""
+    path reads hold such values only.) So is an AI message with a ``tool_use`` or ``tool_call``
+    block whose input equals a call's by ``==`` but not in its types (``1.0`` for ``1``): the
+    block follows its call's input when written (:func:`_linked_block`)."""
     kind = type(msg)
     fields = msg.__dict__
     plan = _PLANS.get(kind)
     if plan is None or fields.get("type") != _TYPE_TAGS[kind] or _fast_record(fields, plan) is None:
         return False
-    calls = fields["tool_calls"] if kind is AIMessage else ()
-    return all(
+    if kind is not AIMessage:
+        return True
+    calls = fields["tool_calls"]
+    if not all(
         type(call) is dict and list(call) == _CALL_ORDER and call["type"] == "tool_call"
         for call in calls
-    )
+    ):
+        return False
+    content = fields["content"]
+    if type(content) is not list or not calls:
+        return True
+    for block in content:
+        block_type = block.get("type") if type(block) is dict else None
+        if block_type in ("tool_use", "tool_call"):
+            found = block.get("input" if block_type == "tool_use" else "args")
+            for call in calls:
+                if found == call["args"] and not _same_json(found, call["args"]):
+                    return False
+    return True
 
 
 _CUT_OFF: tuple[tuple[str, str], ...] = (
@@ -1212,6 +1320,8 @@ class _Loader:
         self.calls: dict[str, list[tuple[int, str]]] = {}
         # Per native message, whether writing it back gives the caller's object (see _Writer).
         self.kept: list[bool] = []
+        # The AI messages of list content the fast path read (see _Writer._renamed).
+        self.listed: set[int] = set()
 
     def run(self) -> Loaded:
         for i, msg in enumerate(self.native):
@@ -1261,11 +1371,14 @@ class _Loader:
         refuses).
 
         The shapes, of those classes exactly and with no extra field: a ``SystemMessage`` of
-        string content; a ``HumanMessage`` of string content or a list of strings; an
-        ``AIMessage`` of string content and ``tool_calls`` of exactly ``name``, ``args`` (a
-        plain JSON object), ``id`` and ``type`` (string ids and names), no invalid tool calls
-        (reasoning, Gemini signatures and OpenAI's raw calls in ``additional_kwargs`` read as
-        the general path reads them); a ``ToolMessage`` of string content. Every other field
+        string content; a ``HumanMessage`` of string content or a list of strings and ``text``
+        blocks (of plain JSON); an ``AIMessage`` of string content, or of a list of strings,
+        ``text`` blocks and ``tool_use`` blocks each linked to one of its calls (what
+        ``ChatAnthropic`` returns: :meth:`_fast_blocks`), and ``tool_calls`` of exactly
+        ``name``, ``args`` (a plain JSON object), ``id`` and ``type`` (string ids and names),
+        no invalid tool calls (reasoning, Gemini signatures and OpenAI's raw calls in
+        ``additional_kwargs`` read as the general path reads them); a ``ToolMessage`` of
+        string content. Reasoning, image and other blocks take the general path. Every other field
         holds its declared type and plain JSON (:func:`_fast_record`): a chat model's
         ``response_metadata``, ``usage_metadata``, ``id``, ``additional_kwargs`` such as
         ``refusal``, a tool's ``artifact`` and ``status``.
@@ -1276,7 +1389,7 @@ class _Loader:
             return False
         content = fields["content"]
         if kind is AIMessage:
-            return type(content) is str and self._fast_ai(i, fields, content)
+            return self._fast_ai(i, fields, content)
         if kind is ToolMessage:
             return type(content) is str and self._fast_tool(i, fields, content)
         if kind is SystemMessage:
@@ -1301,18 +1414,30 @@ class _Loader:
             return False
         texts = []
         for item in content:
-            if type(item) is not str:
+            if type(item) is str:
+                texts.append(built_text(item))
+                continue
+            # A text block, as _user_block reads it: its other keys ride along.
+            if type(item) is not dict or item.get("type") != "text" or not plain_value(item):
                 return False
-            texts.append(built_text(item))
+            text = item.get("text")
+            if type(text) is not str:
+                return False
+            rest = {key: value for key, value in item.items() if key != "text"}
+            texts.append(built_text(text, {"heal": {_NS: {"block": rest}}}))
         self._put(built_message(_User, tuple(texts), options), i, range(len(texts)))
         return True
 
-    def _fast_ai(self, i: int, fields: Mapping[str, Any], content: str) -> bool:
-        """:meth:`_fast` for an ``AIMessage`` of string ``content``, with what the loader reads
-        in ``additional_kwargs`` read as :meth:`_ai` reads it: ``reasoning_content`` (as
-        DeepSeek's and other OpenAI-compatible integrations set it), Gemini's signatures by
-        call id, OpenAI's raw calls (as every OpenAI-format integration keeps them)."""
+    def _fast_ai(self, i: int, fields: Mapping[str, Any], content: Any) -> bool:
+        """:meth:`_fast` for an ``AIMessage`` of string content or of a list of the blocks
+        :meth:`_fast_blocks` reads, with what the loader reads in ``additional_kwargs`` read as
+        :meth:`_ai` reads it: ``reasoning_content`` (as DeepSeek's and other OpenAI-compatible
+        integrations set it), Gemini's signatures by call id, OpenAI's raw calls (as every
+        OpenAI-format integration keeps them)."""
         if fields["invalid_tool_calls"]:
+            return False
+        listed = type(content) is list
+        if not listed and type(content) is not str:
             return False
         rest = _fast_record(fields, _PLAN_AI)
         if rest is None:
@@ -1320,7 +1445,7 @@ class _Loader:
         calls = fields["tool_calls"]
         if type(calls) is not list:
             return False
-        meta: Json = {"content": "str"}
+        meta: Json = {"content": "list" if listed else "str"}
         parts: list[Any] = []
         origins: list[int | None] = []
         given = rest.get("additional_kwargs")
@@ -1337,9 +1462,10 @@ class _Loader:
             found = kwargs.get(_GEMINI_SIGNATURES)
             if type(found) is dict:
                 signatures = dict(found)
-        if content:
+        if content and not listed:
             parts.append(built_text(content))
             origins.append(0)
+        read: list[tuple[str, str, Any, Json]] = []  # each call's id, name, input and options
         for n, call in enumerate(calls):
             if type(call) is not dict or list(call) != _CALL_ORDER or call["type"] != "tool_call":
                 return False
@@ -1351,8 +1477,18 @@ class _Loader:
             options = {"heal": {_NS: {"tc": n}}}
             if signatures is not None and call_id in signatures:
                 options = {"google": {"thoughtSignature": signatures.pop(call_id)}, **options}
-            parts.append(built_call(call_id, name, value, options))
-            origins.append(1 + n)  # a string content counts as one block
+            read.append((call_id, name, value, options))
+        linked: set[int] = set()
+        base = 1  # a string content counts as one block
+        if listed:
+            found_links = self._fast_blocks(content, read, parts, origins)
+            if found_links is None:
+                return False
+            linked, base = found_links, len(content)
+        for n, (call_id, name, value, options) in enumerate(read):
+            if n not in linked:
+                parts.append(built_call(call_id, name, value, options))
+                origins.append(base + n)
         if kwargs is not given:
             assert kwargs is not None and given is not None
             if signatures is not None:
@@ -1374,7 +1510,82 @@ class _Loader:
         if _cut_off(fields["response_metadata"]):
             heal[ABORTED] = True
         self._put(built_message(_Assistant, tuple(parts), {"heal": heal}), i, origins)
+        if listed:
+            self.listed.add(i)
         return True
+
+    @staticmethod
+    def _fast_blocks(
+        content: list[Any],
+        calls: list[tuple[str, str, Any, Json]],
+        parts: list[Any],
+        origins: list[int | None],
+    ) -> set[int] | None:
+        """The parts of an AI message's list ``content``, added to ``parts`` and ``origins`` as
+        :meth:`_ai_block` reads them, when every block is a string, a ``text`` block or a
+        ``tool_use`` block linked to one of ``calls`` (the id, name, input and options read from
+        ``tool_calls``; :func:`_call_block` links a block to the first call not linked yet
+        with its id), each of plain JSON (judged whole where its strings and its call's input
+        do not say so already); returns the calls linked, by index. A linked call
+        takes the block's place, with the block's other keys and which of its fields matched
+        the call (``sync``). None for any other block, a ``tool_use`` block no call answers to
+        (a call of its own), or one whose input matches its call's by ``==`` but holds other
+        types (``1.0`` for ``1``): writing it back gives the call's, not the caller's block."""
+        linked: set[int] = set()
+        for k, block in enumerate(content):
+            if type(block) is str:
+                parts.append(built_text(block, {"heal": {_NS: {"at": k}}}))
+                origins.append(k)
+                continue
+            if type(block) is not dict:
+                return None
+            kind = block.get("type")
+            if kind == "text":
+                text = block.get("text")
+                if type(text) is not str:
+                    return None
+                # Plain JSON, as the loader checks it: of type and text alone, those strings.
+                if (len(block) != 2 or type(kind) is not str) and not plain_value(block):
+                    return None
+                rest = {key: value for key, value in block.items() if key != "text"}
+                parts.append(built_text(text, {"heal": {_NS: {"at": k, "block": rest}}}))
+                origins.append(k)
+                continue
+            if kind != "tool_use":
+                return None
+            call_id = block.get("id")
+            if type(call_id) is not str:
+                return None
+            n = next(
+                (n for n, call in enumerate(calls) if n not in linked and call[0] == call_id), None
+            )
+            if n is None:
+                return None
+            linked.add(n)
+            _, name, value, options = calls[n]
+            rest = dict(block)
+            sync: Json = {"id": True}
+            del rest["id"]
+            if block.get("name") == name:
+                sync["name"] = True
+                del rest["name"]
+            found = block.get("input")
+            if found == value and found is not None:
+                if not _same_json(found, value):
+                    return None
+                sync["input"] = True
+                del rest["input"]
+            # Plain JSON, as the loader checks it: a block that matched its call in all, of
+            # strings and the call's own input (plain, and the same in its types).
+            if (
+                len(rest) != 1 or type(kind) is not str or type(block.get("name")) is not str
+            ) and not plain_value(block):
+                return None
+            own = options["heal"][_NS]
+            own.update({"at": k, "block": rest, "sync": sync})
+            parts.append(built_call(call_id, name, value, options))
+            origins.append(k)
+        return linked
 
     def _fast_tool(self, i: int, fields: Mapping[str, Any], content: str) -> bool:
         """:meth:`_fast` for a ``ToolMessage`` of string ``content``."""
@@ -1674,6 +1885,21 @@ class _Loader:
             meta["message"] = rest
         node = {"type": "tool-result", "toolCallId": cid, "toolName": name, "output": output}
         return {"role": "tool", "content": [_node(node, meta)]}
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    """Whether two plain JSON values are the same, types included all the way down (``==``
+    takes ``1`` for ``1.0`` and ``True``)."""
+    if a is b:
+        return True
+    kind = type(a)
+    if kind is not type(b):
+        return False
+    if kind is dict:
+        return len(a) == len(b) and all(key in b and _same_json(v, b[key]) for key, v in a.items())
+    if kind is list:
+        return len(a) == len(b) and all(map(_same_json, a, b))
+    return bool(a == b)
 
 
 def _block_type(block: Json, path: str) -> Any:

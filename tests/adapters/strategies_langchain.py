@@ -6,7 +6,10 @@ come and go (``id``, ``name``, ``additional_kwargs`` with ``reasoning_content``,
 ``tool_calls`` and Gemini's signature map, ``response_metadata`` with ``model_provider``,
 ``usage_metadata``, ``artifact``, ``status``, extra fields). Tool-call ids come from a small pool,
 and tool calls come as ``tool_calls``, ``invalid_tool_calls`` (raw ``args`` strings) and content
-blocks mirroring them, so histories are not all valid for heal.
+blocks mirroring them, so histories are not all valid for heal. :func:`anthropic_content` makes an
+AI message's content as ``ChatAnthropic`` returns it (text blocks, then a ``tool_use`` block per
+call), maybe with one of the flaws the verdict and the fast reader must tell apart
+(:data:`LIST_FLAWS`).
 """
 
 from __future__ import annotations
@@ -184,6 +187,71 @@ def _call_block(call: dict[str, Any], style: str, same: bool) -> dict[str, Any]:
     }
 
 
+LIST_FLAWS = (
+    "blank text",
+    "string block",
+    "extra keys",
+    "name differs",
+    "input differs",
+    "input retyped",
+    "thinking first",
+    "redacted thinking",
+    "image",
+    "text after a call",
+    "call without block",
+    "block without call",
+    "block twice",
+    "tool_call blocks",
+)
+"""What :func:`anthropic_content` may do to ``ChatAnthropic``'s shape: a blank text block, a text
+as a string, ``cache_control`` on the blocks, a block whose name or input is not its call's (or
+whose input is its call's with a float for an integer), reasoning or an image in the content, a
+text after a call, a call with no block, a block with no call, a block twice, LangChain's own
+``tool_call`` blocks in place of ``tool_use``."""
+
+
+def anthropic_content(
+    draw: st.DrawFn, text: str, calls: list[dict[str, Any]], flaw: str | None = None
+) -> tuple[list[Any], list[dict[str, Any]]]:
+    """An AI message's ``content`` as ``ChatAnthropic`` returns it for ``text`` (a text block,
+    none for an empty text) and ``calls`` (a ``tool_use`` block each, after the text), with
+    ``flaw`` (one of :data:`LIST_FLAWS`, or None), and the calls to give it (the same, but for
+    ``"input retyped"``, whose calls get an integer the blocks hold as a float)."""
+    calls = [dict(call) for call in calls]
+    texts: list[Any] = [{"type": "text", "text": text}] if text else []
+    style = "tool_call" if flaw == "tool_call blocks" else "tool_use"
+    blocks = [_call_block(call, style, True) for call in calls if call.get("id") is not None]
+    if flaw == "blank text":
+        texts.append({"type": "text", "text": draw(st.sampled_from(("", " ", "\n")))})
+    elif flaw == "string block":
+        texts.append(draw(_TEXT))
+    elif flaw == "extra keys":
+        for block in [*texts, *blocks]:
+            block["cache_control"] = {"type": "ephemeral"}
+    elif flaw == "name differs" and blocks:
+        blocks[0]["name"] = "other_tool"
+    elif flaw == "input differs" and blocks:
+        blocks[0]["input"] = {"other": True}
+    elif flaw == "input retyped" and blocks:
+        calls[0]["args"] = {**calls[0]["args"], "n": 1}
+        blocks[0]["input"] = {**calls[0]["args"], "n": 1.0}
+    elif flaw == "thinking first":
+        texts.insert(0, {"type": "thinking", "thinking": "hmm", "signature": "sig-A"})
+    elif flaw == "redacted thinking":
+        texts.insert(0, {"type": "redacted_thinking", "data": "cmVkYWN0ZWQ="})
+    elif flaw == "image":
+        texts.append({"type": "image", "url": "https://example.com/a.png"})
+    elif flaw == "text after a call":
+        blocks.append({"type": "text", "text": "and then"})
+    elif flaw == "call without block" and blocks:
+        del blocks[-1]
+    elif flaw == "block without call":
+        blocks.append({"type": "tool_use", "id": "only_1", "name": "f", "input": {}})
+    elif flaw == "block twice" and blocks:
+        blocks.append(dict(blocks[0]))
+    return [*texts, *blocks], calls
+
+
 @st.composite
 def ai_messages(draw: st.DrawFn) -> AIMessage:
     common = _common(draw)
@@ -222,6 +290,9 @@ def ai_messages(draw: st.DrawFn) -> AIMessage:
     content: Any = blocks
     if not blocks and draw(st.booleans()):
         content = draw(_TEXT)
+    if draw(st.integers(0, 2)) == 0:  # as ChatAnthropic returns it, maybe with a flaw
+        flaw = draw(st.none() | st.sampled_from(LIST_FLAWS))
+        content, calls = anthropic_content(draw, draw(_TEXT), calls, flaw)
     kwargs = dict(common.pop("additional_kwargs", {}))
     if draw(st.booleans()):
         kwargs["reasoning_content"] = draw(_TEXT)

@@ -5,21 +5,24 @@ full path (load, heal_messages, write back) returns no repair and the caller's o
 every input the adapter gives what the full path gives.
 
 The histories: the plain AI SDK histories of ``tests/test_json.py`` written as LangChain
-messages by the adapter, each maybe with one edge a LangChain history carries (a model's
-metadata, a cut-off turn, a tool's error or artifact, reasoning in ``additional_kwargs``...);
-and the format's own strategies.
+messages by the adapter, maybe with the AI messages' content as ``ChatAnthropic`` returns it (one
+of them maybe with a flaw: ``strategies_langchain.LIST_FLAWS``) and the human messages' as text
+blocks, each maybe with one edge a LangChain history carries (a model's metadata, a cut-off
+turn, a tool's error or artifact, reasoning in ``additional_kwargs``...); and the format's own
+strategies.
 """
 
 from __future__ import annotations
 
 import copy
 from datetime import datetime
-from typing import Any
+from decimal import Decimal
+from typing import Any, cast
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from heal import InputError
 from heal.adapters import langchain
@@ -74,15 +77,41 @@ def _edit(draw: st.DrawFn, native: list[BaseMessage]) -> None:
     native[i] = native[i].model_copy(update=copy.deepcopy(update))
 
 
+def _listed(draw: st.DrawFn, native: list[BaseMessage]) -> None:
+    """The AI messages of string content as ``ChatAnthropic`` returns them (one maybe with a
+    flaw), and maybe the human messages' as a text block each (some with ``cache_control``)."""
+    spots = [i for i, m in enumerate(native) if type(m) is AIMessage and isinstance(m.content, str)]
+    flawed: int | None = None
+    if draw(st.booleans()) and spots:
+        flawed = draw(st.sampled_from(spots))
+    flaw = draw(st.sampled_from(s_langchain.LIST_FLAWS)) if flawed is not None else None
+    for i in spots:
+        ai = cast(AIMessage, native[i])
+        calls = [dict(call) for call in ai.tool_calls]
+        content, calls = s_langchain.anthropic_content(
+            draw, cast(str, ai.content), calls, flaw if i == flawed else None
+        )
+        native[i] = ai.model_copy(update={"content": content, "tool_calls": calls})
+    if draw(st.booleans()):
+        for i, message in enumerate(native):
+            if isinstance(message, HumanMessage) and isinstance(message.content, str):
+                block: dict[str, Any] = {"type": "text", "text": message.content}
+                if draw(st.booleans()):
+                    block["cache_control"] = {"type": "ephemeral"}
+                native[i] = message.model_copy(update={"content": [block]})
+
+
 @st.composite
 def plain_langchain(draw: st.DrawFn) -> list[BaseMessage]:
-    """A plain AI SDK history written as LangChain messages by the adapter, maybe with one
-    LangChain edge."""
+    """A plain AI SDK history written as LangChain messages by the adapter, maybe with list
+    content (:func:`_listed`) and one LangChain edge."""
     history = draw(plain_histories())
     try:
         native = langchain.dump_messages(history)
     except InputError:  # a value nested deeper than the models take
         native = [HumanMessage("hi")]
+    if draw(st.booleans()):
+        _listed(draw, native)
     if draw(st.integers(0, 2)) == 0:
         _edit(draw, native)
     return native
@@ -144,5 +173,167 @@ def test_what_the_loader_reads_takes_the_full_path(update: dict[str, Any], kind:
     i = next(k for k, m in enumerate(LANGCHAIN_PLAIN) if type(m) is kind)
     native = list(LANGCHAIN_PLAIN)
     native[i] = native[i].model_copy(update=update)
+    assert not langchain._plainly_clean(native, "anthropic")
+    _same_as_full_path(langchain, langchain.heal_langchain, native, PROVIDERS)
+
+
+# --- list content, as ChatAnthropic returns it ---------------------------------------------------
+
+_ANTHROPIC_META = {
+    "model": "claude-sonnet-4-5",
+    "stop_reason": "tool_use",
+    "model_name": "claude-sonnet-4-5",
+    "model_provider": "anthropic",
+}
+
+
+def _turns() -> list[BaseMessage]:
+    """Two turns as ``ChatAnthropic`` returns them: a text and a ``tool_use`` block beside the
+    calls they mirror (the second turn's block with ``cache_control``), the answer a text
+    block; the user's last message a text block."""
+    return [
+        SystemMessage("Be brief."),
+        HumanMessage("Weather?", id="h1"),
+        AIMessage(
+            [
+                {"type": "text", "text": "Let me look."},
+                {"type": "tool_use", "id": "toolu_1", "name": "search", "input": {"q": 1}},
+            ],
+            tool_calls=[{"name": "search", "args": {"q": 1}, "id": "toolu_1"}],
+            response_metadata=_ANTHROPIC_META,
+            id="run-1",
+        ),
+        ToolMessage("sunny", tool_call_id="toolu_1", name="search"),
+        AIMessage([{"type": "text", "text": "Sunny."}], response_metadata=_ANTHROPIC_META),
+        HumanMessage("And tomorrow?"),
+        AIMessage(
+            [
+                {
+                    "type": "tool_use",
+                    "id": "toolu_2",
+                    "name": "search",
+                    "input": {"q": 2, "deep": {"a": [1, 2.5]}},
+                    "cache_control": {"type": "ephemeral"},
+                },
+            ],
+            tool_calls=[
+                {"name": "search", "args": {"q": 2, "deep": {"a": [1, 2.5]}}, "id": "toolu_2"}
+            ],
+            response_metadata=_ANTHROPIC_META,
+        ),
+        ToolMessage("rain", tool_call_id="toolu_2"),
+        AIMessage(["Rain ", {"type": "text", "text": "tomorrow."}]),
+        HumanMessage([{"type": "text", "text": "Thanks.", "cache_control": {"type": "ephemeral"}}]),
+    ]
+
+
+TURNS = _turns()
+
+
+def test_chat_anthropics_list_content_comes_back_without_loading() -> None:
+    plain = _same_as_full_path(langchain, langchain.heal_langchain, TURNS, PROVIDERS)
+    assert "auto" in plain and "anthropic" in plain and "openai-chat" in plain
+
+
+def _ai(native: list[BaseMessage], at: int) -> tuple[list[Any], list[Any]]:
+    message = native[at]
+    assert isinstance(message, AIMessage) and isinstance(message.content, list)
+    return message.content, message.tool_calls
+
+
+def _changed(at: int, **update: Any) -> list[BaseMessage]:
+    native = list(TURNS)
+    native[at] = native[at].model_copy(update=copy.deepcopy(update))
+    return native
+
+
+_TOOL_USE = {"type": "tool_use", "id": "toolu_1", "name": "search", "input": {"q": 1}}
+_CALL = {"name": "search", "args": {"q": 1}, "id": "toolu_1", "type": "tool_call"}
+
+TAKEN: dict[str, list[BaseMessage]] = {
+    # the loader links the block to the call and no rule reads either otherwise
+    "a call without its block": _changed(2, content=[{"type": "text", "text": "Look."}]),
+    "only calls, no text": _changed(2, content=[_TOOL_USE]),
+    "an empty list beside the calls": _changed(2, content=[]),
+    "an input equal but for its types": _changed(2, content=[{**_TOOL_USE, "input": {"q": 1.0}}]),
+    "strings and text blocks with keys of their own": _changed(
+        4, content=["Sunny", {"type": "text", "text": ".", "annotations": [], "id": "t1"}]
+    ),
+    "a last answer": [*TURNS, AIMessage([{"type": "text", "text": "welcome. "}, "Bye."])],
+}
+"""List content the verdict takes: the full path finds nothing in it either."""
+
+
+@pytest.mark.parametrize("native", TAKEN.values(), ids=TAKEN.keys())
+def test_list_content_the_verdict_takes(native: list[BaseMessage]) -> None:
+    assert langchain._plainly_clean(native, "anthropic")
+    assert "anthropic" in _same_as_full_path(langchain, langchain.heal_langchain, native, PROVIDERS)
+
+
+REFUSED: dict[str, list[BaseMessage]] = {
+    "a text after a call": _changed(2, content=[_TOOL_USE, {"type": "text", "text": "Then."}]),
+    "a string after a call": _changed(2, content=[_TOOL_USE, "Then."]),
+    "a block of another name": _changed(2, content=[{**_TOOL_USE, "name": "other"}]),
+    "a block of another input": _changed(2, content=[{**_TOOL_USE, "input": {"q": 2}}]),
+    "a block without its name": _changed(
+        2, content=[{k: v for k, v in _TOOL_USE.items() if k != "name"}]
+    ),
+    "a block no call answers": _changed(2, content=[{**_TOOL_USE, "id": "toolu_9"}]),
+    "a block with no call at all": _changed(2, tool_calls=[]),
+    "a block twice": _changed(2, content=[_TOOL_USE, _TOOL_USE]),
+    "a block of a list id": _changed(2, content=[{**_TOOL_USE, "id": ["toolu_1"]}]),
+    "LangChain's own tool_call block": _changed(
+        2, content=[{"type": "tool_call", "id": "toolu_1", "name": "search", "args": {"q": 1}}]
+    ),
+    "a thinking block": _changed(
+        2, content=[{"type": "thinking", "thinking": "hmm", "signature": "c2ln"}, _TOOL_USE]
+    ),
+    "a redacted thinking block": _changed(
+        2, content=[{"type": "redacted_thinking", "data": "cmVk"}, _TOOL_USE]
+    ),
+    "an image": _changed(4, content=[{"type": "image", "url": "https://example.com/a.png"}]),
+    "a blank text block": _changed(4, content=[{"type": "text", "text": "Sunny."}, " "]),
+    "an empty text block": _changed(2, content=[{"type": "text", "text": ""}, _TOOL_USE]),
+    "a text block of no text": _changed(4, content=[{"type": "text", "text": None}]),
+    "a block of no type": _changed(4, content=[{"text": "Sunny."}]),
+    "a block holding a value JSON has not": _changed(
+        4, content=[{"type": "text", "text": "Sunny.", "at": datetime(2026, 1, 1)}]
+    ),
+    "a block input JSON has not, equal to its call's": _changed(
+        2, content=[{**_TOOL_USE, "input": {"q": Decimal(1)}}]
+    ),
+    "an empty list and no calls": _changed(4, content=[]),
+    "a last answer ending with whitespace": [
+        *TURNS,
+        AIMessage(["You are", {"type": "text", "text": "welcome. "}]),
+    ],
+    "a human image": _changed(
+        5, content=["See", {"type": "image", "url": "https://example.com/a.png"}]
+    ),
+    "a blank human text block": _changed(5, content=[{"type": "text", "text": " "}]),
+    "a human block holding a value JSON has not": _changed(
+        5, content=[{"type": "text", "text": "Hi", "at": datetime(2026, 1, 1)}]
+    ),
+    "a human block of no type": _changed(5, content=[{"text": "Hi"}]),
+    "a system message of blocks": _changed(0, content=[{"type": "text", "text": "Be brief."}]),
+    "an id Anthropic refuses": [
+        *TURNS[:2],
+        TURNS[2].model_copy(
+            update={
+                "content": [{"type": "text", "text": "Look."}, {**_TOOL_USE, "id": "a.b:1"}],
+                "tool_calls": [{**_CALL, "id": "a.b:1"}],
+            }
+        ),
+        TURNS[3].model_copy(update={"tool_call_id": "a.b:1"}),
+        *TURNS[4:],
+    ],
+}
+"""The shapes of list content the verdict leaves to the full path (under Anthropic's rules),
+each in an otherwise plainly clean history."""
+
+
+@pytest.mark.parametrize("native", REFUSED.values(), ids=REFUSED.keys())
+def test_list_content_the_verdict_leaves_to_the_full_path(native: list[BaseMessage]) -> None:
+    assert langchain._plainly_clean(TURNS, "anthropic")
     assert not langchain._plainly_clean(native, "anthropic")
     _same_as_full_path(langchain, langchain.heal_langchain, native, PROVIDERS)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from datetime import datetime
 from functools import partial
 from typing import Any
 from unittest import mock
@@ -149,7 +150,8 @@ def _repeat_result(native: list[BaseMessage], draw: st.DrawFn) -> None:
 
 
 def _odd_ids(native: list[BaseMessage], draw: st.DrawFn) -> None:
-    # Ids and a tool name some providers refuse: their calls and results are renamed.
+    # Ids and a tool name some providers refuse: their calls and results are renamed (and the
+    # tool_use blocks of list content with them, as ChatAnthropic would have given them).
     ids = {old: f"functions.{old}:0" for old in _call_ids(native)}
     renamed = draw(st.booleans())
     for i, m in enumerate(native):
@@ -162,12 +164,27 @@ def _odd_ids(native: list[BaseMessage], draw: st.DrawFn) -> None:
                 }
                 for c in m.tool_calls
             ]
-            native[i] = m.model_copy(update={"tool_calls": calls})
-        elif isinstance(m, ToolMessage):
-            update: dict[str, Any] = {"tool_call_id": ids.get(m.tool_call_id, m.tool_call_id)}
-            if renamed and m.name is not None:
-                update["name"] = "my tool!"
+            update: dict[str, Any] = {"tool_calls": calls}
+            if isinstance(m.content, list):
+                update["content"] = [
+                    {
+                        **b,
+                        "id": ids.get(b["id"], b["id"]),
+                        "name": "my tool!" if renamed else b["name"],
+                    }
+                    if isinstance(b, dict)
+                    and b.get("type") == "tool_use"
+                    and "id" in b
+                    and "name" in b
+                    else b
+                    for b in m.content
+                ]
             native[i] = m.model_copy(update=update)
+        elif isinstance(m, ToolMessage):
+            changes: dict[str, Any] = {"tool_call_id": ids.get(m.tool_call_id, m.tool_call_id)}
+            if renamed and m.name is not None:
+                changes["name"] = "my tool!"
+            native[i] = m.model_copy(update=changes)
 
 
 def _empty_ai(native: list[BaseMessage], draw: st.DrawFn) -> None:
@@ -349,6 +366,156 @@ EDGES: list[list[BaseMessage]] = [
 ]
 
 
+def _tool_use(call_id: str = "call_1", name: str = "search", **keys: Any) -> dict[str, Any]:
+    return {"type": "tool_use", "id": call_id, "name": name, "input": {"q": 1}, **keys}
+
+
+_ANTHROPIC = {
+    "model": "claude-sonnet-4-5",
+    "stop_reason": "tool_use",
+    "model_provider": "anthropic",
+}
+
+LIST_EDGES: list[list[BaseMessage]] = [
+    # ChatAnthropic's list content: ids Mistral refuses and a name no provider takes, renamed in
+    # tool_calls and in the blocks that matched (a block of another name keeps its own; a
+    # block with cache_control keeps it; a call without a block; a string and text blocks with
+    # keys of their own)
+    [
+        HumanMessage([{"type": "text", "text": "q", "cache_control": {"type": "ephemeral"}}]),
+        AIMessage(
+            [
+                "Let me",
+                {"type": "text", "text": " look.", "id": "t1"},
+                _tool_use("a.b:1", "my tool!", cache_control={"type": "ephemeral"}),
+                _tool_use("a.b:2", "other name"),
+            ],
+            tool_calls=[_call("a.b:1", "my tool!"), _call("a.b:2", "my tool!"), _call("a.b:3")],
+            response_metadata=_ANTHROPIC,
+            id="run-1",
+        ),
+        ToolMessage("ok", tool_call_id="a.b:1"),
+        ToolMessage("ok", tool_call_id="a.b:2"),
+        ToolMessage("ok", tool_call_id="a.b:3", name="search"),
+        AIMessage([{"type": "text", "text": "done"}], response_metadata=_ANTHROPIC),
+        HumanMessage(" "),
+    ],
+    # a block whose input is its call's with other types (written back as the call's): the
+    # general path; a block twice, one with no call, one of no id, one of another input
+    [
+        HumanMessage("q"),
+        AIMessage(
+            [{**_tool_use(), "input": {"q": 1.0}}],
+            tool_calls=[_call()],
+            response_metadata=_ANTHROPIC,
+        ),
+        ToolMessage("ok", tool_call_id="call_1"),
+        AIMessage(
+            [_tool_use("call_2"), _tool_use("call_2"), _tool_use("only")],
+            tool_calls=[_call("call_2")],
+        ),
+        ToolMessage("ok", tool_call_id="call_2"),
+        AIMessage(
+            [{"type": "tool_use", "name": "search", "input": {}}, {**_tool_use("c3"), "input": {}}],
+            tool_calls=[_call("c3")],
+        ),
+        ToolMessage("ok", tool_call_id="c3"),
+        HumanMessage(" "),
+    ],
+    # list content beside what the loader reads in additional_kwargs: reasoning, Gemini's
+    # signatures (of a call with a block, and of one without), OpenAI's raw calls; a cut-off
+    # turn of list content, its call unanswered
+    [
+        HumanMessage("q"),
+        AIMessage(
+            [{"type": "text", "text": "a"}, _tool_use()],
+            tool_calls=[_call(), _call("call_2")],
+            additional_kwargs={
+                "reasoning_content": "r",
+                "__gemini_function_call_thought_signatures__": {"call_1": "c2ln", "call_2": "eA=="},
+                "tool_calls": [
+                    {
+                        "id": "call_1",
+                        "type": "function",
+                        "function": {"name": "search", "arguments": '{"q": 1}'},
+                    }
+                ],
+            },
+        ),
+        ToolMessage("ok", tool_call_id="call_1"),
+        ToolMessage("ok", tool_call_id="call_2"),
+        AIMessage(
+            [{"type": "text", "text": "more"}, _tool_use("call_3")],
+            tool_calls=[_call("call_3")],
+            response_metadata={"stop_reason": "max_tokens"},
+        ),
+        HumanMessage("go on"),
+    ],
+    # reasoning and other blocks beside a repair: the general path
+    [
+        HumanMessage("q"),
+        AIMessage(
+            [
+                {"type": "thinking", "thinking": "hmm", "signature": "c2ln"},
+                {"type": "text", "text": "a"},
+                _tool_use(),
+            ],
+            tool_calls=[_call()],
+            response_metadata=_ANTHROPIC,
+        ),
+        AIMessage([{"type": "text", "text": ""}, "b", {"type": "text", "text": None}]),
+        HumanMessage(["x", {"type": "image", "url": "https://example.com/a.png"}]),
+    ],
+    # a block twice, alone; LangChain's own tool_call block and OpenAI's function_call block
+    # (the general path), their ids renamed for Mistral
+    [
+        HumanMessage("q"),
+        AIMessage([_tool_use("call_2"), _tool_use("call_2")], tool_calls=[_call("call_2")]),
+        ToolMessage("ok", tool_call_id="call_2"),
+        AIMessage(
+            [{"type": "tool_call", "id": "call_1", "name": "search", "args": {"q": 1}}],
+            tool_calls=[_call()],
+        ),
+        ToolMessage("ok", tool_call_id="call_1"),
+        AIMessage(
+            [
+                {
+                    "type": "function_call",
+                    "call_id": "call_3",
+                    "name": "search",
+                    "arguments": '{"q": 1}',
+                    "id": "fc_1",
+                }
+            ],
+            tool_calls=[_call("call_3")],
+        ),
+        ToolMessage("ok", tool_call_id="call_3"),
+        HumanMessage("thanks"),
+    ],
+    # blocks the loader refuses, beside a repair: a text block of no text, one of a type of
+    # its own, blocks holding a value JSON has not
+    [HumanMessage(["x", {"type": "text", "text": None}]), HumanMessage(" ")],
+    [HumanMessage(["x", {"type": "custom", "text": "y"}]), HumanMessage(" ")],
+    [HumanMessage([{"type": "text", "text": "x", "at": datetime(2026, 1, 1)}]), HumanMessage(" ")],
+    [
+        HumanMessage("q"),
+        AIMessage([{"type": "text", "text": "x", "at": datetime(2026, 1, 1)}]),
+        HumanMessage(" "),
+    ],
+    [
+        HumanMessage("q"),
+        AIMessage([{**_tool_use(), "at": datetime(2026, 1, 1)}], tool_calls=[_call()]),
+        HumanMessage(" "),
+    ],
+]
+"""List content (``ChatAnthropic``'s and its flaws) beside a repair."""
+
+
+@pytest.mark.parametrize("native", LIST_EDGES)
+def test_list_edges(native: list[BaseMessage]) -> None:
+    _checked(native)
+
+
 def _past_validation() -> list[list[BaseMessage]]:
     """Histories holding values set past LangChain's validation (``model_copy`` with an
     update), each beside a repair: what writing a message would change or refuse."""
@@ -454,6 +621,50 @@ def test_one_repair_writes_only_what_it_changed() -> None:
     assert len(result.messages) == len(native) + 1
     for i, message in enumerate(native):
         assert any(out is message for out in result.messages), i
+
+
+def test_chat_anthropics_history_takes_the_fast_path() -> None:
+    native = _without_first_result(_langchain("anthropic"))
+    assert all(_taken(native))
+    _checked(native)
+
+
+def test_one_repair_of_list_content_writes_only_what_it_changed() -> None:
+    native = _without_first_result(_langchain("anthropic"))
+    written: list[Any] = []
+    dumper = langchain._Dumper
+
+    def spy(messages: list[Any]) -> Any:
+        written.append(messages)
+        return dumper(messages)
+
+    with mock.patch.object(langchain, "_Dumper", spy):
+        result = langchain.heal_langchain(native)
+    assert [r.rule for r in result.repairs] == ["orphan-tool-call"]
+    assert [len(messages) for messages in written] == [1]
+    for i, message in enumerate(native):
+        assert any(out is message for out in result.messages), i
+
+
+def test_renamed_calls_of_list_content_are_patched_in_their_blocks() -> None:
+    native = _langchain("anthropic")
+    written: list[Any] = []
+    dumper = langchain._Dumper
+
+    def spy(messages: list[Any]) -> Any:
+        written.append(messages)
+        return dumper(messages)
+
+    with mock.patch.object(langchain, "_Dumper", spy):
+        result = langchain.heal_langchain(native, provider="mistral")  # nine-character ids
+    assert result.changed and not written
+    renamed = [m for m in result.messages if isinstance(m, AIMessage) and m.tool_calls]
+    assert renamed and not any(any(m is n for n in native) for m in renamed)
+    for message in renamed:
+        assert isinstance(message.content, list)
+        blocks = [b for b in message.content if isinstance(b, dict) and b["type"] == "tool_use"]
+        assert [b["id"] for b in blocks] == [c["id"] for c in message.tool_calls]
+    _same_heal(native, ["mistral"])
 
 
 def test_renamed_calls_and_results_are_patched_copies() -> None:
