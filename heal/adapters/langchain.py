@@ -282,8 +282,13 @@ def dump_messages(messages: Iterable[ModelMessage | Mapping[str, Any]]) -> list[
 def infer_provider(native: Iterable[BaseMessage]) -> ProviderId | None:
     """The heal provider id every AI message of a history agrees on, else None (see the module
     docstring). A history with no AI message gives None."""
+    return _agreed_provider(_native_list(native))
+
+
+def _agreed_provider(messages: list[BaseMessage]) -> ProviderId | None:
+    """:func:`infer_provider` of a list :func:`_native_list` has already checked."""
     found: set[ProviderId | None] = set()
-    for msg in _native_list(native):
+    for msg in messages:
         if isinstance(msg, AIMessage):
             found.add(_message_provider(msg))
     return found.pop() if len(found) == 1 else None
@@ -328,7 +333,7 @@ def heal_langchain(
         thinking=thinking,
         tools=tools,
         target=target,
-        infer=lambda: infer_provider(native),
+        infer=lambda: _agreed_provider(native),
     )
     if (
         by_default(policy, rules, scope)
