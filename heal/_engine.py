@@ -734,12 +734,17 @@ def _apply_drops(
     edited = sorted(dropped)
     for m in edited:
         gone = dropped[m]
+        message = messages[m]
         # A part to remove is in a list of parts, never in text content.
-        content: Sequence[Part] = messages[m].content  # type: ignore[assignment]
-        n = len(content)
-        locs = _part_locations(parts[m], msgs[m], n)
+        content: tuple[Part, ...] = message.__dict__["content"]
+        locs = _part_locations(parts[m], msgs[m], len(content))
+        if len(gone) == 1:  # nearly always (one reasoning part a message): two slices
+            (p,) = gone
+            out[m] = with_field(message, "content", content[:p] + content[p + 1 :])
+            parts[m] = locs[:p] + locs[p + 1 :]
+            continue
         out[m] = with_field(
-            messages[m], "content", tuple(x for p, x in enumerate(content) if p not in gone)
+            message, "content", tuple(x for p, x in enumerate(content) if p not in gone)
         )
         parts[m] = tuple(loc for p, loc in enumerate(locs) if p not in gone)
     new = _Origin.__new__(_Origin)
