@@ -54,6 +54,7 @@ __all__ = [
     "AFTER",
     "ENDS",
     "MAX_DEPTH",
+    "GOOGLE_SIGNATURE_RULES",
     "OPENAI_ITEM_RULES",
     "PLAIN_TERMS",
     "by_default",
@@ -207,6 +208,13 @@ class Terms:
     reasoning or options are the Responses pack's item rules alone (:data:`OPENAI_ITEM_RULES`),
     which a walk that knows them checks itself (every reasoning part an item with an id, each
     item followed by text or a call and sent once)."""
+    signatures: bool = False
+    """Whether it may hold Gemini thought signatures on the model's texts and calls: the rules
+    of the plan that read reasoning or options are Google's alone (:data:`GOOGLE_SIGNATURE_RULES`),
+    which find nothing in a signature Gemini could have issued, on a text or call part of a
+    model turn, in a history without reasoning or media whose first turn is the user's texts. A
+    walk that knows signatures checks that itself (each one a string or bytes
+    ``google-foreign-thought-signature`` keeps)."""
 
 
 OPENAI_ITEM_RULES = frozenset(
@@ -218,6 +226,19 @@ OPENAI_ITEM_RULES = frozenset(
     }
 )
 """The rules of provider ``openai-responses`` that read reasoning and item ids, on by default."""
+
+GOOGLE_SIGNATURE_RULES = frozenset(
+    {
+        "google-foreign-thought-signature",
+        "google-empty-part",
+        "google-function-call-turn",
+    }
+)
+"""The rules of provider ``google`` that read reasoning or provider options, on by default:
+``google-foreign-thought-signature`` reads the signatures (it drops those that are not base64
+strings), ``google-empty-part`` empty reasoning parts and ``google-function-call-turn`` whether
+the history starts with a user turn of plain texts (:data:`RICH_NEEDS`: ``head_not_user`` reads a
+user message's options)."""
 
 
 PLAIN_TERMS = Terms(ENDS)
@@ -264,7 +285,7 @@ def terms_for(target: Target) -> Terms | None:
         _TERMS[key] = found
     if found is None or tools is None:
         return found
-    return Terms(found.ends, tools, found.rich, found.items)
+    return Terms(found.ends, tools, found.rich, found.items, found.signatures)
 
 
 def provider_terms(provider: object) -> Terms | None:
@@ -300,9 +321,10 @@ def _worked_out(target: Target) -> Terms | None:
             ends = ENDS - {"assistant"}
     rich = not readers
     items = bool(readers) and readers <= OPENAI_ITEM_RULES
-    if ends is ENDS and not rich and not items:
+    signatures = bool(readers) and readers <= GOOGLE_SIGNATURE_RULES
+    if ends is ENDS and not rich and not items and not signatures:
         return PLAIN_TERMS
-    return Terms(ends, None, rich, items)
+    return Terms(ends, None, rich, items, signatures)
 
 
 _DEFAULT_POLICY = Policy()

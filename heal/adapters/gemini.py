@@ -71,7 +71,10 @@ healing does: :func:`heal_gemini` first asks a pure-Python pass over the caller'
 reader reads them) and, under the default policy, hands plainly clean contents back as they are
 without building a model. The pass is exact in one direction (see :mod:`heal._verdict`): when
 it says clean, the full path would find no repair; anything it does not fully understand (thought
-parts, signatures, media, SDK objects, unknown keys) takes the full path.
+parts, media, SDK objects, unknown keys) takes the full path. Thought signatures on the model's
+texts and calls, which every Gemini 2.5 and 3 history with thinking carries, are plain when
+healing for Google (whose rules drop only a signature that cannot be Gemini's, which the pass
+looks for itself) and not for another provider.
 """
 
 from __future__ import annotations
@@ -135,6 +138,7 @@ from heal.policy import Policy
 from heal.providers import ProviderId
 from heal.repairs import Repair
 from heal.rules import Rule
+from heal.rules.google import valid_signature
 from heal.targets import Target, tool_names
 
 if TYPE_CHECKING:
@@ -385,8 +389,14 @@ def _plainly_clean(native: Any, provider: ProviderId | None, terms: Terms = PLAI
       maybe a string ``id``), which the loader reads as a tool message: a response with an id
       answers the call with that id, one without answers the first call of its name still
       waiting, as :meth:`_Reader._answer` pairs them, and always with the call's name;
-    * no ``thought``, ``thought_signature``, media, code-execution or server-tool part, no
-      unknown key, no content without a role; the order of roles, texts, values and ids as
+    * for a target whose rules read signatures only as Google's do
+      (:attr:`heal._verdict.Terms.signatures`: provider ``google``), a model content's text and
+      function-call parts may carry a ``thought_signature`` (or ``thoughtSignature``) that
+      ``google-foreign-thought-signature`` keeps (:func:`_plain_signatures`), as a thinking
+      model signs them; no other target takes one (another provider's rules drop or replace
+      it), nor a signature in a user content;
+    * no ``thought`` part (reasoning), media, code-execution or server-tool part, no unknown
+      key, no content without a role; the order of roles, texts, values and ids as
       :mod:`heal._verdict` says, the ids those the loader gives (a call's own, or
       :func:`_positional_id`).
     """
@@ -403,23 +413,27 @@ def _plainly_clean(native: Any, provider: ProviderId | None, terms: Terms = PLAI
         contents = native
     if type(contents) is not list or not contents:
         return False
-    return walked_clean(provider, terms, _plain_contents, contents, system)
+    return walked_clean(provider, terms, _plain_contents, contents, system, terms.signatures)
 
 
 def _plain_contents(
-    contents: list[Any], system: Any, ids: list[str], names: list[str]
+    contents: list[Any], system: Any, signed: bool, ids: list[str], names: list[str]
 ) -> str | None:
     """The one pass of :func:`_plainly_clean`: the canonical role of the last message when every
     content has a plain shape in a plain place (else None), with the call ids (as the loader
     gives them) and tool names added to ``ids`` and ``names``. Exact key counts and indexing (a
-    missing key raises KeyError) check each dict's keys."""
+    missing key raises KeyError) check each dict's keys. ``signed``
+    (:attr:`heal._verdict.Terms.signatures`): a model content's text and call parts may carry a
+    thought signature, which :func:`_plain_signatures` judges."""
     previous = ""
-    # Texts, call arguments and responses are gathered and judged once at the end: a call per
-    # value would cost more than the test (nearly every part holds one).
+    # Texts, call arguments, responses and signatures are gathered and judged once at the end:
+    # a call per value would cost more than the test (nearly every part holds one).
     texts: list[Any] = []
     values: list[Any] = []
+    signatures: list[Any] = []
     add_text = texts.append
     add_value = values.append
+    add_signature = signatures.append
     if system is not _ABSENT:
         if type(system) is str:
             add_text(system)
@@ -500,8 +514,16 @@ def _plain_contents(
         pi = -1
         for part in parts:
             pi += 1
-            if type(part) is not dict or len(part) != 1:
+            if type(part) is not dict:
                 return None
+            if len(part) != 1:
+                # A signed text or call: its one other key is the signature, in either spelling.
+                if not signed or len(part) != 2:
+                    return None
+                signature = part.get("thought_signature", _ABSENT)
+                if signature is _ABSENT:
+                    signature = part["thoughtSignature"]
+                add_signature(signature)
             if "text" in part:
                 if waiting is not None:
                     return None  # text after a call (moved before it for Anthropic)
@@ -534,8 +556,28 @@ def _plain_contents(
         previous = "assistant"
     if not (plain_texts(texts) and plain_inputs(values)):
         return None
+    if signatures and not _plain_signatures(signatures):
+        return None
     # Calls left unanswered are the last content's, a model content: not an end.
     return None if waiting is not None else ended(previous, texts[-1] if texts else None)
+
+
+def _plain_signatures(signatures: list[Any]) -> bool:
+    """Whether ``google-foreign-thought-signature`` keeps every one of the signatures, as the
+    reader reads them: a string it takes as Gemini's (:func:`heal.rules.google.valid_signature`:
+    base64 or a documented dummy), or bytes that are not empty. The reader reads bytes as their
+    standard base64, which the rule takes whenever it is not empty (padded to a multiple of four,
+    of the base64 alphabet; ``tests/adapters/test_gemini_fast_path.py`` holds the two equal):
+    encoding a Python SDK dump's signatures to learn that costs more than the rest of the pass.
+    Anything else the reader refuses, or the rule drops."""
+    for signature in signatures:
+        kind = type(signature)
+        if kind is bytes:
+            if not signature:
+                return False
+        elif kind is not str or not valid_signature(signature):
+            return False
+    return True
 
 
 def read_request(native: Any) -> RequestFacts:
