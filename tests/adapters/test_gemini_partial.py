@@ -84,7 +84,7 @@ def _same_gemini_heal(native: Any, providers: list[Any] = ALL_PROVIDERS) -> None
         assert [r.describe() for r in fast.repairs] == [r.describe() for r in slow.repairs]
         assert (fast.messages is native) == (slow.messages is native), provider
         assert _sdk_as_dicts(fast.messages) == _sdk_as_dicts(slow.messages), provider
-        assert type(fast.messages) is type(slow.messages)
+        assert _kinds(fast.messages) == _kinds(slow.messages), provider
         if fast.messages is native:
             continue
         written = _contents(slow.messages)
@@ -94,6 +94,15 @@ def _same_gemini_heal(native: Any, providers: list[Any] = ALL_PROVIDERS) -> None
             else:
                 assert all(content is not mine for mine in _contents(native)), provider
     assert native == before
+
+
+def _kinds(value: Any) -> Any:
+    """The types of a written history, its contents and its system instruction (a content handed
+    back is the caller's own object, with the caller's values: only its type must be the one
+    the writer gives)."""
+    if isinstance(value, dict):
+        return type(value), sorted((k, type(v)) for k, v in value.items()), _kinds(_contents(value))
+    return type(value), [type(content) for content in _contents(value)]
 
 
 def _same(native: Any) -> None:
@@ -239,6 +248,12 @@ GEMINI_EDGES: list[Any] = [
     _turn(_call(), responses=(_response(will_continue=True),)),
     _turn(_call(), responses=(_response(parts=[{"inline_data": {"data": "iVBO"}}]),)),
     _turn(_call("a"), _call("b"), responses=(_response("b"), _response("a"))),
+    # a name heal renames, on a response that has none (it answers its call by id)
+    _turn(
+        _call("web search!", id="fc_1"),
+        responses=({"function_response": {"id": "fc_1", "response": {}}},),
+    ),
+    _turn(_call("web search!", id="fc_1"), responses=(_response("web search!", id="fc_1"),)),
     _turn(_call("a"), _call("a"), responses=(_response("a"),)),
     # contents: roles, parts, keys, kinds the fast path leaves to the general one
     [{"parts": [{"text": "q"}]}, _model({"text": "a"})],
@@ -470,3 +485,24 @@ def test_a_changed_system_instruction_is_written() -> None:
         "systemInstruction": {"parts": [{"text": "Be brief."}, {"text": " "}]},
     }
     _same_gemini_heal(many)
+    # Changed in place: as many system messages as were read, one of them new.
+    mended = {**_gemini("SDK dicts"), "system_instruction": {"parts": [{"text": "x\ud800"}]}}
+    result = heal_gemini(mended)
+    assert [r.rule for r in result.repairs] == ["lone-surrogate"]
+    assert result.messages["system_instruction"] == {"parts": [{"text": "x\ufffd"}]}
+    _same_gemini_heal(mended)
+
+
+class _Instruction(dict[str, Any]):
+    """A system instruction of a dict subclass: read as a mapping, written as a dict."""
+
+
+def test_a_system_instruction_of_another_type_is_written() -> None:
+    # The writer writes a dict (or an SDK object, for one): a mapping of another type or an SDK
+    # object handed back would not be what the full conversion gives.
+    from google.genai import types
+
+    native = _without_first_result(_gemini("SDK dicts"))
+    system = native["system_instruction"]
+    for other in (_Instruction(system), types.Content.model_validate(system)):
+        _same_gemini_heal({**native, "system_instruction": other}, ["google"])
