@@ -27,9 +27,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchmarks.spellings import _gemini, _without_first_result
+from heal import Action
 from heal.adapters import gemini
 from heal.adapters._common import NativeHealResult
 from heal.adapters.gemini import heal_gemini
+from heal.rules import Rule
+from heal.rules._base import Context, DropMessage, Finding
 
 from . import strategies_gemini as s_gemini
 from .test_gemini_fast_path import GEMINI_DEFECTS, _plain, plain_gemini
@@ -506,3 +509,36 @@ def test_a_system_instruction_of_another_type_is_written() -> None:
     system = native["system_instruction"]
     for other in (_Instruction(system), types.Content.model_validate(system)):
         _same_gemini_heal({**native, "system_instruction": other}, ["google"])
+
+
+class _DropLastSystem(Rule):
+    """Test rule: removes the last of two or more system messages (no built-in rule removes
+    one, and a caller's may)."""
+
+    id = "test-gemini-drop-last-system"
+    summary = "removes the last system message"
+
+    def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
+        systems = [m for m, role in enumerate(ctx.index.roles) if role == "system"]
+        if len(systems) > 1:
+            m = systems[-1]
+            yield Finding(
+                Action.REMOVE,
+                m,
+                None,
+                "removed",
+                edits=(DropMessage(m),),
+                removed=ctx.messages[m],
+            )
+
+
+def test_a_system_instruction_a_rule_shortens_is_written() -> None:
+    native = {
+        **_without_first_result(_gemini("SDK dicts")),
+        "system_instruction": {"parts": [{"text": "Be brief."}, {"text": "Be kind."}]},
+    }
+    heal = partial(heal_gemini, rules=[_DropLastSystem()])
+    result = heal(native)
+    assert result.messages["system_instruction"] == {"parts": [{"text": "Be brief."}]}
+    with _full_conversion(gemini):
+        assert heal(native).messages == result.messages
