@@ -537,8 +537,8 @@ def test_a_system_instruction_a_rule_shortens_is_written() -> None:
         **_without_first_result(_gemini("SDK dicts")),
         "system_instruction": {"parts": [{"text": "Be brief."}, {"text": "Be kind."}]},
     }
-    heal = partial(heal_gemini, rules=[_DropLastSystem()])
-    result = heal(native)
+    rules = [_DropLastSystem()]
+    result = heal_gemini(native, rules=rules)
     assert result.messages["system_instruction"] == {"parts": [{"text": "Be brief."}]}
     with _full_conversion(gemini):
-        assert heal(native).messages == result.messages
+        assert heal_gemini(native, rules=rules).messages == result.messages
