@@ -455,6 +455,7 @@ def calls_accepted(
     last: str | None,
     *,
     terms: Terms,
+    signed: bool = False,
 ) -> bool:
     """The last check of a walk over a history: it found every message plain (``last``, the
     canonical role of the last message, is not None) and the history ends as ``terms`` say; the
@@ -462,13 +463,14 @@ def calls_accepted(
     (and among the tools the request offers, when ``terms`` know them), and no rule of the
     provider's own that fires on calls of that plain shape (DeepSeek wants reasoning beside
     every call; Gemini a signature on the calls after the last user message, when ``last`` is
-    ``"tool"``)."""
+    not ``"user"``, unless the walk found one that Google's rules keep on the first call of
+    every assistant message after it: ``signed``, under :attr:`Terms.signatures`)."""
     if last not in terms.ends:
         return False
     if not ids:
         return True
     if provider in _CALLS_NEED_REASONING or (
-        last != "user" and provider in _CURRENT_CALLS_NEED_SIGNATURE
+        last != "user" and provider in _CURRENT_CALLS_NEED_SIGNATURE and not signed
     ):
         return False  # after tool results or an answer, calls may be in the current turn
     return (
@@ -484,13 +486,16 @@ def walked_clean(
     terms: Terms,
     walk: Callable[..., str | None],
     *history: Any,
+    signed: list[bool] | None = None,
 ) -> bool:
     """A format's verdict on a history: True when a verdict may be given (:func:`judge`), the
     format's ``walk`` over ``history`` finds every message plain (it is called with ``history``
     and then the lists it adds the call ids and tool names to, and returns the canonical role of
     the last message, or None: see :func:`ended`), the history ends as ``terms`` say (see
     :func:`terms_for`), and :func:`calls_accepted` takes what it gathered. A KeyError in the
-    walk is a message or part without a key its kind needs: not plain."""
+    walk is a message or part without a key its kind needs: not plain. ``signed``: a list that
+    is part of ``history`` too, to which a walk that reads thought signatures adds True when the
+    calls after the last user message are signed (:func:`calls_accepted`)."""
     profile = judge(provider)
     if profile is None:
         return False
@@ -500,4 +505,4 @@ def walked_clean(
         last = walk(*history, ids, names)
     except KeyError:
         return False
-    return calls_accepted(provider, profile, ids, names, last, terms=terms)
+    return calls_accepted(provider, profile, ids, names, last, terms=terms, signed=bool(signed))

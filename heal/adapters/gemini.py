@@ -74,7 +74,8 @@ it says clean, the full path would find no repair; anything it does not fully un
 parts, media, SDK objects, unknown keys) takes the full path. Thought signatures on the model's
 texts and calls, which every Gemini 2.5 and 3 history with thinking carries, are plain when
 healing for Google (whose rules drop only a signature that cannot be Gemini's, which the pass
-looks for itself) and not for another provider.
+looks for itself) and not for another provider; so is a request that ends with the function
+responses of a current turn whose steps are signed (a Gemini 3 tool loop's every request).
 
 When something needs a repair, every content is still read (the rules look across contents),
 but only what the repair touches is converted: contents of the common shapes (texts, thought
@@ -423,7 +424,9 @@ def _plainly_clean(native: Any, provider: ProviderId | None, terms: Terms = PLAI
       function-call parts may carry a ``thought_signature`` (or ``thoughtSignature``) that
       ``google-foreign-thought-signature`` keeps (:func:`_plain_signatures`), as a thinking
       model signs them; no other target takes one (another provider's rules drop or replace
-      it), nor a signature in a user content;
+      it), nor a signature in a user content. Signed so on the first call of every model
+      content after the last user text, contents may end with the function responses (or the
+      model's answer) for Google too: ``google-missing-thought-signature`` finds nothing then;
     * no ``thought`` part (reasoning), media, code-execution or server-tool part, no unknown
       key, no content without a role; the order of roles, texts, values and ids as
       :mod:`heal._verdict` says, the ids those the loader gives (a call's own, or
@@ -442,19 +445,26 @@ def _plainly_clean(native: Any, provider: ProviderId | None, terms: Terms = PLAI
         contents = native
     if type(contents) is not list or not contents:
         return False
-    return walked_clean(provider, terms, _plain_contents, contents, system, terms.signatures)
+    if not terms.signatures:
+        return walked_clean(provider, terms, _plain_contents, contents, system, None)
+    signed: list[bool] = []
+    return walked_clean(provider, terms, _plain_contents, contents, system, signed, signed=signed)
 
 
 def _plain_contents(
-    contents: list[Any], system: Any, signed: bool, ids: list[str], names: list[str]
+    contents: list[Any], system: Any, signed: list[bool] | None, ids: list[str], names: list[str]
 ) -> str | None:
     """The one pass of :func:`_plainly_clean`: the canonical role of the last message when every
     content has a plain shape in a plain place (else None), with the call ids (as the loader
     gives them) and tool names added to ``ids`` and ``names``. Exact key counts and indexing (a
-    missing key raises KeyError) check each dict's keys. ``signed``
-    (:attr:`heal._verdict.Terms.signatures`): a model content's text and call parts may carry a
-    thought signature, which :func:`_plain_signatures` judges."""
+    missing key raises KeyError) check each dict's keys. ``signed``, a list under
+    :attr:`heal._verdict.Terms.signatures` (else None): a model content's text and call parts
+    may carry a thought signature, which :func:`_plain_signatures` judges, and the pass adds
+    True to the list when the first call of every model content after the last user text is
+    signed so (``google-missing-thought-signature`` wants it of the current turn; true too when
+    none has a call)."""
     previous = ""
+    unsigned = False  # a model content since the last user text has an unsigned first call
     # Texts, call arguments, responses and signatures are gathered and judged once at the end:
     # a call per value would cost more than the test (nearly every part holds one).
     texts: list[Any] = []
@@ -537,6 +547,7 @@ def _plain_contents(
                     return None
                 add_text(part["text"])
             previous = "user"
+            unsigned = False
             continue
         if role != "model" or previous not in AFTER["assistant"]:
             return None
@@ -547,7 +558,7 @@ def _plain_contents(
                 return None
             if len(part) != 1:
                 # A signed text or call: its one other key is the signature, in either spelling.
-                if not signed or len(part) != 2:
+                if signed is None or len(part) != 2:
                     return None
                 signature = part.get("thought_signature", _ABSENT)
                 if signature is _ABSENT:
@@ -577,8 +588,10 @@ def _plain_contents(
                 own = False
             if size != 1 or type(name) is not str or type(call_id) is not str:
                 return None
-            if waiting is None:
+            if waiting is None:  # the first call of the content
                 waiting = []
+                if len(part) == 1:
+                    unsigned = True
             waiting.append((call_id, name, own))
             ids.append(call_id)
             names.append(name)
@@ -587,6 +600,8 @@ def _plain_contents(
         return None
     if signatures and not _plain_signatures(signatures):
         return None
+    if signed is not None and not unsigned:
+        signed.append(True)
     # Calls left unanswered are the last content's, a model content: not an end.
     return None if waiting is not None else ended(previous, texts[-1] if texts else None)
 
@@ -862,44 +877,53 @@ class _Reader:
             return False
         # Read every part first: nothing is paired until the whole content is known plain.
         read: list[tuple[int, Any, dict[str, Any] | None, dict[str, Any]]] = []
-        pi = -1
+        responses = 0
         for part in parts:
-            pi += 1
+            if type(part) is dict and len(part) == 1 and type(part.get("text")) is str:
+                read.append((_TEXT, part["text"], None, _NO_MARKS))  # the commonest part
+                continue
             found = _fast_part(part, model)
             if found is None:
                 return False
+            if found[0] == _RESPONSE:
+                responses += 1
             read.append(found)
-        runs: list[tuple[int, list[Any], list[int]]] = []  # (kind, parts, part indices)
+        built_parts: list[Any] = []
         pi = -1
         for kind, body, google, mine in read:
             pi += 1
-            built: Any
             if kind == _TEXT:
-                built = built_text(body, _fast_options(google, mine))
+                options = _fast_options(google, mine) if google or mine else None
+                built_parts.append(built_text(body, options))
             elif kind == _THOUGHT:
-                built = built_reasoning(body, _fast_options(google, mine))
+                built_parts.append(built_reasoning(body, _fast_options(google, mine)))
             elif kind == _CALL:
-                built = self._fast_call(body, ci, pi, google, mine)
+                built_parts.append(self._fast_call(body, ci, pi, google, mine))
             else:
-                built = self._fast_response(body, ci, pi, google, mine)
+                built_parts.append(self._fast_response(body, ci, pi, google, mine))
+        if not responses or responses == len(read):  # one message, of every part
+            cls: type[ModelMessage] = (
+                AssistantMessage if model else ToolMessage if responses else UserMessage
+            )
+            self.messages.append(built_message(cls, tuple(built_parts)))
+            self.origins.append(ci)
+            self.part_origins.append(tuple(range(len(built_parts))))
+            return True
+        # A user content of texts and responses: a message per run of either.
+        runs: list[tuple[int, list[Any], list[int]]] = []  # (kind, parts, part indices)
+        for pi, (kind, *_) in enumerate(read):
             group = _TOOL if kind == _RESPONSE else _TEXT
             if runs and runs[-1][0] == group:
-                runs[-1][1].append(built)
+                runs[-1][1].append(built_parts[pi])
                 runs[-1][2].append(pi)
             else:
-                runs.append((group, [built], [pi]))
+                runs.append((group, [built_parts[pi]], [pi]))
         first = True
-        for group, built_parts, indices in runs:
+        for group, run_parts, indices in runs:
             options = None if first else {"heal": {NAMESPACE: {"sameContent": True}}}
             first = False
-            cls: type[ModelMessage]
-            if model:
-                cls = AssistantMessage
-            elif group == _TOOL:
-                cls = ToolMessage
-            else:
-                cls = UserMessage
-            self.messages.append(built_message(cls, tuple(built_parts), options))
+            cls = ToolMessage if group == _TOOL else UserMessage
+            self.messages.append(built_message(cls, tuple(run_parts), options))
             self.origins.append(ci)
             self.part_origins.append(tuple(indices))
         return True
@@ -1178,6 +1202,8 @@ _TEXT, _THOUGHT, _CALL, _RESPONSE = 0, 1, 2, 3
 _TOOL = 4
 """The kinds of part :func:`_fast_part` reads, and the group of a run of responses."""
 
+_NO_MARKS: dict[str, Any] = {}
+"""Heal's marks of a part that has none (never changed: each part with marks gets its own)."""
 _CALL_KEYS = frozenset({"name", "args", "id"})
 _RESPONSE_KEYS = frozenset({"name", "response", "id"})
 

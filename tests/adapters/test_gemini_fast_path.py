@@ -862,6 +862,51 @@ def test_signatures_are_plain_for_google_alone() -> None:
         assert found is None or found.signatures == (provider == "google")
 
 
+def _sign_current_calls(native: dict[str, Any]) -> dict[str, Any]:
+    """The request cut after the responses of contents[4], its two model contents' first calls
+    signed (the current turn: after contents[0], the last user text)."""
+    native = _end_with_responses(native)
+    native["contents"][1]["parts"][1]["thought_signature"] = b"\x12\x8a"
+    native["contents"][3]["parts"][0]["thoughtSignature"] = "c2lnbmVk"
+    return native
+
+
+def test_a_current_turn_signed_on_each_first_call_is_plain_for_google() -> None:
+    # Gemini 3 validates the signatures of the current turn's calls: a request that ends with
+    # the responses is plain when the first call of each step carries one Google keeps.
+    native = _sign_current_calls(_plain())
+    assert _same_as_full_path(gemini, gemini.heal_gemini, native) == {"google"}
+    google = terms_for(Target("google"))
+    assert google is not None and gemini._plainly_clean(native, "google", google)
+    # Only the current turn counts: an earlier turn's calls need none.
+    response = {"name": "search", "id": "fc_0", "response": {}}
+    earlier: list[Content] = [
+        {"role": "user", "parts": [{"text": "first"}]},
+        {"role": "model", "parts": [{"function_call": {"name": "search", "id": "fc_0"}}]},
+        {"role": "user", "parts": [{"function_response": response}]},
+        {"role": "model", "parts": [{"text": "Found."}]},
+    ]
+    before = {**native, "contents": earlier + native["contents"]}
+    assert _same_as_full_path(gemini, gemini.heal_gemini, before) == {"google"}
+    # A later call signed instead of the first, one step unsigned, a signature Google drops:
+    # the full path, which signs or drops.
+    later = _sign_current_calls(_plain())
+    del later["contents"][1]["parts"][1]["thought_signature"]
+    later["contents"][1]["parts"][2]["thought_signature"] = "c2lnbmVk"
+    one = _sign_current_calls(_plain())
+    del one["contents"][3]["parts"][0]["thoughtSignature"]
+    bad = _sign_current_calls(_plain())
+    bad["contents"][3]["parts"][0]["thoughtSignature"] = "not base64!"
+    for refused, rule in (
+        (later, "google-missing-thought-signature"),
+        (one, "google-missing-thought-signature"),
+        (bad, "google-foreign-thought-signature"),
+    ):
+        assert not gemini._plainly_clean(refused, "google", google)
+        assert rule in [r.rule for r in gemini.heal_gemini(refused).repairs]
+        _same_as_full_path(gemini, gemini.heal_gemini, refused)
+
+
 @given(st.binary())
 def test_bytes_signatures_are_judged_as_the_reader_reads_them(signature: bytes) -> None:
     # The verdict takes bytes that are not empty without encoding them: the reader's base64 of
