@@ -1485,8 +1485,9 @@ class _Rewriter:
       response answers wrote an id (:attr:`_Writer.call_has_id`, over the whole history): a
       response that came with the id of a call that had none (one the reader made up) is
       written without it, so a history holding one is written whole (:meth:`_context_free`);
-    * SDK objects are written whole (the full conversion gives new SDK objects), and so is a
-      system message after the first content (the writer's error).
+    * SDK objects and mappings other than dicts are written whole (the full conversion gives
+      new SDK objects, and dicts), and so is a system message after the first content (the
+      writer's error).
     """
 
     def __init__(
@@ -1496,7 +1497,7 @@ class _Rewriter:
         self.system = system
         self.key = key
         self.loaded = loaded
-        self.whole = whole or not _PARTIAL
+        self.whole = whole or not _PARTIAL or not all(type(c) is dict for c in contents)
         self.sources = Sources.of(loaded)
         self.system_size = sum(1 for origin in loaded.origins if origin == SYSTEM_INDEX)
 

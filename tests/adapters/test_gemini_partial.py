@@ -476,6 +476,18 @@ def test_sdk_objects_are_written_whole() -> None:
     _same_gemini_heal(sdk, ["google", None])
 
 
+class _Content(dict[str, Any]):
+    """A content of a dict subclass: read as a mapping, written as a dict."""
+
+
+def test_contents_of_another_mapping_type_are_written_whole() -> None:
+    native = _without_first_result(_gemini("REST JSON"))
+    native["contents"][0] = _Content(native["contents"][0])
+    result = heal_gemini(native)
+    assert all(type(c) is dict for c in result.messages["contents"])
+    _same_gemini_heal(native, ["google", None])
+
+
 def test_a_changed_system_instruction_is_written() -> None:
     # A system instruction heal changes (a blank one removed) is written; the caller's own is
     # handed back only while its messages are untouched.
