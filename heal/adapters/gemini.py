@@ -1187,7 +1187,14 @@ class _Reader:
                     return entry[1], call_id
         if not isinstance(name, str):
             return None
-        candidates = sorted(range(len(self.pending)), key=lambda k: (-self.pending[k][0], k))
+        pending = self.pending
+        candidates: Iterable[int]
+        if pending and pending[0][0] == pending[-1][0]:
+            # The calls are pending in history order: all of one content, they are in call
+            # order already (the common case: the model content right before).
+            candidates = range(len(pending))
+        else:
+            candidates = sorted(range(len(pending)), key=lambda k: (-pending[k][0], k))
         for k in candidates:
             _, call_name, call_id, has_id = self.pending[k]
             if call_name == name and not (has_id and native_id is not None):
