@@ -24,7 +24,8 @@ of the same conversation (twelve turns of a question, a tool call, its result an
 * Gemini: ``google.genai.types.Content`` objects stored as ``model_dump(exclude_none=True)``
   (the Python SDK's ``snake_case`` dicts) or as the REST API's JSON (``camelCase``), with the
   system instruction beside the contents and function calls without ids (as Gemini 2.5 gives
-  them: the adapter pairs their responses by name);
+  them: the adapter pairs their responses by name); and a thinking model's (Gemini 3, SDK
+  dicts), a ``thought_signature`` (bytes, as the SDK dumps it) on each function call and answer;
 * pydantic-ai: the history an ``Agent`` run stores (usage, model name, timestamps, run ids);
 * LangChain: messages with a chat model's metadata (``response_metadata``, ``usage_metadata``,
   ids), string content; and as ``ChatAnthropic`` returns them, list content (a text block and
@@ -164,16 +165,20 @@ def _gemini(style: str) -> dict[str, Any]:
             return content.model_dump(mode="json", by_alias=True, exclude_none=True)
         return content.model_dump(exclude_none=True)
 
+    # A thinking model signs the first function call of each step and may sign its answer.
+    signature = b"\x12\x8a" * 64 if style == "signed" else None
+
     contents: list[Any] = []
     for turn in range(TURNS):
         contents.append(
             stored(types.Content(role="user", parts=[types.Part(text=f"Weather on day {turn}?")]))
         )
         call = types.FunctionCall(name="weather", args={"city": "Paris", "day": turn})
-        contents.append(stored(types.Content(role="model", parts=[types.Part(function_call=call)])))
+        part = types.Part(function_call=call, thought_signature=signature)
+        contents.append(stored(types.Content(role="model", parts=[part])))
         result = types.Part.from_function_response(name="weather", response={"result": "sunny"})
         contents.append(stored(types.Content(role="user", parts=[result])))
-        answer = types.Part(text=f"Sunny on day {turn}.")
+        answer = types.Part(text=f"Sunny on day {turn}.", thought_signature=signature)
         contents.append(stored(types.Content(role="model", parts=[answer])))
     contents.append(stored(types.Content(role="user", parts=[types.Part(text="Thanks.")])))
     key = "systemInstruction" if style == "REST JSON" else "system_instruction"
@@ -310,8 +315,12 @@ def rows() -> list[tuple[str, Callable[[Any], Any], Any]]:
             )
         ],
         *[
-            (f"heal_gemini, {style}", heal_gemini, _gemini(style))
-            for style in ("SDK dicts", "REST JSON")
+            (f"heal_gemini, {label}", heal_gemini, _gemini(style))
+            for style, label in (
+                ("SDK dicts", "SDK dicts"),
+                ("REST JSON", "REST JSON"),
+                ("signed", "a thinking model's (signed)"),
+            )
         ],
         ("heal_pydantic_ai, an Agent's history", heal_pydantic_ai, _pydantic_ai()),
         (

@@ -54,6 +54,7 @@ __all__ = [
     "AFTER",
     "ENDS",
     "MAX_DEPTH",
+    "GOOGLE_SIGNATURE_RULES",
     "OPENAI_ITEM_RULES",
     "PLAIN_TERMS",
     "by_default",
@@ -207,6 +208,13 @@ class Terms:
     reasoning or options are the Responses pack's item rules alone (:data:`OPENAI_ITEM_RULES`),
     which a walk that knows them checks itself (every reasoning part an item with an id, each
     item followed by text or a call and sent once)."""
+    signatures: bool = False
+    """Whether it may hold Gemini thought signatures on the model's texts and calls: the rules
+    of the plan that read reasoning or options are Google's alone (:data:`GOOGLE_SIGNATURE_RULES`),
+    which find nothing in a signature Gemini could have issued, on a text or call part of a
+    model turn, in a history without reasoning or media whose first turn is the user's texts. A
+    walk that knows signatures checks that itself (each one a string or bytes
+    ``google-foreign-thought-signature`` keeps)."""
 
 
 OPENAI_ITEM_RULES = frozenset(
@@ -218,6 +226,19 @@ OPENAI_ITEM_RULES = frozenset(
     }
 )
 """The rules of provider ``openai-responses`` that read reasoning and item ids, on by default."""
+
+GOOGLE_SIGNATURE_RULES = frozenset(
+    {
+        "google-foreign-thought-signature",
+        "google-empty-part",
+        "google-function-call-turn",
+    }
+)
+"""The rules of provider ``google`` that read reasoning or provider options, on by default:
+``google-foreign-thought-signature`` reads the signatures (it drops those that are not base64
+strings), ``google-empty-part`` empty reasoning parts and ``google-function-call-turn`` whether
+the history starts with a user turn of plain texts (:data:`RICH_NEEDS`: ``head_not_user`` reads a
+user message's options)."""
 
 
 PLAIN_TERMS = Terms(ENDS)
@@ -264,7 +285,7 @@ def terms_for(target: Target) -> Terms | None:
         _TERMS[key] = found
     if found is None or tools is None:
         return found
-    return Terms(found.ends, tools, found.rich, found.items)
+    return Terms(found.ends, tools, found.rich, found.items, found.signatures)
 
 
 def provider_terms(provider: object) -> Terms | None:
@@ -300,9 +321,10 @@ def _worked_out(target: Target) -> Terms | None:
             ends = ENDS - {"assistant"}
     rich = not readers
     items = bool(readers) and readers <= OPENAI_ITEM_RULES
-    if ends is ENDS and not rich and not items:
+    signatures = bool(readers) and readers <= GOOGLE_SIGNATURE_RULES
+    if ends is ENDS and not rich and not items and not signatures:
         return PLAIN_TERMS
-    return Terms(ends, None, rich, items)
+    return Terms(ends, None, rich, items, signatures)
 
 
 _DEFAULT_POLICY = Policy()
@@ -433,6 +455,7 @@ def calls_accepted(
     last: str | None,
     *,
     terms: Terms,
+    signed: bool = False,
 ) -> bool:
     """The last check of a walk over a history: it found every message plain (``last``, the
     canonical role of the last message, is not None) and the history ends as ``terms`` say; the
@@ -440,13 +463,14 @@ def calls_accepted(
     (and among the tools the request offers, when ``terms`` know them), and no rule of the
     provider's own that fires on calls of that plain shape (DeepSeek wants reasoning beside
     every call; Gemini a signature on the calls after the last user message, when ``last`` is
-    ``"tool"``)."""
+    not ``"user"``, unless the walk found one that Google's rules keep on the first call of
+    every assistant message after it: ``signed``, under :attr:`Terms.signatures`)."""
     if last not in terms.ends:
         return False
     if not ids:
         return True
     if provider in _CALLS_NEED_REASONING or (
-        last != "user" and provider in _CURRENT_CALLS_NEED_SIGNATURE
+        last != "user" and provider in _CURRENT_CALLS_NEED_SIGNATURE and not signed
     ):
         return False  # after tool results or an answer, calls may be in the current turn
     return (
@@ -462,13 +486,16 @@ def walked_clean(
     terms: Terms,
     walk: Callable[..., str | None],
     *history: Any,
+    signed: list[bool] | None = None,
 ) -> bool:
     """A format's verdict on a history: True when a verdict may be given (:func:`judge`), the
     format's ``walk`` over ``history`` finds every message plain (it is called with ``history``
     and then the lists it adds the call ids and tool names to, and returns the canonical role of
     the last message, or None: see :func:`ended`), the history ends as ``terms`` say (see
     :func:`terms_for`), and :func:`calls_accepted` takes what it gathered. A KeyError in the
-    walk is a message or part without a key its kind needs: not plain."""
+    walk is a message or part without a key its kind needs: not plain. ``signed``: a list that
+    is part of ``history`` too, to which a walk that reads thought signatures adds True when the
+    calls after the last user message are signed (:func:`calls_accepted`)."""
     profile = judge(provider)
     if profile is None:
         return False
@@ -478,4 +505,4 @@ def walked_clean(
         last = walk(*history, ids, names)
     except KeyError:
         return False
-    return calls_accepted(provider, profile, ids, names, last, terms=terms)
+    return calls_accepted(provider, profile, ids, names, last, terms=terms, signed=bool(signed))

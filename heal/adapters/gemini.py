@@ -71,7 +71,20 @@ healing does: :func:`heal_gemini` first asks a pure-Python pass over the caller'
 reader reads them) and, under the default policy, hands plainly clean contents back as they are
 without building a model. The pass is exact in one direction (see :mod:`heal._verdict`): when
 it says clean, the full path would find no repair; anything it does not fully understand (thought
-parts, signatures, media, SDK objects, unknown keys) takes the full path.
+parts, media, SDK objects, unknown keys) takes the full path. Thought signatures on the model's
+texts and calls, which every Gemini 2.5 and 3 history with thinking carries, are plain when
+healing for Google (whose rules drop only a signature that cannot be Gemini's, which the pass
+looks for itself) and not for another provider; so is a request that ends with the function
+responses of a current turn whose steps are signed (a Gemini 3 tool loop's every request).
+
+When something needs a repair, every content is still read (the rules look across contents),
+but only what the repair touches is converted: contents of the common shapes (texts, thought
+texts, function calls and responses, signed or not) are built as canonical models directly
+rather than validated (``_Reader._fast``), and after the heal only the contents whose canonical
+messages it changed are written back; the others are the caller's own dicts (the system
+instruction its own value), and a content whose function calls or responses changed only an id
+or a name is a copy of the caller's with those fields replaced (:class:`_Rewriter`). SDK objects
+are written whole.
 """
 
 from __future__ import annotations
@@ -81,7 +94,8 @@ import binascii
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from enum import Enum
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar, overload
+from functools import partial
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar, cast, overload
 
 from pydantic import BaseModel, ValidationError
 
@@ -92,6 +106,7 @@ from heal._verdict import (
     Terms,
     by_default,
     ended,
+    plain_input,
     plain_inputs,
     plain_texts,
     terms_for,
@@ -102,8 +117,17 @@ from heal.adapters._common import (
     Loaded,
     NativeHealResult,
     RequestFacts,
+    Sources,
+    built_call,
+    built_json_output,
+    built_message,
+    built_reasoning,
+    built_result,
+    built_text,
+    collector_paused,
     heal_native,
     native_target,
+    written_back,
 )
 from heal.errors import ConfigError, InputError
 from heal.messages import (
@@ -135,6 +159,7 @@ from heal.policy import Policy
 from heal.providers import ProviderId
 from heal.repairs import Repair
 from heal.rules import Rule
+from heal.rules.google import valid_signature
 from heal.targets import Target, tool_names
 
 if TYPE_CHECKING:
@@ -196,6 +221,11 @@ _DATA_KEYS = (
     "tool_response",
 )
 _PROVIDER_SIDE = ("executable_code", "code_execution_result", "tool_call", "tool_response")
+_PARTIAL = True
+"""Convert only what a heal needs: build the models of the common contents directly (the
+reader's fast path, :meth:`_Reader._fast`) and write back only the contents whose canonical
+messages a heal changed (:class:`_Rewriter`). The tests switch it off to compare with reading
+every content through validation and writing the whole history."""
 _GOOGLE_NAMESPACES = ("google", "vertex", "googleVertex")
 
 
@@ -304,8 +334,10 @@ def heal_gemini(
     A dict keeps its other keys (``tools``, ``generation_config``, ...). When nothing needed
     changing, ``native`` itself comes back; under the default policy and a target whose model
     and tools it fits (:func:`heal._verdict.terms_for`), plainly clean contents
-    (:func:`_plainly_clean`: texts, function calls and their responses, as dicts) are answered
-    so without building a canonical model. The keyword arguments are those of
+    (:func:`_plainly_clean`: texts, function calls and their responses, as dicts, signed for
+    Google) are answered so without building a canonical model. When something needs a repair,
+    the contents it leaves alone come back as the caller's own dicts and only the others are
+    written (:class:`_Rewriter`). The keyword arguments are those of
     :func:`heal.heal_messages`: the target is ``model`` (``"gemini-3-pro-preview"``),
     ``thinking``, ``tools`` (names or definitions) or all of them as one ``target``. A request
     dict says what the caller leaves out: its ``model``, its ``tools`` and its thinking
@@ -327,12 +359,14 @@ def heal_gemini(
     ):
         return NativeHealResult(native, ())
     contents, system, system_key = _split(native)
-    loaded = _Reader().read(contents, system, system_key)
     sdk = any(isinstance(c, BaseModel) for c in contents)
     sdk_system = isinstance(system, BaseModel)
+    with collector_paused(len(contents)):
+        loaded = _Reader().read(contents, system, system_key)
+        write = _Rewriter(contents, system, system_key, loaded, whole=sdk)
 
     def dump(messages: list[ModelMessage]) -> Any:
-        new_contents, new_system, new_key = _Writer().write(messages)
+        new_contents, new_system, new_key = write(messages)
         out_contents: list[Any] = [_to_sdk(c) for c in new_contents] if sdk else new_contents
         out_system = _system_to_sdk(new_system) if sdk_system else new_system
         if not isinstance(native, Mapping):
@@ -385,8 +419,16 @@ def _plainly_clean(native: Any, provider: ProviderId | None, terms: Terms = PLAI
       maybe a string ``id``), which the loader reads as a tool message: a response with an id
       answers the call with that id, one without answers the first call of its name still
       waiting, as :meth:`_Reader._answer` pairs them, and always with the call's name;
-    * no ``thought``, ``thought_signature``, media, code-execution or server-tool part, no
-      unknown key, no content without a role; the order of roles, texts, values and ids as
+    * for a target whose rules read signatures only as Google's do
+      (:attr:`heal._verdict.Terms.signatures`: provider ``google``), a model content's text and
+      function-call parts may carry a ``thought_signature`` (or ``thoughtSignature``) that
+      ``google-foreign-thought-signature`` keeps (:func:`_plain_signatures`), as a thinking
+      model signs them; no other target takes one (another provider's rules drop or replace
+      it), nor a signature in a user content. Signed so on the first call of every model
+      content after the last user text, contents may end with the function responses (or the
+      model's answer) for Google too: ``google-missing-thought-signature`` finds nothing then;
+    * no ``thought`` part (reasoning), media, code-execution or server-tool part, no unknown
+      key, no content without a role; the order of roles, texts, values and ids as
       :mod:`heal._verdict` says, the ids those the loader gives (a call's own, or
       :func:`_positional_id`).
     """
@@ -403,23 +445,34 @@ def _plainly_clean(native: Any, provider: ProviderId | None, terms: Terms = PLAI
         contents = native
     if type(contents) is not list or not contents:
         return False
-    return walked_clean(provider, terms, _plain_contents, contents, system)
+    if not terms.signatures:
+        return walked_clean(provider, terms, _plain_contents, contents, system, None)
+    signed: list[bool] = []
+    return walked_clean(provider, terms, _plain_contents, contents, system, signed, signed=signed)
 
 
 def _plain_contents(
-    contents: list[Any], system: Any, ids: list[str], names: list[str]
+    contents: list[Any], system: Any, signed: list[bool] | None, ids: list[str], names: list[str]
 ) -> str | None:
     """The one pass of :func:`_plainly_clean`: the canonical role of the last message when every
     content has a plain shape in a plain place (else None), with the call ids (as the loader
     gives them) and tool names added to ``ids`` and ``names``. Exact key counts and indexing (a
-    missing key raises KeyError) check each dict's keys."""
+    missing key raises KeyError) check each dict's keys. ``signed``, a list under
+    :attr:`heal._verdict.Terms.signatures` (else None): a model content's text and call parts
+    may carry a thought signature, which :func:`_plain_signatures` judges, and the pass adds
+    True to the list when the first call of every model content after the last user text is
+    signed so (``google-missing-thought-signature`` wants it of the current turn; true too when
+    none has a call)."""
     previous = ""
-    # Texts, call arguments and responses are gathered and judged once at the end: a call per
-    # value would cost more than the test (nearly every part holds one).
+    unsigned = False  # a model content since the last user text has an unsigned first call
+    # Texts, call arguments, responses and signatures are gathered and judged once at the end:
+    # a call per value would cost more than the test (nearly every part holds one).
     texts: list[Any] = []
     values: list[Any] = []
+    signatures: list[Any] = []
     add_text = texts.append
     add_value = values.append
+    add_signature = signatures.append
     if system is not _ABSENT:
         if type(system) is str:
             add_text(system)
@@ -494,14 +547,23 @@ def _plain_contents(
                     return None
                 add_text(part["text"])
             previous = "user"
+            unsigned = False
             continue
         if role != "model" or previous not in AFTER["assistant"]:
             return None
         pi = -1
         for part in parts:
             pi += 1
-            if type(part) is not dict or len(part) != 1:
+            if type(part) is not dict:
                 return None
+            if len(part) != 1:
+                # A signed text or call: its one other key is the signature, in either spelling.
+                if signed is None or len(part) != 2:
+                    return None
+                signature = part.get("thought_signature", _ABSENT)
+                if signature is _ABSENT:
+                    signature = part["thoughtSignature"]
+                add_signature(signature)
             if "text" in part:
                 if waiting is not None:
                     return None  # text after a call (moved before it for Anthropic)
@@ -526,16 +588,40 @@ def _plain_contents(
                 own = False
             if size != 1 or type(name) is not str or type(call_id) is not str:
                 return None
-            if waiting is None:
+            if waiting is None:  # the first call of the content
                 waiting = []
+                if len(part) == 1:
+                    unsigned = True
             waiting.append((call_id, name, own))
             ids.append(call_id)
             names.append(name)
         previous = "assistant"
     if not (plain_texts(texts) and plain_inputs(values)):
         return None
+    if signatures and not _plain_signatures(signatures):
+        return None
+    if signed is not None and not unsigned:
+        signed.append(True)
     # Calls left unanswered are the last content's, a model content: not an end.
     return None if waiting is not None else ended(previous, texts[-1] if texts else None)
+
+
+def _plain_signatures(signatures: list[Any]) -> bool:
+    """Whether ``google-foreign-thought-signature`` keeps every one of the signatures, as the
+    reader reads them: a string it takes as Gemini's (:func:`heal.rules.google.valid_signature`:
+    base64 or a documented dummy), or bytes that are not empty. The reader reads bytes as their
+    standard base64, which the rule takes whenever it is not empty (padded to a multiple of four,
+    of the base64 alphabet; ``tests/adapters/test_gemini_fast_path.py`` holds the two equal):
+    encoding a Python SDK dump's signatures to learn that costs more than the rest of the pass.
+    Anything else the reader refuses, or the rule drops."""
+    for signature in signatures:
+        kind = type(signature)
+        if kind is bytes:
+            if not signature:
+                return False
+        elif kind is not str or not valid_signature(signature):
+            return False
+    return True
 
 
 def read_request(native: Any) -> RequestFacts:
@@ -731,7 +817,15 @@ class _Spelling:
 
 
 class _Reader:
+    """One pass over the contents, pairing function responses with the calls before them.
+
+    With :data:`_PARTIAL`, the contents of the common shapes (:meth:`_fast`) are built as
+    canonical models directly, the rest through validation; either way the models are the same
+    (``tests/adapters/test_gemini_partial.py`` holds them equal, fields set and order included).
+    """
+
     def __init__(self) -> None:
+        self.fast = _PARTIAL
         self.messages: list[ModelMessage] = []
         self.origins: list[int] = []
         self.part_origins: list[tuple[int | None, ...] | None] = []
@@ -745,9 +839,146 @@ class _Reader:
                 self.messages.append(message)
                 self.origins.append(SYSTEM_INDEX)
                 self.part_origins.append(None)
+        fast = self.fast
         for ci, raw in enumerate(contents):
+            # The caller's own dicts are only read by the fast path, never changed: no copy.
+            if fast and type(raw) is dict and self._fast(ci, raw):
+                continue
             self._content(ci, _as_dict(raw, f"contents[{ci}]", "a content"))
         return Loaded(self.messages, self.origins, self.part_origins)
+
+    def _fast(self, ci: int, content: Content) -> bool:
+        """Build the canonical messages of a content of a common shape directly, as reading it
+        through validation would (the same models, fields set, marks and pairing); False,
+        having built and paired nothing, for any other content, which :meth:`_content` reads.
+
+        The shape: exactly ``role`` (``user`` or ``model``) and a non-empty list of ``parts``,
+        each a dict of exactly one of
+
+        * ``text`` (a string), in a model content maybe with ``thought: true`` (reasoning);
+        * ``function_call`` or ``functionCall`` in a model content: a string ``name``, maybe
+          ``args`` (a JSON object of plain values, see :func:`heal._verdict.plain_input`) and a
+          string ``id``;
+        * ``function_response`` or ``functionResponse`` in a user content: a string ``name``,
+          maybe ``response`` (a JSON object of plain values) and a string ``id``;
+
+        and maybe a ``thought_signature`` or ``thoughtSignature`` (a string, or bytes). No
+        media, code execution, server tool, unknown key or value validation would copy or
+        refuse: those carry marks the general path words.
+        """
+        if len(content) != 2:
+            return False
+        role = content.get("role")
+        parts = content.get("parts")
+        if type(parts) is not list or not parts:
+            return False
+        model = role == "model"
+        if not model and role != "user":
+            return False
+        # Read every part first: nothing is paired until the whole content is known plain.
+        read: list[tuple[int, Any, dict[str, Any] | None, dict[str, Any]]] = []
+        responses = 0
+        for part in parts:
+            if type(part) is dict and len(part) == 1 and type(part.get("text")) is str:
+                read.append((_TEXT, part["text"], None, _NO_MARKS))  # the commonest part
+                continue
+            found = _fast_part(part, model)
+            if found is None:
+                return False
+            if found[0] == _RESPONSE:
+                responses += 1
+            read.append(found)
+        built_parts: list[Any] = []
+        pi = -1
+        for kind, body, google, mine in read:
+            pi += 1
+            if kind == _TEXT:
+                options = _fast_options(google, mine) if google or mine else None
+                built_parts.append(built_text(body, options))
+            elif kind == _THOUGHT:
+                built_parts.append(built_reasoning(body, _fast_options(google, mine)))
+            elif kind == _CALL:
+                built_parts.append(self._fast_call(body, ci, pi, google, mine))
+            else:
+                built_parts.append(self._fast_response(body, ci, pi, google, mine))
+        if not responses or responses == len(read):  # one message, of every part
+            cls: type[ModelMessage] = (
+                AssistantMessage if model else ToolMessage if responses else UserMessage
+            )
+            self.messages.append(built_message(cls, tuple(built_parts)))
+            self.origins.append(ci)
+            self.part_origins.append(tuple(range(len(built_parts))))
+            return True
+        # A user content of texts and responses: a message per run of either.
+        runs: list[tuple[int, list[Any], list[int]]] = []  # (kind, parts, part indices)
+        for pi, (kind, *_) in enumerate(read):
+            group = _TOOL if kind == _RESPONSE else _TEXT
+            if runs and runs[-1][0] == group:
+                runs[-1][1].append(built_parts[pi])
+                runs[-1][2].append(pi)
+            else:
+                runs.append((group, [built_parts[pi]], [pi]))
+        first = True
+        for group, run_parts, indices in runs:
+            options = None if first else {"heal": {NAMESPACE: {"sameContent": True}}}
+            first = False
+            cls = ToolMessage if group == _TOOL else UserMessage
+            self.messages.append(built_message(cls, tuple(run_parts), options))
+            self.origins.append(ci)
+            self.part_origins.append(tuple(indices))
+        return True
+
+    def _fast_call(
+        self,
+        call: dict[str, Any],
+        ci: int,
+        pi: int,
+        google: dict[str, Any] | None,
+        mine: dict[str, Any],
+    ) -> ToolCallPart:
+        """:meth:`_function_call` of a call :func:`_fast_part` took."""
+        name = call["name"]
+        native_id = call.get("id")
+        marks: dict[str, Any] = {}
+        if native_id is not None:
+            call_id = native_id
+            self.native_ids.setdefault(native_id, call_id)
+        else:
+            call_id = _positional_id(ci, pi)
+            marks["noId"] = True
+        args = call.get("args", _ABSENT)
+        if args is _ABSENT:
+            args = {}
+            marks["noArgs"] = True
+        self.pending.append((ci, name, call_id, native_id is not None))
+        return built_call(call_id, name, args, _fast_options(google, mine, marks))
+
+    def _fast_response(
+        self,
+        response: dict[str, Any],
+        ci: int,
+        pi: int,
+        google: dict[str, Any] | None,
+        mine: dict[str, Any],
+    ) -> ToolResultPart:
+        """:meth:`_function_response` of a response :func:`_fast_part` took."""
+        name = response["name"]
+        native_id = response.get("id")
+        marks: dict[str, Any] = {}
+        target = self._answer(native_id, name)
+        if native_id is not None:
+            call_id = target[1] if target is not None else native_id
+            if call_id != native_id:
+                marks["id"] = native_id
+        else:
+            call_id = target[1] if target is not None else _positional_id(ci, pi)
+            marks["noId"] = True
+        body = response.get("response", _ABSENT)
+        if body is _ABSENT:
+            body = {}
+            marks["noResponse"] = True
+        output = built_json_output(body)
+        return built_result(call_id, name, output, _fast_options(google, mine, marks))
 
     def _content(self, ci: int, content: Content) -> None:
         path = f"contents[{ci}]"
@@ -956,13 +1187,134 @@ class _Reader:
                     return entry[1], call_id
         if not isinstance(name, str):
             return None
-        candidates = sorted(range(len(self.pending)), key=lambda k: (-self.pending[k][0], k))
+        pending = self.pending
+        candidates: Iterable[int]
+        if pending and pending[0][0] == pending[-1][0]:
+            # The calls are pending in history order: all of one content, they are in call
+            # order already (the common case: the model content right before).
+            candidates = range(len(pending))
+        else:
+            candidates = sorted(range(len(pending)), key=lambda k: (-pending[k][0], k))
         for k in candidates:
             _, call_name, call_id, has_id = self.pending[k]
             if call_name == name and not (has_id and native_id is not None):
                 del self.pending[k]
                 return call_name, call_id
         return None
+
+
+# --- the fast path: common contents built directly (see _Reader._fast) -------------------------
+
+_TEXT, _THOUGHT, _CALL, _RESPONSE = 0, 1, 2, 3
+_TOOL = 4
+"""The kinds of part :func:`_fast_part` reads, and the group of a run of responses."""
+
+_NO_MARKS: dict[str, Any] = {}
+"""Heal's marks of a part that has none (never changed: each part with marks gets its own)."""
+_CALL_KEYS = frozenset({"name", "args", "id"})
+_RESPONSE_KEYS = frozenset({"name", "response", "id"})
+
+
+def _fast_part(
+    part: Any, model: bool
+) -> tuple[int, Any, dict[str, Any] | None, dict[str, Any]] | None:
+    """A part of :meth:`_Reader._fast`'s shapes, read as :meth:`_Reader._part` reads it: its
+    kind, its text or body, its ``google`` options (the signature) and heal's marks so far (a
+    signature's bytes, the spelling: the marks a call or response adds come after these); None
+    for any other part."""
+    if type(part) is not dict:
+        return None
+    size = len(part)
+    google: dict[str, Any] | None = None
+    mine: dict[str, Any] = {}
+    camel: list[str] = []  # the multi-word keys spelled in camelCase, snake_case
+    snake: list[str] = []
+    signature = part.get("thought_signature", _ABSENT)
+    if signature is _ABSENT:
+        signature = part.get("thoughtSignature", _ABSENT)
+        signature_camel = True
+    elif "thoughtSignature" in part:
+        return None  # both spellings: the general path raises
+    else:
+        signature_camel = False
+    if signature is not _ABSENT:
+        size -= 1
+        kind = type(signature)
+        if kind is str:
+            google = {"thoughtSignature": signature}
+        elif kind is bytes:
+            google = {"thoughtSignature": base64.b64encode(signature).decode("ascii")}
+            mine["signatureBytes"] = True
+        else:
+            return None
+    text = part.get("text", _ABSENT)
+    if text is not _ABSENT:
+        if type(text) is not str:
+            return None
+        found = _TEXT
+        if size == 2:
+            if not model or part.get("thought") is not True:
+                return None
+            found = _THOUGHT
+        elif size != 1:
+            return None
+        if signature is not _ABSENT:
+            (camel if signature_camel else snake).append("thought_signature")
+        mine.update(_marker(camel, snake))
+        return found, text, google, mine
+    if size != 1:
+        return None
+    if model:
+        found, keys, snake_key = _CALL, _CALL_KEYS, "function_call"
+    else:
+        found, keys, snake_key = _RESPONSE, _RESPONSE_KEYS, "function_response"
+    body = part.get(snake_key, _ABSENT)
+    if body is _ABSENT:
+        body = part.get(_CAMEL[snake_key], _ABSENT)
+        if body is _ABSENT:
+            return None
+        camel.append(snake_key)
+    else:
+        snake.append(snake_key)
+    if type(body) is not dict or type(body.get("name")) is not str or not keys.issuperset(body):
+        return None
+    if "id" in body and type(body["id"]) is not str:
+        return None
+    value = body.get("args" if model else "response", _ABSENT)
+    if value is not _ABSENT and not plain_input(value):
+        return None
+    if signature is not _ABSENT:
+        (camel if signature_camel else snake).append("thought_signature")
+    mine.update(_marker(camel, snake))
+    return found, body, google, mine
+
+
+def _marker(camel: list[str], snake: list[str]) -> dict[str, Any]:
+    """:meth:`_Spelling.marker` of a part whose multi-word keys were spelled so."""
+    if not camel:
+        return {}
+    if not snake:
+        return {"camel": True}
+    return {"camelKeys": sorted(set(camel))}
+
+
+def _fast_options(
+    google: dict[str, Any] | None, mine: dict[str, Any], marks: dict[str, Any] | None = None
+) -> dict[str, Any] | None:
+    """:func:`_options` of a part read by the fast path: ``marks`` (a call's or response's) go
+    after a signature's and before the spelling's, as :meth:`_Reader._part` adds them."""
+    if marks:
+        heal = {"signatureBytes": True} if "signatureBytes" in mine else {}
+        heal.update(marks)
+        heal.update((key, value) for key, value in mine.items() if key != "signatureBytes")
+    else:
+        heal = mine
+    out: dict[str, Any] = {}
+    if google:
+        out["google"] = google
+    if heal:
+        out["heal"] = {NAMESPACE: heal}
+    return out or None
 
 
 class _ContentState:
@@ -1125,6 +1477,176 @@ def _positional_id(ci: int, pi: int) -> str:
 # --- writing ---------------------------------------------------------------------------------
 
 
+class _Rewriter:
+    """Writes a healed history back for :func:`heal_gemini`: ``(contents, system, key)``.
+
+    Each content whose canonical messages came through the heal untouched
+    (:class:`~heal.adapters._common.Sources`) is the caller's own object; one whose function
+    calls or responses changed only their ids or names is a copy of the caller's with those
+    fields replaced (:meth:`_renamed`); the others are written from their canonical messages,
+    in the runs :class:`_Writer` would write as one content (:func:`_spans`). So is the system
+    instruction: the caller's own value while its messages are untouched. The result equals the
+    whole history written out:
+
+    * a content's writing depends on nothing around it but whether the call each function
+      response answers wrote an id (:attr:`_Writer.call_has_id`, over the whole history): a
+      response that came with the id of a call that had none (one the reader made up) is
+      written without it, so a history holding one is written whole (:meth:`_context_free`);
+    * SDK objects and mappings other than dicts are written whole (the full conversion gives
+      new SDK objects, and dicts), and so is a system message after the first content (the
+      writer's error).
+    """
+
+    def __init__(
+        self, contents: list[Any], system: Any, key: str, loaded: Loaded, *, whole: bool
+    ) -> None:
+        self.contents = contents
+        self.system = system
+        self.key = key
+        self.loaded = loaded
+        self.whole = whole or not _PARTIAL or not all(type(c) is dict for c in contents)
+        self.sources = Sources.of(loaded)
+        self.system_size = sum(1 for origin in loaded.origins if origin == SYSTEM_INDEX)
+
+    def __call__(self, healed: list[ModelMessage]) -> tuple[list[Any], Any, str]:
+        writer = _Writer()
+        if self.whole:
+            return writer.write(healed)
+        writer.note_calls(healed)
+        lead = 0
+        while lead < len(healed) and isinstance(healed[lead], SystemMessage):
+            lead += 1
+        if not self._context_free(healed, lead, writer.call_has_id):
+            return writer.write(healed)
+        system: Any = None
+        key = "system_instruction"
+        loaded = self.loaded.messages
+        if (
+            lead
+            and lead == self.system_size
+            and type(self.system) in (str, dict)
+            and all(healed[k] is loaded[k] for k in range(lead))
+        ):
+            system, key = self.system, self.key
+        else:
+            for k in range(lead):
+                system, key = _write_system(cast(SystemMessage, healed[k]), system, key)
+        contents = written_back(
+            healed,
+            _spans(healed, lead),
+            self.sources,
+            self.contents,
+            renamed=partial(self._renamed, writer.call_has_id),
+            dump=partial(writer.span, healed),
+        )
+        return contents, system, key
+
+    def _context_free(
+        self, healed: list[ModelMessage], lead: int, call_has_id: dict[str, bool]
+    ) -> bool:
+        """Whether every content after the ``lead`` system messages is written as its messages
+        alone say: no system message among them, and every function response read with its
+        call's id (the reader's marks say neither ``noId`` nor another ``id``) answers a call
+        that writes one, as the caller's content has it."""
+        for k in range(lead, len(healed)):
+            if isinstance(healed[k], SystemMessage):
+                return False
+        for message in self.loaded.messages:
+            if type(message) is ToolMessage:
+                for part in message.content:
+                    if type(part) is ToolResultPart and not call_has_id.get(
+                        part.tool_call_id, True
+                    ):
+                        mine = _mine(part.provider_options)
+                        if "id" not in mine and not mine.get("noId"):
+                            return False
+        return True
+
+    def _renamed(
+        self,
+        call_has_id: dict[str, bool],
+        healed: list[ModelMessage],
+        start: int,
+        end: int,
+        origin: int,
+    ) -> Content | None:
+        """A copy of content ``origin`` with the new ids and names of its function calls and
+        responses, when the run is its canonical messages with no other change
+        (:meth:`~heal.adapters._common.Sources.renamed`); else None. The writer writes a call's
+        ``name`` and its ``id`` (where the call had one), a response's ``name`` (where it had
+        one) and its ``id`` (where it had its call's, and the call it now answers writes one),
+        so the copy is what writing the run gives (the caller's own content when none of those
+        fields is written)."""
+        if not 0 <= origin < len(self.contents):
+            return None
+        changes = self.sources.renamed(healed, start, end, origin)
+        native = self.contents[origin]
+        if changes is None or type(native) is not dict or type(native.get("parts")) is not list:
+            return None
+        at = self.sources.loaded_from(origin)
+        origins = self.loaded.part_origins
+        parts = list(native["parts"])
+        patched = False
+        for t, p, update in changes:
+            old = self.loaded.messages[at[t]]
+            indices = origins[at[t]] if origins is not None else None
+            pi = indices[p] if indices is not None else None
+            if pi is None or pi >= len(parts) or type(parts[pi]) is not dict:
+                return None
+            part = cast(tuple[Any, ...], old.content)[p]
+            mine = _mine(part.provider_options)
+            if "raw" in mine:
+                return None  # a provider-side part
+            if type(part) is ToolCallPart:
+                snake = "function_call"
+            elif type(part) is ToolResultPart and type(old) is ToolMessage:
+                snake = "function_response"
+            else:
+                return None
+            native_part = parts[pi]
+            key = snake if snake in native_part else _CAMEL[snake]
+            body = native_part.get(key)
+            if type(body) is not dict:
+                return None
+            fields: dict[str, str] = {}
+            if "tool_name" in update and not mine.get("noName"):
+                fields["name"] = update["tool_name"]
+            if "tool_call_id" in update and not mine.get("noId") and "id" not in mine:
+                if snake == "function_response" and not call_has_id.get(
+                    update["tool_call_id"], True
+                ):
+                    return None  # written without an id: the call it now answers wrote none
+                fields["id"] = update["tool_call_id"]
+            if fields:  # else the field is not written (a call's made-up id): nothing to patch
+                parts[pi] = {**native_part, key: {**body, **fields}}
+                patched = True
+        return {**native, "parts": parts} if patched else native
+
+
+def _spans(healed: list[ModelMessage], lead: int) -> list[tuple[int, int]]:
+    """The runs of canonical messages after the ``lead`` system messages that :class:`_Writer`
+    writes as one content each: a user or tool message marked as from the same content joins
+    the user-side message before it."""
+    spans: list[tuple[int, int]] = []
+    start = lead
+    user_side = False
+    for k in range(lead, len(healed)):
+        message = healed[k]
+        if isinstance(message, AssistantMessage):
+            joins = False
+            user_side_now = False
+        else:
+            joins = user_side and bool(_mine(message.provider_options).get("sameContent"))
+            user_side_now = True
+        if k > lead and not joins:
+            spans.append((start, k))
+            start = k
+        user_side = user_side_now
+    if len(healed) > lead:
+        spans.append((start, len(healed)))
+    return spans
+
+
 class _Writer:
     def __init__(self) -> None:
         self.contents: list[Content] = []
@@ -1133,13 +1655,29 @@ class _Writer:
         # write none either.
         self.call_has_id: dict[str, bool] = {}
 
-    def write(self, messages: list[ModelMessage]) -> tuple[list[Content], Any, str]:
+    def note_calls(self, messages: list[ModelMessage]) -> None:
+        """Note whether each call of the history writes an id (the first call of an id says)."""
         for message in messages:
             if isinstance(message, AssistantMessage) and not isinstance(message.content, str):
                 for part in message.content:
                     if isinstance(part, ToolCallPart) and not part.provider_executed:
                         has_id = not _mine(part.provider_options).get("noId")
                         self.call_has_id.setdefault(part.tool_call_id, has_id)
+
+    def span(self, messages: list[ModelMessage], start: int, end: int) -> list[Content]:
+        """The content of ``messages[start:end]``, one of :func:`_spans` (the calls noted)."""
+        self.contents = []
+        self.last_user_side = False
+        for i in range(start, end):
+            message = messages[i]
+            if isinstance(message, AssistantMessage):
+                self._assistant(message, f"messages[{i}]")
+            else:
+                self._user_side(cast(UserMessage | ToolMessage, message), f"messages[{i}]")
+        return self.contents
+
+    def write(self, messages: list[ModelMessage]) -> tuple[list[Content], Any, str]:
+        self.note_calls(messages)
         system: Any = None
         system_key = "system_instruction"
         for i, message in enumerate(messages):

@@ -11,24 +11,26 @@ path gives on every input (the helpers of ``test_native_fast_path``).
 The contents come from two places:
 
 * :func:`plain_gemini`: the shapes the verdict is made for (texts, calls with or without ids,
-  their responses in the next content, ``snake_case`` or ``camelCase`` per part, a system
-  instruction beside them), each maybe with one defect at their edges (blank or unpaired
-  texts, trailing whitespace, ids shared or dropped, responses that answer nothing, unknown
-  keys, both spellings in one part, bad names, values the models refuse, thought parts and
-  signatures...);
+  their responses in the next content, ``snake_case`` or ``camelCase`` per part, thought
+  signatures on the model's texts and calls, as strings or bytes, a system instruction beside
+  them), each maybe with one defect at their edges (blank or unpaired texts, trailing
+  whitespace, ids shared or dropped, responses that answer nothing, unknown keys, both
+  spellings in one part, bad names, values the models refuse, thought parts, signatures that
+  cannot be Gemini's or stand where the model did not put them...);
 * the format's own strategies (``strategies_gemini``): anything google-genai accepts, healthy
-  conversations (signed, which the verdict refuses) and broken ones.
+  conversations (signed, thought parts beside some calls) and broken ones.
 """
 
 from __future__ import annotations
 
+import base64
 import copy
 from collections.abc import Callable
 from typing import Any
 from unittest import mock
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from benchmarks.spellings import _gemini, _without_first_result
@@ -36,6 +38,7 @@ from heal import Policy
 from heal._verdict import terms_for
 from heal.adapters import gemini
 from heal.providers import ProviderId
+from heal.rules.google import valid_signature
 from heal.targets import Target
 
 from . import strategies_gemini as s_gemini
@@ -66,7 +69,35 @@ _RESPONSES: tuple[dict[str, Any], ...] = (
     {"result": "sunny"},
     {"name": "search", "content": [{"title": "Paris"}]},
 )
-_CAMEL = {"function_call": "functionCall", "function_response": "functionResponse"}
+_CAMEL = {
+    "function_call": "functionCall",
+    "function_response": "functionResponse",
+    "thought_signature": "thoughtSignature",
+}
+_SIGNATURES: tuple[Any, ...] = (
+    "c2lnbmVk",
+    "EqQBCkYIBxgCKkA+/w==",
+    "Cg-_x",  # URL-safe and unpadded: Google's parser takes it
+    "skip_thought_signature_validator",
+    b"\x12\x8a\x00",
+    b"signed",
+)
+"""Signatures ``google-foreign-thought-signature`` keeps: base64 strings (standard or URL-safe,
+padded or not), Google's documented dummy, and bytes (the Python SDK's dump)."""
+_BAD_SIGNATURES: tuple[Any, ...] = (
+    "",
+    "not base64!",
+    "abcde",  # one character too many for base64
+    "abc==",  # padded wrongly
+    "c2lnbmVk c2lnbmVk",
+    "c2lnbmVk\n",
+    b"",  # read as "", which the rule drops
+    bytearray(b"signed"),
+    7,
+    None,
+    ["c2lnbmVk"],
+    {"google": "c2lnbmVk"},
+)
 
 
 def _key(snake: str, camel: bool) -> str:
@@ -90,12 +121,20 @@ def _plain_contents(draw: st.DrawFn) -> list[Content]:
         texts = draw(st.lists(st.sampled_from(_TEXTS), min_size=1, max_size=2))
         return {"role": "user", "parts": [{"text": t} for t in texts]}
 
+    def signed(part: dict[str, Any]) -> dict[str, Any]:
+        # A thinking model signs the first call of a step, and may sign a text.
+        if signing and draw(st.booleans()):
+            part[_key("thought_signature", camel())] = draw(st.sampled_from(_SIGNATURES))
+        return part
+
+    signing = draw(st.booleans())
+
     for _ in range(draw(st.integers(1, 3))):
         contents.append(user())
         for _ in range(draw(st.integers(1, 2))):
             names = draw(st.lists(st.sampled_from(_NAMES), max_size=2))
             texts = draw(st.lists(st.sampled_from(_TEXTS), min_size=0 if names else 1, max_size=2))
-            parts: list[Any] = [{"text": t} for t in texts]
+            parts: list[Any] = [signed({"text": t}) for t in texts]
             if not names:  # the model's answer ends the user's turn
                 contents.append({"role": "model", "parts": parts})
                 break
@@ -110,7 +149,7 @@ def _plain_contents(draw: st.DrawFn) -> list[Content]:
                 }
                 if ids == "all" or (ids == "some" and draw(st.booleans())):
                     call["id"] = response["id"] = f"fc_{next(counter)}"
-                parts.append({_key("function_call", camel()): call})
+                parts.append(signed({_key("function_call", camel()): call}))
                 responses.append({_key("function_response", camel()): response})
             contents.append({"role": "model", "parts": parts})
             contents.append({"role": "user", "parts": draw(st.permutations(responses))})
@@ -237,7 +276,7 @@ def _e_spelling(draw: st.DrawFn, contents: list[Content]) -> None:
     if not parts:
         return
     part = draw(st.sampled_from(parts))
-    ((key, body),) = part.items()
+    ((key, body),) = [(k, v) for k, v in part.items() if k in _CALL_KEYS + _RESPONSE_KEYS]
     other = {**_CAMEL, **{v: k for k, v in _CAMEL.items()}}[key]
     if draw(st.booleans()):
         part[other] = copy.deepcopy(body)  # both spellings in one part
@@ -327,6 +366,29 @@ def _e_content(draw: st.DrawFn, contents: list[Content]) -> None:
         content["parts"] = tuple(content["parts"])
 
 
+def _e_signature(draw: st.DrawFn, contents: list[Content]) -> None:
+    # A signature the rule drops on a model's text or call, or one where the model puts none:
+    # a user's text, a response, a thought part, beside another signature, on a part of no data.
+    value = copy.deepcopy(draw(st.sampled_from(_BAD_SIGNATURES + _SIGNATURES)))
+    key = _key("thought_signature", draw(st.booleans()))
+    place = draw(st.sampled_from(("model", "model", "user", "thought", "both", "alone")))
+    model = [c for c in contents if c["role"] == "model"]
+    if place in ("model", "thought", "both", "alone") and model:
+        content = draw(st.sampled_from(model))
+        if place == "alone":
+            content["parts"].insert(draw(st.integers(0, len(content["parts"]))), {key: value})
+            return
+        part = draw(st.sampled_from(content["parts"]))
+        part[key] = value
+        if place == "thought":
+            part["thought"] = True
+        elif place == "both":
+            part[_key("thought_signature", key == "thought_signature")] = "c2lnbmVk"
+    else:
+        content = draw(st.sampled_from([c for c in contents if c["role"] == "user"]))
+        draw(st.sampled_from(content["parts"]))[key] = value
+
+
 Edge = Callable[[st.DrawFn, list[Content]], None]
 _CALL_KEYS = ("function_call", "functionCall")
 _RESPONSE_KEYS = ("function_response", "functionResponse")
@@ -344,6 +406,8 @@ _EDGES: tuple[Edge, ...] = (
     _e_value,
     _e_part,
     _e_content,
+    _e_signature,
+    _e_signature,  # many places and values: twice as often
 )
 
 _SYSTEMS: tuple[Any, ...] = (
@@ -395,10 +459,27 @@ def plain_gemini(draw: st.DrawFn, edges: tuple[Edge, ...] = _EDGES, *, always: b
     return native
 
 
+def _signed(native: Any) -> Any:
+    """The contents, counted in the property test's statistics by whether their signatures
+    were plain for Google (the verdict asked with the terms of ``google``)."""
+    contents = native["contents"] if isinstance(native, dict) else native
+    signed = any(
+        "thought_signature" in part or "thoughtSignature" in part
+        for part in _parts(contents, "text", *_CAMEL, *_CAMEL.values())
+    )
+    if signed:
+        terms = terms_for(Target("google"))
+        assert terms is not None
+        clean = gemini._plainly_clean(native, "google", terms)
+        event("signed, plainly clean for google" if clean else "signed, not plainly clean")
+    return native
+
+
 @settings(PROPERTY, max_examples=300)
 @given(plain_gemini(), some_targets)
 def test_gemini_verdict_holds_on_plain_contents(native: Any, targets: list[Any]) -> None:
-    _same_as_full_path(gemini, gemini.heal_gemini, _counted(gemini, native), targets=targets)
+    native = _signed(_counted(gemini, native))
+    _same_as_full_path(gemini, gemini.heal_gemini, native, targets=targets)
 
 
 _PAIRING_EDGES: tuple[Edge, ...] = (_e_pairing, _e_ids, _e_name, _e_unanswered)
@@ -425,7 +506,8 @@ gemini_strategies = st.one_of(
 @PROPERTY
 @given(gemini_strategies, some_targets)
 def test_gemini_verdict_holds_on_the_formats_strategies(native: Any, targets: list[Any]) -> None:
-    _same_as_full_path(gemini, gemini.heal_gemini, _counted(gemini, native), targets=targets)
+    native = _signed(_counted(gemini, native))
+    _same_as_full_path(gemini, gemini.heal_gemini, native, targets=targets)
 
 
 # --- examples --------------------------------------------------------------------------------
@@ -542,7 +624,8 @@ def _answered_with_space(native: dict[str, Any]) -> None:
     [
         # Gemini wants a signature on the calls of the current turn (after the last user text).
         pytest.param(_end_with_responses, "google", True, id="google-current-calls"),
-        pytest.param(_thought_signature, "google", False, id="thought-signature"),
+        # Google's rules keep the signature; another provider's plan reads options its own way.
+        pytest.param(_thought_signature, "anthropic", False, id="thought-signature-elsewhere"),
         pytest.param(_mixed_user, "google", False, id="text-beside-responses"),
         pytest.param(_two_of_a_name, "google", True, id="responses-paired-by-name"),
         pytest.param(_sdk, "google", False, id="sdk-objects"),
@@ -555,7 +638,8 @@ def test_shapes_the_verdict_refuses_take_the_full_path(
     native = _plain()
     changed = change(native)
     native = native if changed is None else changed
-    assert not gemini._plainly_clean(native, provider)
+    terms = terms_for(Target(provider))
+    assert terms is not None and not gemini._plainly_clean(native, provider, terms)
     loads: list[Any] = []
     reader = gemini._Reader
 
@@ -581,6 +665,12 @@ def _at(n: dict[str, Any], c: int, p: int) -> dict[str, Any]:
 
 
 Defect = Callable[[dict[str, Any]], object]
+
+
+class _Text(str):
+    """A string of a subclass: the reader keeps it, which the verdict does not vouch for."""
+
+    __slots__ = ()
 
 
 def _each(*defects: Defect) -> Defect:
@@ -632,6 +722,51 @@ GEMINI_DEFECTS: dict[str, Defect] = {
         n["contents"][1]["parts"][1], "functionCall", {"name": "weather"}
     ),
     "part-thought-signature": _thought_signature,
+    "signature-camel": lambda n: _put(n["contents"][1]["parts"][2], "thoughtSignature", "c2ln"),
+    "signature-on-text": lambda n: _put(n["contents"][5]["parts"][0], "thought_signature", "Eq=="),
+    "signature-bytes": lambda n: _put(n["contents"][3]["parts"][0], "thought_signature", b"\x01"),
+    "signature-dummy": lambda n: _put(
+        n["contents"][3]["parts"][0], "thoughtSignature", "skip_thought_signature_validator"
+    ),
+    "signature-url-safe": lambda n: _put(n["contents"][3]["parts"][0], "thoughtSignature", "a-_"),
+    # What google-foreign-thought-signature drops, or the reader refuses:
+    "signature-not-base64": lambda n: _put(
+        n["contents"][1]["parts"][1], "thought_signature", "sig!"
+    ),
+    "signature-too-long": lambda n: _put(n["contents"][1]["parts"][1], "thoughtSignature", "abcde"),
+    "signature-padded-wrongly": lambda n: _put(
+        n["contents"][1]["parts"][1], "thought_signature", "abc=="
+    ),
+    "signature-empty": lambda n: _put(n["contents"][1]["parts"][1], "thought_signature", ""),
+    "signature-bytes-empty": lambda n: _put(n["contents"][1]["parts"][1], "thoughtSignature", b""),
+    "signature-bytearray": lambda n: _put(
+        n["contents"][1]["parts"][1], "thought_signature", bytearray(b"\x01")
+    ),
+    "signature-number": lambda n: _put(n["contents"][1]["parts"][1], "thought_signature", 7),
+    "signature-null": lambda n: _put(n["contents"][1]["parts"][1], "thought_signature", None),
+    "signature-str-subclass": lambda n: _put(
+        n["contents"][1]["parts"][1], "thought_signature", _Text("c2ln")
+    ),
+    # Where the model puts none:
+    "signature-both-spellings": _each(
+        lambda n: _put(n["contents"][1]["parts"][1], "thought_signature", "c2ln"),
+        lambda n: _put(n["contents"][1]["parts"][1], "thoughtSignature", "c2ln"),
+    ),
+    "signature-on-thought": _each(
+        lambda n: _put(n["contents"][5]["parts"][0], "thought_signature", "c2ln"),
+        lambda n: _put(n["contents"][5]["parts"][0], "thought", True),
+    ),
+    "signature-alone": lambda n: n["contents"][5]["parts"].append({"thought_signature": "c2ln"}),
+    "signature-user-text": lambda n: _put(
+        n["contents"][0]["parts"][0], "thought_signature", "c2ln"
+    ),
+    "signature-on-response": lambda n: _put(
+        n["contents"][4]["parts"][0], "thought_signature", "c2ln"
+    ),
+    "signature-and-key": _each(
+        lambda n: _put(n["contents"][5]["parts"][0], "thought_signature", "c2ln"),
+        lambda n: _put(n["contents"][5]["parts"][0], "x_trace", "1"),
+    ),
     "part-inline-data": lambda n: n["contents"][0]["parts"].append(
         {"inline_data": {"mime_type": "image/png", "data": "iVBORw0KGgo="}}
     ),
@@ -686,6 +821,12 @@ GEMINI_CLEAN = {
     "request-tools",
     "responses-swapped",  # paired by name whatever their order
     "response-id-dropped",  # paired by name: the only search call waiting
+    "part-thought-signature",
+    "signature-camel",
+    "signature-on-text",
+    "signature-bytes",
+    "signature-dummy",
+    "signature-url-safe",
 }
 """The defects after which the contents are still plainly clean for ``google``. Not among them:
 ``answer-ends`` (the calls are then in the current turn, which Gemini wants signed),
@@ -698,6 +839,80 @@ def test_one_gemini_defect(defect: str) -> None:
     GEMINI_DEFECTS[defect](native)
     plain = _same_as_full_path(gemini, gemini.heal_gemini, native)
     assert ("google" in plain) == (defect in GEMINI_CLEAN)
+
+
+def test_signatures_are_plain_for_google_alone() -> None:
+    # A thinking model's history: Google's rules keep the signatures it issued. Every other
+    # provider's plan reads options its own way (or, for those that read none, the verdict does
+    # not vouch for them): the full path.
+    native = _plain()
+    GEMINI_DEFECTS["signature-camel"](native)
+    GEMINI_DEFECTS["signature-on-text"](native)
+    plain = _same_as_full_path(gemini, gemini.heal_gemini, native)
+    assert plain == {"google"}
+    terms = terms_for(Target("google"))
+    assert terms is not None and terms.signatures and not terms.rich
+    assert gemini._plainly_clean(native, "google", terms)
+    assert not gemini._plainly_clean(native, "google")  # terms that take no signature
+    for target in (Target.of("google", "gemini-2.5-flash"), Target.of(None, "gemini-3-pro")):
+        found = terms_for(target)
+        assert found is not None and found.signatures
+    for provider in ALL_PROVIDERS:
+        found = terms_for(Target(provider))
+        assert found is None or found.signatures == (provider == "google")
+
+
+def _sign_current_calls(native: dict[str, Any]) -> dict[str, Any]:
+    """The request cut after the responses of contents[4], its two model contents' first calls
+    signed (the current turn: after contents[0], the last user text)."""
+    native = _end_with_responses(native)
+    native["contents"][1]["parts"][1]["thought_signature"] = b"\x12\x8a"
+    native["contents"][3]["parts"][0]["thoughtSignature"] = "c2lnbmVk"
+    return native
+
+
+def test_a_current_turn_signed_on_each_first_call_is_plain_for_google() -> None:
+    # Gemini 3 validates the signatures of the current turn's calls: a request that ends with
+    # the responses is plain when the first call of each step carries one Google keeps.
+    native = _sign_current_calls(_plain())
+    assert _same_as_full_path(gemini, gemini.heal_gemini, native) == {"google"}
+    google = terms_for(Target("google"))
+    assert google is not None and gemini._plainly_clean(native, "google", google)
+    # Only the current turn counts: an earlier turn's calls need none.
+    response = {"name": "search", "id": "fc_0", "response": {}}
+    earlier: list[Content] = [
+        {"role": "user", "parts": [{"text": "first"}]},
+        {"role": "model", "parts": [{"function_call": {"name": "search", "id": "fc_0"}}]},
+        {"role": "user", "parts": [{"function_response": response}]},
+        {"role": "model", "parts": [{"text": "Found."}]},
+    ]
+    before = {**native, "contents": earlier + native["contents"]}
+    assert _same_as_full_path(gemini, gemini.heal_gemini, before) == {"google"}
+    # A later call signed instead of the first, one step unsigned, a signature Google drops:
+    # the full path, which signs or drops.
+    later = _sign_current_calls(_plain())
+    del later["contents"][1]["parts"][1]["thought_signature"]
+    later["contents"][1]["parts"][2]["thought_signature"] = "c2lnbmVk"
+    one = _sign_current_calls(_plain())
+    del one["contents"][3]["parts"][0]["thoughtSignature"]
+    bad = _sign_current_calls(_plain())
+    bad["contents"][3]["parts"][0]["thoughtSignature"] = "not base64!"
+    for refused, rule in (
+        (later, "google-missing-thought-signature"),
+        (one, "google-missing-thought-signature"),
+        (bad, "google-foreign-thought-signature"),
+    ):
+        assert not gemini._plainly_clean(refused, "google", google)
+        assert rule in [r.rule for r in gemini.heal_gemini(refused).repairs]
+        _same_as_full_path(gemini, gemini.heal_gemini, refused)
+
+
+@given(st.binary())
+def test_bytes_signatures_are_judged_as_the_reader_reads_them(signature: bytes) -> None:
+    # The verdict takes bytes that are not empty without encoding them: the reader's base64 of
+    # them is a signature the rule keeps exactly then.
+    read = base64.b64encode(signature).decode("ascii")
+    assert gemini._plain_signatures([signature]) == valid_signature(read) == bool(signature)
 
 
 def test_the_ends_the_target_allows_are_read() -> None:
