@@ -1550,7 +1550,6 @@ _DEFAULT_USAGE = vars(RequestUsage())
 
 
 _NO_DEFAULT: Any = object()
-_NO_FIELD: Any = object()  # a field the object does not hold: the general path reads it
 
 
 _Plan = tuple[tuple[str, Any], ...]
@@ -1584,7 +1583,10 @@ def _fast_record(obj: Any, plan: _Plan) -> Json | None:
         return None
     out: Json = {}
     for name, default in plan:
-        value = values.get(name, _NO_FIELD)
+        try:
+            value = values[name]
+        except KeyError:  # a field the object does not hold: the general path reads it
+            return None
         if value is default:  # None, or the class's own constant: _prune leaves it out
             continue
         kind = type(value)
