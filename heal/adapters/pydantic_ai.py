@@ -1071,10 +1071,11 @@ class _Loader:
         # pydantic-ai's own JSON of each message, made only for the messages the fast path
         # does not read (all of them when it is off: one call then).
         self.raw: list[Json] | None = None if self.fast else _message_json(native)
-        # Dicts of the general path, and _Built messages of the fast one (models once built).
+        # Dicts of the general path, and the models the fast one built.
         self.out: list[Any] = []
-        self.metas: list[Json] = []
-        self.records: list[Json] = []
+        # The general path's dicts, each with its native message's record and its own keys:
+        # their records are complete once the whole history is read (see run).
+        self.general: list[tuple[Json, Json, Json]] = []
         self.origins: list[int] = []
         self.part_origins: list[tuple[int | None, ...] | None] = []
         self.unit_parts: list[int | None] = []
@@ -1082,6 +1083,9 @@ class _Loader:
         self.pending_at: list[int] = []
         self.last_record: Json | None = None
         self.last_index: int | None = None
+        # The canonical messages the fast path built of the last native message read (where
+        # the first one is, and what it built), for a record that takes "after" (see run).
+        self.last_built: tuple[int, list[_Entry]] | None = None
         # native index of a message that carries bookkeeping messages -> (their native
         # indices before it, after it): what _Writer hands back beside the caller's message.
         self.carried: dict[int, tuple[list[int], list[int]]] = {}
@@ -1091,7 +1095,6 @@ class _Loader:
             record: Json = {"index": i}
             before = len(self.out)
             if self.fast and self._fast(i, msg, record):
-                self._emitted(i, record)
                 continue
             raw = self.raw[i] if self.raw is not None else _message_json([msg], i)[0]
             rest = _prune(raw, type(msg), "parts")
@@ -1120,15 +1123,13 @@ class _Loader:
             self.last_record["after"] = self.pending
             before_at, _ = self.carried.get(self.last_index, ([], []))
             self.carried[self.last_index] = (before_at, self.pending_at)
-        for k, (node, record, meta) in enumerate(
-            zip(self.out, self.records, self.metas, strict=True)
-        ):
+            if self.last_built is not None:  # built before its record was complete
+                start, entries = self.last_built
+                self.out[start : start + len(entries)] = [
+                    _built(node, self.last_record, meta) for node, meta, _, _ in entries
+                ]
+        for node, record, meta in self.general:
             merged = {**record, **meta}
-            if isinstance(node, _Built):
-                options = node.options or {}
-                options["heal"] = {**options.get("heal", {}), _NS: merged}
-                self.out[k] = built_message(node.cls, node.content, options)
-                continue
             options = node.get("providerOptions") or {}
             options["heal"] = {**options.get("heal", {}), _NS: merged}
             node["providerOptions"] = options
@@ -1149,6 +1150,7 @@ class _Loader:
             self.pending_at = []
         self.last_record = record
         self.last_index = i
+        self.last_built = None
 
     # -- the fast path --
 
@@ -1179,8 +1181,15 @@ class _Loader:
             record["message"] = rest
         if isinstance(msg.parts, tuple):
             record["parts_tuple"] = True
+        self._emitted(i, record)
+        # The record is complete (but for "after", which only the last message may take): the
+        # models are built now, as run builds the general path's.
+        self.last_built = (len(self.out), entries)
         for node, meta, parts, unit in entries:
-            self._emit(node, i, record=record, meta=meta, parts=parts, unit=unit)
+            self.out.append(_built(node, record, meta))
+            self.origins.append(i)
+            self.part_origins.append(parts)
+            self.unit_parts.append(unit)
         return True
 
     def _fast_request(self, i: int, msg: pa.ModelRequest) -> _Made | None:
@@ -1292,7 +1301,7 @@ class _Loader:
 
     def _emit(
         self,
-        node: Json | _Built,
+        node: Json,
         origin: int,
         *,
         record: Json,
@@ -1300,10 +1309,9 @@ class _Loader:
         parts: tuple[int | None, ...],
         unit: int | None = None,
     ) -> None:
+        self.general.append((node, record, meta))
         self.out.append(node)
         self.origins.append(origin)
-        self.records.append(record)
-        self.metas.append(meta)
         self.part_origins.append(parts)
         self.unit_parts.append(unit)
 
@@ -1524,8 +1532,8 @@ class _Loader:
 
 
 class _Built:
-    """A canonical message the fast path built but for its ``providerOptions``, which take its
-    native message's record once the whole history is read (see :meth:`_Loader.run`)."""
+    """A canonical message the fast path read, but for the record its ``providerOptions`` take
+    (:func:`_built` builds it once its native message's record is complete)."""
 
     __slots__ = ("cls", "content", "options")
 
@@ -1535,9 +1543,22 @@ class _Built:
         self.options = options
 
 
-_Made = tuple[Json, list[tuple[_Built, Json, tuple[int | None, ...], int | None]]]
+_Entry = tuple[_Built, Json, tuple[int | None, ...], int | None]
+_Made = tuple[Json, list[_Entry]]
 """What the fast path makes of a message: its record's fields, and per canonical message the
 message, its own record keys, its parts' native positions and the part it stands for."""
+
+
+def _built(node: _Built, record: Json, meta: Json) -> Any:
+    """The canonical message the fast path built, with its native message's ``record`` and its
+    own keys as ``providerOptions.heal.pydantic_ai`` (beside heal's own marks, if any)."""
+    merged = {**record, **meta}
+    options = node.options
+    if not options:
+        return built_message(node.cls, node.content, {"heal": {_NS: merged}})
+    heal = {**options.get("heal", {}), _NS: merged}
+    return built_message(node.cls, node.content, {**options, "heal": heal})
+
 
 _PARTS = frozenset({"parts"})
 _CONTENT = frozenset({"content"})
