@@ -1247,10 +1247,6 @@ class _Loader:
                 # Any other part, a request's among them (which has no provider name), takes
                 # the general path, which words what it refuses.
                 return None
-            name = part.provider_name
-            system = (
-                canonical if canonical and name is not None and name == msg.provider_name else name
-            )
             # A response read here has no hidden part, so its parts' native positions are
             # dropped (_drop_at): the record starts without them.
             meta: Json = {}
@@ -1259,11 +1255,13 @@ class _Loader:
                 found = (_RECORD_TEXT if kind is pa.TextPart else _RECORD_THINKING)(part)
                 if type(text) is not str or found is None:
                     return None
-                # A part holding nothing but its defaults carries no provenance.
-                others = _provenance_out(found, system, part.part_kind, meta) if found else None
+                # A part holding nothing but its defaults carries no provenance, nor options.
+                options = None
                 if found:
+                    system = _part_system(part, msg, canonical)
+                    others = _provenance_out(found, system, part.part_kind, meta)
                     meta["part"] = found
-                options = _part_options(meta, others)
+                    options = _part_options(meta, others)
                 if kind is pa.TextPart:
                     content.append(built_text(text, options))
                 else:
@@ -1275,15 +1273,21 @@ class _Loader:
                 found = _RECORD_CALL(part)
                 if type(call_id) is not str or type(tool) is not str or found is None:
                     return None
-                if not (args is None or type(args) is str or plain_input(args)):
+                if type(args) is dict:
+                    if not plain_input(args):
+                        return None
+                elif not (args is None or type(args) is str):
                     return None
-                others = _provenance_out(found, system, "tool-call", meta) if found else None
-                value = _load_args(args, meta)
+                others = None
+                if found:
+                    system = _part_system(part, msg, canonical)
+                    others = _provenance_out(found, system, "tool-call", meta)
+                value = args if type(args) is dict else _load_args(args, meta)
                 if type(value) is dict and value is not args and not plain_input(value):
                     return None  # parsed from text: validation words what it refuses
                 if found:
                     meta["part"] = found
-                options = _part_options(meta, others)
+                options = _part_options(meta, others) if meta or others else None
                 content.append(built_call(call_id, tool, value, options))
             else:  # pragma: no cover - _FAST_RESPONSE_PARTS names the three above
                 return None
@@ -1717,6 +1721,15 @@ def _fast_return(part: pa.ToolReturnPart, i: int, j: int) -> tuple[str, str, Any
     if found:
         meta["part"] = found
     return call_id, name, output, meta
+
+
+def _part_system(part: Any, msg: pa.ModelResponse, canonical: str | None) -> str | None:
+    """:func:`part_system` of a response part read by the fast path, from the objects
+    (``canonical``: the response's ``canonical_system``)."""
+    name = part.provider_name
+    if canonical and name is not None and name == msg.provider_name:
+        return canonical
+    return cast("str | None", name)
 
 
 def _part_options(meta: Json, others: Json | None, *, drop_at: bool = False) -> Json | None:
