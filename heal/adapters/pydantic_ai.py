@@ -1197,7 +1197,7 @@ class _Loader:
         if rest is None:
             return None
         results: list[tuple[str, str, Any, Json]] = []
-        result_at: list[int | None] = []
+        result_at: list[int] = []
         units: list[tuple[_Built, Json, tuple[int | None, ...], int | None]] = []
         part: Any
         for j, part in enumerate(msg.parts):
@@ -1214,7 +1214,7 @@ class _Loader:
                     return None
                 units.append(unit)
             elif kind is pa.ToolReturnPart:
-                result = _fast_return(part, i, j)
+                result = _fast_return(part)
                 if result is None:
                     return None
                 results.append(result)
@@ -1223,11 +1223,18 @@ class _Loader:
                 return None
         entries: list[tuple[_Built, Json, tuple[int | None, ...], int | None]] = []
         if results:
-            drop_at = not units
-            parts = tuple(
-                built_result(call_id, name, output, _part_options(meta, None, drop_at=drop_at))
-                for call_id, name, output, meta in results
-            )
+            if units:
+                parts = tuple(
+                    built_result(call_id, name, output, {"heal": {_NS: _return_meta(i, j, found)}})
+                    for (call_id, name, output, found), j in zip(results, result_at, strict=True)
+                )
+            else:  # nothing to interleave with: the native positions are dropped
+                parts = tuple(
+                    built_result(
+                        call_id, name, output, {"heal": {_NS: {"part": found}}} if found else None
+                    )
+                    for call_id, name, output, found in results
+                )
             entries.append((_Built(ToolMessage, parts), {}, tuple(result_at), None))
         entries.extend(units)
         if not entries:
@@ -1696,9 +1703,9 @@ def _fast_user(
     return _Built(UserMessage, tuple(items)), meta, (j,) * len(items), j
 
 
-def _fast_return(part: pa.ToolReturnPart, i: int, j: int) -> tuple[str, str, Any, Json] | None:
+def _fast_return(part: pa.ToolReturnPart) -> tuple[str, str, Any, Json] | None:
     """A tool return of string or plain JSON content, as :meth:`_Loader._result` reads it:
-    (call id, tool name, output, record)."""
+    (call id, tool name, output, the part's record of fields, see :func:`_return_meta`)."""
     call_id = part.tool_call_id
     name = part.tool_name
     content = part.content
@@ -1708,7 +1715,6 @@ def _fast_return(part: pa.ToolReturnPart, i: int, j: int) -> tuple[str, str, Any
     found = _RECORD_RETURN(part)
     if found is None:
         return None
-    meta: Json = {"at": [i, j]}
     if type(content) is str:
         output: Any = built_text_output(content, error=error)
     elif plain_value(content):
@@ -1718,9 +1724,14 @@ def _fast_return(part: pa.ToolReturnPart, i: int, j: int) -> tuple[str, str, Any
             found["content_file_digests"] = []
     else:
         return None
-    if found:
-        meta["part"] = found
-    return call_id, name, output, meta
+    return call_id, name, output, found
+
+
+def _return_meta(i: int, j: int, found: Json) -> Json:
+    """The ``heal.pydantic_ai`` record of tool return ``j`` of native message ``i`` whose
+    part's record is ``found``, as :meth:`_Loader._result` makes it (the native position kept:
+    the request's prompts are interleaved with its returns)."""
+    return {"at": [i, j], "part": found} if found else {"at": [i, j]}
 
 
 def _part_system(part: Any, msg: pa.ModelResponse, canonical: str | None) -> str | None:
@@ -1732,11 +1743,9 @@ def _part_system(part: Any, msg: pa.ModelResponse, canonical: str | None) -> str
     return cast("str | None", name)
 
 
-def _part_options(meta: Json, others: Json | None, *, drop_at: bool = False) -> Json | None:
-    """A part's ``providerOptions`` as ``_with_options`` and then, with ``drop_at``,
-    ``_drop_at`` make them."""
-    if drop_at:
-        meta = {k: v for k, v in meta.items() if k != "at"}
+def _part_options(meta: Json, others: Json | None) -> Json | None:
+    """A response part's ``providerOptions`` as ``_with_options`` and then ``_drop_at`` make
+    them."""
     if not others:
         return {"heal": {_NS: meta}} if meta else None
     options: Json = dict(others)
