@@ -1599,14 +1599,9 @@ def _record_reader(cls: type, drop: frozenset[str]) -> _Record:
     stepping from one to the next, so the reader is the loop unrolled, written out for the
     class's fields once: per field, the value read from the instance's ``__dict__`` and
     compared to the default itself (``None``, or the class's own constant, which ``_prune``
-    leaves out), and any other value handed to :func:`_record_field` in field order (but a
-    datetime in a field with no constant default, whose JSON the reader makes itself)."""
+    leaves out), and any other value handed to :func:`_record_field` in field order."""
     defaults = _defaults(cls)
-    namespace: dict[str, Any] = {
-        "_field": _record_field,
-        "_datetime": datetime,
-        "_json": pydantic_core.to_jsonable_python,
-    }
+    namespace: dict[str, Any] = {"_field": _record_field}
     lines = ["def record(obj):", "    out = {}", "    try:", "        values = obj.__dict__"]
     for k, f in enumerate(f for f in fields(cls) if f.name not in drop):
         name = repr(f.name)  # a field name is an identifier: its repr is a string literal
@@ -1614,20 +1609,10 @@ def _record_reader(cls: type, drop: frozenset[str]) -> _Record:
         held = "None" if default is None else f"default_{k}"
         if default is not None:
             namespace[held] = default
-        if default is _NO_DEFAULT:
-            # A timestamp, as a rule (a clock's default): its JSON made here, as
-            # _record_field makes it, without the call.
-            lines += [
-                f"        value = values[{name}]",
-                "        if type(value) is _datetime:",
-                f"            out[{name}] = _json(value)",
-                f"        elif not _field(out, {name}, value, {held}):",
-            ]
-        else:
-            lines.append(
-                f"        if values[{name}] is not {held} and not "
-                f"_field(out, {name}, values[{name}], {held}):"
-            )
+        lines.append(
+            f"        if values[{name}] is not {held} and not "
+            f"_field(out, {name}, values[{name}], {held}):"
+        )
         lines.append("            return None")
     lines += ["    except (AttributeError, KeyError):", "        return None", "    return out"]
     exec("\n".join(lines), namespace)  # the source made above, of the class's field names
