@@ -1164,7 +1164,7 @@ class _Loader:
         and tool returns (a string or plain JSON content; ``success``, ``failed`` or
         ``retried``); a ``ModelResponse`` of text, thinking and tool calls (``args`` plain
         JSON, text or nothing). Those classes exactly; every other field a JSON scalar, plain
-        JSON, a datetime, or a usage (:func:`_record_reader`). No file, retry prompt,
+        JSON, a datetime, or a usage (:func:`_fast_record`). No file, retry prompt,
         builtin tool, bookkeeping part or citation: those take the general path.
         """
         kind = type(msg)
@@ -1193,7 +1193,7 @@ class _Loader:
         return True
 
     def _fast_request(self, i: int, msg: pa.ModelRequest) -> _Made | None:
-        rest = _RECORD_REQUEST(msg)
+        rest = _fast_record(msg, _PLAN_REQUEST)
         if rest is None:
             return None
         results: list[tuple[str, str, Any, Json]] = []
@@ -1204,7 +1204,7 @@ class _Loader:
             kind = type(part)
             if kind is pa.SystemPromptPart:
                 content = part.content
-                found = _RECORD_SYSTEM(part)
+                found = _fast_record(part, _PLAN_SYSTEM)
                 if type(content) is not str or found is None:
                     return None
                 units.append((_Built(SystemMessage, content), {"at": j, "part": found}, (), j))
@@ -1242,7 +1242,7 @@ class _Loader:
         return rest, entries
 
     def _fast_response(self, msg: pa.ModelResponse) -> _Made | None:
-        rest = _RECORD_RESPONSE(msg)
+        rest = _fast_record(msg, _PLAN_RESPONSE)
         if rest is None:
             return None
         canonical = msg.canonical_system
@@ -1259,7 +1259,7 @@ class _Loader:
             meta: Json = {}
             if kind is pa.TextPart or kind is pa.ThinkingPart:
                 text = part.content
-                found = (_RECORD_TEXT if kind is pa.TextPart else _RECORD_THINKING)(part)
+                found = _fast_record(part, _PLAN_TEXT if kind is pa.TextPart else _PLAN_THINKING)
                 if type(text) is not str or found is None:
                     return None
                 # A part holding nothing but its defaults carries no provenance, nor options.
@@ -1277,7 +1277,7 @@ class _Loader:
                 call_id = part.tool_call_id
                 tool = part.tool_name
                 args = part.args
-                found = _RECORD_CALL(part)
+                found = _fast_record(part, _PLAN_CALL)
                 if type(call_id) is not str or type(tool) is not str or found is None:
                     return None
                 if type(args) is dict:
@@ -1584,90 +1584,83 @@ _DEFAULT_USAGE = vars(RequestUsage())
 _NO_DEFAULT: Any = object()
 
 
-_Record = Callable[[Any], "Json | None"]
+_Plan = tuple[tuple[str, Any], ...]
 
 
-def _record_reader(cls: type, drop: frozenset[str]) -> _Record:
-    """The function that makes the record of a ``cls`` instance: ``_prune`` of pydantic-ai's
-    JSON of it without the ``drop`` fields, made from its fields directly; None when a field
-    holds anything but a JSON scalar, plain JSON (:func:`heal._verdict.plain_value`), a
-    datetime or a usage, whose JSON this does not make (:func:`_record_field`), or when the
-    instance does not hold one of its fields (the general path reads those).
-
-    Every message and part of a history loaded for a repair comes through one, and most of
-    their fields hold their defaults. A loop over the fields spent most of the loader's time
-    stepping from one to the next, so the reader is the loop unrolled, written out for the
-    class's fields once: per field, the value read from the instance's ``__dict__`` and
-    compared to the default itself (``None``, or the class's own constant, which ``_prune``
-    leaves out), and any other value handed to :func:`_record_field` in field order."""
+@cache
+def _record_plan(cls: type, drop: frozenset[str]) -> _Plan:
+    """The fields of ``cls`` but ``drop``, in order, each with the JSON of its constant
+    default (:func:`_defaults`), or ``_NO_DEFAULT``: what :func:`_fast_record` reads."""
     defaults = _defaults(cls)
-    namespace: dict[str, Any] = {"_field": _record_field}
-    lines = ["def record(obj):", "    out = {}", "    try:", "        values = obj.__dict__"]
-    for k, f in enumerate(f for f in fields(cls) if f.name not in drop):
-        name = repr(f.name)  # a field name is an identifier: its repr is a string literal
-        default = defaults.get(f.name, _NO_DEFAULT)
-        held = "None" if default is None else f"default_{k}"
-        if default is not None:
-            namespace[held] = default
-        lines.append(
-            f"        if values[{name}] is not {held} and not "
-            f"_field(out, {name}, values[{name}], {held}):"
-        )
-        lines.append("            return None")
-    lines += ["    except (AttributeError, KeyError):", "        return None", "    return out"]
-    exec("\n".join(lines), namespace)  # the source made above, of the class's field names
-    reader: _Record = namespace["record"]
-    reader.__qualname__ = reader.__name__ = f"_record_of_{cls.__name__}"
-    return reader
-
-
-def _record_field(out: Json, name: str, value: Any, default: Any) -> bool:
-    """Put field ``name``'s JSON in the record ``out`` unless it is the JSON of its
-    ``default`` (``_NO_DEFAULT`` for a field without a constant one); False when
-    :func:`_record_reader` does not make JSON of such a value."""
-    kind = type(value)
-    if value is None or kind is str or kind is int or kind is bool:
-        pass
-    elif kind is datetime:
-        out[name] = pydantic_core.to_jsonable_python(value)  # no default is a datetime
-        return True
-    elif kind is dict or kind is list or kind is float:
-        if not plain_value(value):
-            return False
-    elif kind is RequestUsage:
-        if vars(value) == _DEFAULT_USAGE:
-            return True  # the default's JSON, which _prune leaves out
-        # Tokens counted: every response a model returned has them. Its JSON is what
-        # pydantic-ai's adapter writes for it (a float that is not finite as null, too).
-        usage = pydantic_core.to_jsonable_python(value)
-        if not _same_json(usage, default):
-            out[name] = usage
-        return True
-    else:
-        return False
-    if kind is not type(default) or value != default:  # _prune's _same_json
-        out[name] = value
-    return True
+    return tuple(
+        (f.name, defaults.get(f.name, _NO_DEFAULT)) for f in fields(cls) if f.name not in drop
+    )
 
 
 _FAST_RESPONSE_PARTS = frozenset({pa.TextPart, pa.ThinkingPart, pa.ToolCallPart})
 """The response parts :meth:`_Loader._fast_response` reads (those classes exactly)."""
 
-_RECORD_REQUEST = _record_reader(pa.ModelRequest, _PARTS)
-_RECORD_RESPONSE = _record_reader(pa.ModelResponse, _PARTS)
-_RECORD_SYSTEM = _record_reader(pa.SystemPromptPart, _CONTENT)
-_RECORD_USER = _record_reader(pa.UserPromptPart, _CONTENT)
-_RECORD_RETURN = _record_reader(pa.ToolReturnPart, _RETURN_KEYS)
-_RECORD_CALL = _record_reader(pa.ToolCallPart, _CALL_KEYS)
-_RECORD_TEXT = _record_reader(pa.TextPart, _CONTENT)
-_RECORD_THINKING = _record_reader(pa.ThinkingPart, _CONTENT)
+
+def _fast_record(obj: Any, plan: _Plan) -> Json | None:
+    """``_prune`` of pydantic-ai's JSON of ``obj`` without the fields its ``plan`` leaves out
+    (:func:`_record_plan` of its class), made from the object's fields directly; None when a
+    field holds anything but a JSON scalar, plain JSON (:func:`heal._verdict.plain_value`), a
+    datetime or a usage, whose JSON this does not make.
+
+    Every message and part of a history loaded for a repair comes through here, so each call
+    site holds its class's plan (one of the ``_PLAN_*`` below) rather than looking it up."""
+    try:
+        values = obj.__dict__
+    except AttributeError:  # pragma: no cover - pydantic-ai's message classes keep a __dict__
+        return None
+    out: Json = {}
+    for name, default in plan:
+        try:
+            value = values[name]
+        except KeyError:  # a field the object does not hold: the general path reads it
+            return None
+        if value is default:  # None, or the class's own constant: _prune leaves it out
+            continue
+        kind = type(value)
+        if value is None or kind is str or kind is int or kind is bool:
+            pass
+        elif kind is datetime:
+            out[name] = pydantic_core.to_jsonable_python(value)  # no default is a datetime
+            continue
+        elif kind is dict or kind is list or kind is float:
+            if not plain_value(value):
+                return None
+        elif kind is RequestUsage:
+            if vars(value) == _DEFAULT_USAGE:
+                continue  # the default's JSON, which _prune leaves out
+            # Tokens counted: every response a model returned has them. Its JSON is what
+            # pydantic-ai's adapter writes for it (a float that is not finite as null, too).
+            usage = pydantic_core.to_jsonable_python(value)
+            if not _same_json(usage, default):
+                out[name] = usage
+            continue
+        else:
+            return None
+        if kind is not type(default) or value != default:  # _prune's _same_json
+            out[name] = value
+    return out
+
+
+_PLAN_REQUEST = _record_plan(pa.ModelRequest, _PARTS)
+_PLAN_RESPONSE = _record_plan(pa.ModelResponse, _PARTS)
+_PLAN_SYSTEM = _record_plan(pa.SystemPromptPart, _CONTENT)
+_PLAN_USER = _record_plan(pa.UserPromptPart, _CONTENT)
+_PLAN_RETURN = _record_plan(pa.ToolReturnPart, _RETURN_KEYS)
+_PLAN_CALL = _record_plan(pa.ToolCallPart, _CALL_KEYS)
+_PLAN_TEXT = _record_plan(pa.TextPart, _CONTENT)
+_PLAN_THINKING = _record_plan(pa.ThinkingPart, _CONTENT)
 
 
 def _fast_user(
     part: pa.UserPromptPart, j: int
 ) -> tuple[_Built, Json, tuple[int | None, ...], int | None] | None:
     """A user prompt of a string or strings, as :meth:`_Loader._user` reads it."""
-    found = _RECORD_USER(part)
+    found = _fast_record(part, _PLAN_USER)
     if found is None:
         return None
     meta: Json = {"at": j}
@@ -1697,7 +1690,7 @@ def _fast_return(part: pa.ToolReturnPart) -> tuple[str, str, Any, Json] | None:
     error = _FAST_OUTCOMES.get(part.outcome)
     if type(call_id) is not str or type(name) is not str or error is None:
         return None
-    found = _RECORD_RETURN(part)
+    found = _fast_record(part, _PLAN_RETURN)
     if found is None:
         return None
     if type(content) is str:
