@@ -1071,10 +1071,11 @@ class _Loader:
         # pydantic-ai's own JSON of each message, made only for the messages the fast path
         # does not read (all of them when it is off: one call then).
         self.raw: list[Json] | None = None if self.fast else _message_json(native)
-        # Dicts of the general path, and _Built messages of the fast one (models once built).
+        # Dicts of the general path, and the models the fast one built.
         self.out: list[Any] = []
-        self.metas: list[Json] = []
-        self.records: list[Json] = []
+        # The general path's dicts, each with its native message's record and its own keys:
+        # their records are complete once the whole history is read (see run).
+        self.general: list[tuple[Json, Json, Json]] = []
         self.origins: list[int] = []
         self.part_origins: list[tuple[int | None, ...] | None] = []
         self.unit_parts: list[int | None] = []
@@ -1082,6 +1083,9 @@ class _Loader:
         self.pending_at: list[int] = []
         self.last_record: Json | None = None
         self.last_index: int | None = None
+        # The canonical messages the fast path built of the last native message read (where
+        # the first one is, and what it built), for a record that takes "after" (see run).
+        self.last_built: tuple[int, list[_Entry]] | None = None
         # native index of a message that carries bookkeeping messages -> (their native
         # indices before it, after it): what _Writer hands back beside the caller's message.
         self.carried: dict[int, tuple[list[int], list[int]]] = {}
@@ -1091,7 +1095,6 @@ class _Loader:
             record: Json = {"index": i}
             before = len(self.out)
             if self.fast and self._fast(i, msg, record):
-                self._emitted(i, record)
                 continue
             raw = self.raw[i] if self.raw is not None else _message_json([msg], i)[0]
             rest = _prune(raw, type(msg), "parts")
@@ -1120,15 +1123,13 @@ class _Loader:
             self.last_record["after"] = self.pending
             before_at, _ = self.carried.get(self.last_index, ([], []))
             self.carried[self.last_index] = (before_at, self.pending_at)
-        for k, (node, record, meta) in enumerate(
-            zip(self.out, self.records, self.metas, strict=True)
-        ):
+            if self.last_built is not None:  # built before its record was complete
+                start, entries = self.last_built
+                self.out[start : start + len(entries)] = [
+                    _built(node, self.last_record, meta) for node, meta, _, _ in entries
+                ]
+        for node, record, meta in self.general:
             merged = {**record, **meta}
-            if isinstance(node, _Built):
-                options = node.options or {}
-                options["heal"] = {**options.get("heal", {}), _NS: merged}
-                self.out[k] = built_message(node.cls, node.content, options)
-                continue
             options = node.get("providerOptions") or {}
             options["heal"] = {**options.get("heal", {}), _NS: merged}
             node["providerOptions"] = options
@@ -1149,6 +1150,7 @@ class _Loader:
             self.pending_at = []
         self.last_record = record
         self.last_index = i
+        self.last_built = None
 
     # -- the fast path --
 
@@ -1179,8 +1181,15 @@ class _Loader:
             record["message"] = rest
         if isinstance(msg.parts, tuple):
             record["parts_tuple"] = True
+        self._emitted(i, record)
+        # The record is complete (but for "after", which only the last message may take): the
+        # models are built now, as run builds the general path's.
+        self.last_built = (len(self.out), entries)
         for node, meta, parts, unit in entries:
-            self._emit(node, i, record=record, meta=meta, parts=parts, unit=unit)
+            self.out.append(_built(node, record, meta))
+            self.origins.append(i)
+            self.part_origins.append(parts)
+            self.unit_parts.append(unit)
         return True
 
     def _fast_request(self, i: int, msg: pa.ModelRequest) -> _Made | None:
@@ -1188,7 +1197,7 @@ class _Loader:
         if rest is None:
             return None
         results: list[tuple[str, str, Any, Json]] = []
-        result_at: list[int | None] = []
+        result_at: list[int] = []
         units: list[tuple[_Built, Json, tuple[int | None, ...], int | None]] = []
         part: Any
         for j, part in enumerate(msg.parts):
@@ -1205,7 +1214,7 @@ class _Loader:
                     return None
                 units.append(unit)
             elif kind is pa.ToolReturnPart:
-                result = _fast_return(part, i, j)
+                result = _fast_return(part)
                 if result is None:
                     return None
                 results.append(result)
@@ -1214,11 +1223,18 @@ class _Loader:
                 return None
         entries: list[tuple[_Built, Json, tuple[int | None, ...], int | None]] = []
         if results:
-            drop_at = not units
-            parts = tuple(
-                built_result(call_id, name, output, _part_options(meta, None, drop_at=drop_at))
-                for call_id, name, output, meta in results
-            )
+            if units:
+                parts = tuple(
+                    built_result(call_id, name, output, {"heal": {_NS: _return_meta(i, j, found)}})
+                    for (call_id, name, output, found), j in zip(results, result_at, strict=True)
+                )
+            else:  # nothing to interleave with: the native positions are dropped
+                parts = tuple(
+                    built_result(
+                        call_id, name, output, {"heal": {_NS: {"part": found}}} if found else None
+                    )
+                    for call_id, name, output, found in results
+                )
             entries.append((_Built(ToolMessage, parts), {}, tuple(result_at), None))
         entries.extend(units)
         if not entries:
@@ -1238,10 +1254,6 @@ class _Loader:
                 # Any other part, a request's among them (which has no provider name), takes
                 # the general path, which words what it refuses.
                 return None
-            name = part.provider_name
-            system = (
-                canonical if canonical and name is not None and name == msg.provider_name else name
-            )
             # A response read here has no hidden part, so its parts' native positions are
             # dropped (_drop_at): the record starts without them.
             meta: Json = {}
@@ -1250,11 +1262,13 @@ class _Loader:
                 found = _fast_record(part, _PLAN_TEXT if kind is pa.TextPart else _PLAN_THINKING)
                 if type(text) is not str or found is None:
                     return None
-                # A part holding nothing but its defaults carries no provenance.
-                others = _provenance_out(found, system, part.part_kind, meta) if found else None
+                # A part holding nothing but its defaults carries no provenance, nor options.
+                options = None
                 if found:
+                    system = _part_system(part, msg, canonical)
+                    others = _provenance_out(found, system, part.part_kind, meta)
                     meta["part"] = found
-                options = _part_options(meta, others)
+                    options = _part_options(meta, others)
                 if kind is pa.TextPart:
                     content.append(built_text(text, options))
                 else:
@@ -1266,15 +1280,21 @@ class _Loader:
                 found = _fast_record(part, _PLAN_CALL)
                 if type(call_id) is not str or type(tool) is not str or found is None:
                     return None
-                if not (args is None or type(args) is str or plain_input(args)):
+                if type(args) is dict:
+                    if not plain_input(args):
+                        return None
+                elif not (args is None or type(args) is str):
                     return None
-                others = _provenance_out(found, system, "tool-call", meta) if found else None
-                value = _load_args(args, meta)
+                others = None
+                if found:
+                    system = _part_system(part, msg, canonical)
+                    others = _provenance_out(found, system, "tool-call", meta)
+                value = args if type(args) is dict else _load_args(args, meta)
                 if type(value) is dict and value is not args and not plain_input(value):
                     return None  # parsed from text: validation words what it refuses
                 if found:
                     meta["part"] = found
-                options = _part_options(meta, others)
+                options = _part_options(meta, others) if meta or others else None
                 content.append(built_call(call_id, tool, value, options))
             else:  # pragma: no cover - _FAST_RESPONSE_PARTS names the three above
                 return None
@@ -1292,7 +1312,7 @@ class _Loader:
 
     def _emit(
         self,
-        node: Json | _Built,
+        node: Json,
         origin: int,
         *,
         record: Json,
@@ -1300,10 +1320,9 @@ class _Loader:
         parts: tuple[int | None, ...],
         unit: int | None = None,
     ) -> None:
+        self.general.append((node, record, meta))
         self.out.append(node)
         self.origins.append(origin)
-        self.records.append(record)
-        self.metas.append(meta)
         self.part_origins.append(parts)
         self.unit_parts.append(unit)
 
@@ -1524,8 +1543,8 @@ class _Loader:
 
 
 class _Built:
-    """A canonical message the fast path built but for its ``providerOptions``, which take its
-    native message's record once the whole history is read (see :meth:`_Loader.run`)."""
+    """A canonical message the fast path read, but for the record its ``providerOptions`` take
+    (:func:`_built` builds it once its native message's record is complete)."""
 
     __slots__ = ("cls", "content", "options")
 
@@ -1535,9 +1554,22 @@ class _Built:
         self.options = options
 
 
-_Made = tuple[Json, list[tuple[_Built, Json, tuple[int | None, ...], int | None]]]
+_Entry = tuple[_Built, Json, tuple[int | None, ...], int | None]
+_Made = tuple[Json, list[_Entry]]
 """What the fast path makes of a message: its record's fields, and per canonical message the
 message, its own record keys, its parts' native positions and the part it stands for."""
+
+
+def _built(node: _Built, record: Json, meta: Json) -> Any:
+    """The canonical message the fast path built, with its native message's ``record`` and its
+    own keys as ``providerOptions.heal.pydantic_ai`` (beside heal's own marks, if any)."""
+    merged = {**record, **meta}
+    options = node.options
+    if not options:
+        return built_message(node.cls, node.content, {"heal": {_NS: merged}})
+    heal = {**options.get("heal", {}), _NS: merged}
+    return built_message(node.cls, node.content, {**options, "heal": heal})
+
 
 _PARTS = frozenset({"parts"})
 _CONTENT = frozenset({"content"})
@@ -1550,7 +1582,6 @@ _DEFAULT_USAGE = vars(RequestUsage())
 
 
 _NO_DEFAULT: Any = object()
-_NO_FIELD: Any = object()  # a field the object does not hold: the general path reads it
 
 
 _Plan = tuple[tuple[str, Any], ...]
@@ -1584,7 +1615,10 @@ def _fast_record(obj: Any, plan: _Plan) -> Json | None:
         return None
     out: Json = {}
     for name, default in plan:
-        value = values.get(name, _NO_FIELD)
+        try:
+            value = values[name]
+        except KeyError:  # a field the object does not hold: the general path reads it
+            return None
         if value is default:  # None, or the class's own constant: _prune leaves it out
             continue
         kind = type(value)
@@ -1647,9 +1681,9 @@ def _fast_user(
     return _Built(UserMessage, tuple(items)), meta, (j,) * len(items), j
 
 
-def _fast_return(part: pa.ToolReturnPart, i: int, j: int) -> tuple[str, str, Any, Json] | None:
+def _fast_return(part: pa.ToolReturnPart) -> tuple[str, str, Any, Json] | None:
     """A tool return of string or plain JSON content, as :meth:`_Loader._result` reads it:
-    (call id, tool name, output, record)."""
+    (call id, tool name, output, the part's record of fields, see :func:`_return_meta`)."""
     call_id = part.tool_call_id
     name = part.tool_name
     content = part.content
@@ -1659,7 +1693,6 @@ def _fast_return(part: pa.ToolReturnPart, i: int, j: int) -> tuple[str, str, Any
     found = _fast_record(part, _PLAN_RETURN)
     if found is None:
         return None
-    meta: Json = {"at": [i, j]}
     if type(content) is str:
         output: Any = built_text_output(content, error=error)
     elif plain_value(content):
@@ -1669,16 +1702,28 @@ def _fast_return(part: pa.ToolReturnPart, i: int, j: int) -> tuple[str, str, Any
             found["content_file_digests"] = []
     else:
         return None
-    if found:
-        meta["part"] = found
-    return call_id, name, output, meta
+    return call_id, name, output, found
 
 
-def _part_options(meta: Json, others: Json | None, *, drop_at: bool = False) -> Json | None:
-    """A part's ``providerOptions`` as ``_with_options`` and then, with ``drop_at``,
-    ``_drop_at`` make them."""
-    if drop_at:
-        meta = {k: v for k, v in meta.items() if k != "at"}
+def _return_meta(i: int, j: int, found: Json) -> Json:
+    """The ``heal.pydantic_ai`` record of tool return ``j`` of native message ``i`` whose
+    part's record is ``found``, as :meth:`_Loader._result` makes it (the native position kept:
+    the request's prompts are interleaved with its returns)."""
+    return {"at": [i, j], "part": found} if found else {"at": [i, j]}
+
+
+def _part_system(part: Any, msg: pa.ModelResponse, canonical: str | None) -> str | None:
+    """:func:`part_system` of a response part read by the fast path, from the objects
+    (``canonical``: the response's ``canonical_system``)."""
+    name = part.provider_name
+    if canonical and name is not None and name == msg.provider_name:
+        return canonical
+    return cast("str | None", name)
+
+
+def _part_options(meta: Json, others: Json | None) -> Json | None:
+    """A response part's ``providerOptions`` as ``_with_options`` and then ``_drop_at`` make
+    them."""
     if not others:
         return {"heal": {_NS: meta}} if meta else None
     options: Json = dict(others)

@@ -321,6 +321,40 @@ def test_openai_chat_sdk_dumps_load_and_heal_as_the_general_path_does(defect: st
     _same_heal(openai_chat, openai_chat.heal_openai_chat, objects)
 
 
+_PLANS = {
+    pa.ModelRequest: (pydantic_ai._PLAN_REQUEST, ("parts",)),
+    pa.ModelResponse: (pydantic_ai._PLAN_RESPONSE, ("parts",)),
+    pa.SystemPromptPart: (pydantic_ai._PLAN_SYSTEM, ("content",)),
+    pa.UserPromptPart: (pydantic_ai._PLAN_USER, ("content",)),
+    pa.ToolReturnPart: (pydantic_ai._PLAN_RETURN, ("tool_name", "tool_call_id", "content")),
+    pa.ToolCallPart: (pydantic_ai._PLAN_CALL, ("tool_name", "tool_call_id", "args")),
+    pa.TextPart: (pydantic_ai._PLAN_TEXT, ("content",)),
+    pa.ThinkingPart: (pydantic_ai._PLAN_THINKING, ("content",)),
+}
+"""The fast path's record plans, with the fields each leaves out of its class's record."""
+
+
+@_QUIET
+@PROPERTY
+@given(pydantic_ai_strategies)
+def test_pydantic_ai_records_are_prunes_of_pydantic_ais_json(native: Any) -> None:
+    # Each record the fast path reads is the general path's: _prune of pydantic-ai's own JSON
+    # of the object, keys in the same order (records are dumped as they are ordered).
+    for message in native:
+        raw = pa.ModelMessagesTypeAdapter.dump_python([message], mode="json", warnings=False)[0]
+        for obj, data in [(message, raw), *zip(message.parts, raw["parts"], strict=True)]:
+            found = _PLANS.get(type(obj))
+            if found is None:
+                continue
+            plan, drop = found
+            record = pydantic_ai._fast_record(obj, plan)
+            if record is None:  # a value the fast path leaves to the general path
+                continue
+            # A return's content_file_digests is no field: _fast_return adds it itself.
+            expected = pydantic_ai._prune(data, type(obj), *drop, "content_file_digests")
+            assert list(record.items()) == list(expected.items())
+
+
 def test_pydantic_ai_responses_with_usage_take_the_fast_path() -> None:
     # Every response a model returned counts its tokens: such a response is read by the fast
     # path (it once took the general one, twice as slow on a real history that needed a
