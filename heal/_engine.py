@@ -738,7 +738,7 @@ def _apply_drops(
         # A part to remove is in a list of parts, never in text content.
         content: tuple[Part, ...] = message.__dict__["content"]
         locs = _part_locations(parts[m], msgs[m], len(content))
-        if len(gone) == 1:  # nearly always (one reasoning part a message): two slices
+        if len(gone) == 1 and type(content) is tuple:  # nearly always: two slices
             (p,) = gone
             out[m] = with_field(message, "content", content[:p] + content[p + 1 :])
             parts[m] = locs[:p] + locs[p + 1 :]
