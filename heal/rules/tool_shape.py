@@ -30,7 +30,6 @@ from heal.rules._base import (
     Rejection,
     Rule,
     SetPart,
-    renamed_id_finding,
 )
 from heal.rules._naming import rename_all
 
@@ -45,11 +44,6 @@ def _id_parts(ctx: Context) -> Iterator[tuple[int, int, _IdPart]]:
     yield from index.calls
     yield from index.results
     yield from index.requests
-
-
-def _retarget(refs: Iterable[tuple[int, int, _IdPart]], new_id: str, why: str) -> Iterator[Finding]:
-    for m, p, part in refs:
-        yield renamed_id_finding(m, p, part, new_id, why)
 
 
 class InvalidToolInput(Rule):
