@@ -34,8 +34,8 @@ from heal.adapters.gemini import heal_gemini
 from heal.rules import Rule
 from heal.rules._base import Context, DropMessage, Finding
 
-from . import strategies_gemini as s_gemini
 from .test_gemini_fast_path import GEMINI_DEFECTS, _plain, plain_gemini
+from .test_gemini_fast_path import gemini_strategies as format_strategies
 from .test_partial_conversion import (
     ALL_PROVIDERS,
     PROPERTY,
@@ -116,14 +116,7 @@ def _same(native: Any) -> None:
 # --- the reader and the writer against the full conversion ---------------------------------
 
 
-gemini_strategies = st.one_of(
-    s_gemini.gemini_histories("json"),
-    s_gemini.gemini_histories("python"),
-    s_gemini.valid_gemini_histories("json"),
-    s_gemini.valid_gemini_histories("python"),
-    s_gemini.broken_gemini_histories().map(lambda broken: broken[0]),
-    plain_gemini(always=True),
-)
+gemini_strategies = st.one_of(format_strategies, plain_gemini(always=True))
 
 
 @PROPERTY

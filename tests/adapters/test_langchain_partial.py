@@ -603,9 +603,8 @@ def test_what_the_loader_reads_in_additional_kwargs_takes_the_fast_path() -> Non
     assert all(_taken(native))
 
 
-@pytest.mark.parametrize("style", ["metadata", "anthropic"], ids=["strings", "list-content"])
-def test_one_repair_writes_only_what_it_changed(style: str) -> None:
-    native = _without_first_result(_langchain(style))
+def _healed_and_written(native: Any, **options: Any) -> tuple[Any, list[Any]]:
+    """heal_langchain's result on ``native``, and the lists of messages it wrote anew."""
     written: list[Any] = []
     dumper = langchain._Dumper
 
@@ -614,7 +613,14 @@ def test_one_repair_writes_only_what_it_changed(style: str) -> None:
         return dumper(messages)
 
     with mock.patch.object(langchain, "_Dumper", spy):
-        result = langchain.heal_langchain(native)
+        result = langchain.heal_langchain(native, **options)
+    return result, written
+
+
+@pytest.mark.parametrize("style", ["metadata", "anthropic"], ids=["strings", "list-content"])
+def test_one_repair_writes_only_what_it_changed(style: str) -> None:
+    native = _without_first_result(_langchain(style))
+    result, written = _healed_and_written(native)
     assert [r.rule for r in result.repairs] == ["orphan-tool-call"]
     # The placeholder result is written; every message of the caller's is the caller's own.
     assert [len(messages) for messages in written] == [1]
@@ -632,15 +638,7 @@ def test_chat_anthropics_history_takes_the_fast_path() -> None:
 
 def test_renamed_calls_of_list_content_are_patched_in_their_blocks() -> None:
     native = _langchain("anthropic")
-    written: list[Any] = []
-    dumper = langchain._Dumper
-
-    def spy(messages: list[Any]) -> Any:
-        written.append(messages)
-        return dumper(messages)
-
-    with mock.patch.object(langchain, "_Dumper", spy):
-        result = langchain.heal_langchain(native, provider="mistral")  # nine-character ids
+    result, written = _healed_and_written(native, provider="mistral")  # nine-character ids
     assert result.changed and not written
     renamed = [m for m in result.messages if isinstance(m, AIMessage) and m.tool_calls]
     assert renamed and not any(any(m is n for n in native) for m in renamed)
@@ -653,15 +651,7 @@ def test_renamed_calls_of_list_content_are_patched_in_their_blocks() -> None:
 
 def test_renamed_calls_and_results_are_patched_copies() -> None:
     native = _langchain()
-    written: list[Any] = []
-    dumper = langchain._Dumper
-
-    def spy(messages: list[Any]) -> Any:
-        written.append(messages)
-        return dumper(messages)
-
-    with mock.patch.object(langchain, "_Dumper", spy):
-        result = langchain.heal_langchain(native, provider="mistral")  # nine-character ids
+    result, written = _healed_and_written(native, provider="mistral")  # nine-character ids
     assert result.changed and not written
     renamed = [m for m in result.messages if not any(m is n for n in native)]
     assert renamed and all(isinstance(m, (AIMessage, ToolMessage)) for m in renamed)
