@@ -971,8 +971,12 @@ def _to_json(value: Any) -> Any:
             except Exception:  # any refusal: the standard encoder decides
                 raw = None
             if raw is not None:
-                # Valid UTF-8, so no lone surrogate; pydantic writes a key's as three U+FFFD.
-                return record_json(value) if b"\xef\xbf\xbd" in raw else dumped
+                # Valid UTF-8, so no lone surrogate; pydantic writes a key's as three U+FFFD,
+                # looked for only in text that is not ASCII (a look at C speed, where the
+                # search for the three bytes cost a fourth of the whole record).
+                if raw.isascii() or b"\xef\xbf\xbd" not in raw:
+                    return dumped
+                return record_json(value)
         try:
             text = _to_text(dumped)
         except ValueError:
