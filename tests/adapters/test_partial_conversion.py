@@ -343,6 +343,8 @@ def test_pydantic_ai_records_are_prunes_of_pydantic_ais_json(native: Any) -> Non
     # Each record the fast path reads is the general path's: _prune of pydantic-ai's own JSON
     # of the object, keys in the same order (records are dumped as they are ordered).
     for message in native:
+        if not isinstance(message, (pa.ModelRequest, pa.ModelResponse)):
+            continue  # a history the adapter refuses (a dict for a message, say)
         raw = pa.ModelMessagesTypeAdapter.dump_python([message], mode="json", warnings=False)[0]
         for obj, data in [(message, raw), *zip(message.parts, raw["parts"], strict=True)]:
             found = _PLANS.get(type(obj))
