@@ -753,7 +753,7 @@ class _Writer:
                 if renamed is not None:
                     origin = metas[start]["index"]
             carried = _EMPTY_JSON
-            if origin is not None and _CARRIES.intersection(metas[start]):
+            if origin is not None and not _CARRIES.isdisjoint(metas[start]):
                 carried = dumper._once(metas[start])
                 if not carried:  # written already, beside a piece of the same message
                     origin = renamed = None
@@ -768,6 +768,9 @@ class _Writer:
                 out.extend(dumper.span(start, end))
                 continue
             skipped.append((start, end, carried))
+            if not carried:  # most messages: the caller's own, and nothing beside it
+                out.append(self.native[origin] if renamed is None else renamed)
+                continue
             before, after = self.carried.get(origin, ((), ()))
             if "before" in carried:
                 out.extend(self.native[j] for j in before)
@@ -2018,7 +2021,7 @@ class _Dumper:
         heal may split a request's canonical messages apart (a system message moved among the
         leading ones): each piece becomes a request, and only the first carries them.
         """
-        if "index" not in meta or not _CARRIES.intersection(meta):
+        if "index" not in meta or _CARRIES.isdisjoint(meta):
             # Nothing carried: nothing to give, and nothing to hold back from a later piece
             # of the same message (whose key, made of these values, would carry nothing too).
             return {}
