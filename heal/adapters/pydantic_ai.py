@@ -753,7 +753,7 @@ class _Writer:
                 if renamed is not None:
                     origin = metas[start]["index"]
             carried = _EMPTY_JSON
-            if origin is not None and _CARRIES.intersection(metas[start]):
+            if origin is not None and not _CARRIES.isdisjoint(metas[start]):
                 carried = dumper._once(metas[start])
                 if not carried:  # written already, beside a piece of the same message
                     origin = renamed = None
@@ -768,6 +768,9 @@ class _Writer:
                 out.extend(dumper.span(start, end))
                 continue
             skipped.append((start, end, carried))
+            if not carried:  # most messages: the caller's own, and nothing beside it
+                out.append(self.native[origin] if renamed is None else renamed)
+                continue
             before, after = self.carried.get(origin, ((), ()))
             if "before" in carried:
                 out.extend(self.native[j] for j in before)
@@ -1086,6 +1089,8 @@ class _Loader:
         # The canonical messages the fast path built of the last native message read (where
         # the first one is, and what it built), for a record that takes "after" (see run).
         self.last_built: tuple[int, list[_Entry]] | None = None
+        # The JSON of each timestamp the fast path read (see _datetime_json).
+        self.stamps: _Stamps = {}
         # native index of a message that carries bookkeeping messages -> (their native
         # indices before it, after it): what _Writer hands back beside the caller's message.
         self.carried: dict[int, tuple[list[int], list[int]]] = {}
@@ -1193,7 +1198,8 @@ class _Loader:
         return True
 
     def _fast_request(self, i: int, msg: pa.ModelRequest) -> _Made | None:
-        rest = _fast_record(msg, _PLAN_REQUEST)
+        stamps = self.stamps
+        rest = _fast_record(msg, _PLAN_REQUEST, stamps)
         if rest is None:
             return None
         results: list[tuple[str, str, Any, Json]] = []
@@ -1204,17 +1210,17 @@ class _Loader:
             kind = type(part)
             if kind is pa.SystemPromptPart:
                 content = part.content
-                found = _fast_record(part, _PLAN_SYSTEM)
+                found = _fast_record(part, _PLAN_SYSTEM, stamps)
                 if type(content) is not str or found is None:
                     return None
                 units.append((_Built(SystemMessage, content), {"at": j, "part": found}, (), j))
             elif kind is pa.UserPromptPart:
-                unit = _fast_user(part, j)
+                unit = _fast_user(part, j, stamps)
                 if unit is None:
                     return None
                 units.append(unit)
             elif kind is pa.ToolReturnPart:
-                result = _fast_return(part)
+                result = _fast_return(part, stamps)
                 if result is None:
                     return None
                 results.append(result)
@@ -1242,7 +1248,8 @@ class _Loader:
         return rest, entries
 
     def _fast_response(self, msg: pa.ModelResponse) -> _Made | None:
-        rest = _fast_record(msg, _PLAN_RESPONSE)
+        stamps = self.stamps
+        rest = _fast_record(msg, _PLAN_RESPONSE, stamps)
         if rest is None:
             return None
         canonical = msg.canonical_system
@@ -1259,7 +1266,8 @@ class _Loader:
             meta: Json = {}
             if kind is pa.TextPart or kind is pa.ThinkingPart:
                 text = part.content
-                found = _fast_record(part, _PLAN_TEXT if kind is pa.TextPart else _PLAN_THINKING)
+                plan = _PLAN_TEXT if kind is pa.TextPart else _PLAN_THINKING
+                found = _fast_record(part, plan, stamps)
                 if type(text) is not str or found is None:
                     return None
                 # A part holding nothing but its defaults carries no provenance, nor options.
@@ -1277,7 +1285,7 @@ class _Loader:
                 call_id = part.tool_call_id
                 tool = part.tool_name
                 args = part.args
-                found = _fast_record(part, _PLAN_CALL)
+                found = _fast_record(part, _PLAN_CALL, stamps)
                 if type(call_id) is not str or type(tool) is not str or found is None:
                     return None
                 if type(args) is dict:
@@ -1601,11 +1609,12 @@ _FAST_RESPONSE_PARTS = frozenset({pa.TextPart, pa.ThinkingPart, pa.ToolCallPart}
 """The response parts :meth:`_Loader._fast_response` reads (those classes exactly)."""
 
 
-def _fast_record(obj: Any, plan: _Plan) -> Json | None:
+def _fast_record(obj: Any, plan: _Plan, stamps: _Stamps) -> Json | None:
     """``_prune`` of pydantic-ai's JSON of ``obj`` without the fields its ``plan`` leaves out
     (:func:`_record_plan` of its class), made from the object's fields directly; None when a
     field holds anything but a JSON scalar, plain JSON (:func:`heal._verdict.plain_value`), a
-    datetime or a usage, whose JSON this does not make.
+    datetime (:func:`_datetime_json`, memo ``stamps``) or a usage, whose JSON this does not
+    make.
 
     Every message and part of a history loaded for a repair comes through here, so each call
     site holds its class's plan (one of the ``_PLAN_*`` below) rather than looking it up."""
@@ -1625,7 +1634,7 @@ def _fast_record(obj: Any, plan: _Plan) -> Json | None:
         if value is None or kind is str or kind is int or kind is bool:
             pass
         elif kind is datetime:
-            out[name] = pydantic_core.to_jsonable_python(value)  # no default is a datetime
+            out[name] = _datetime_json(value, stamps)  # no default is a datetime
             continue
         elif kind is dict or kind is list or kind is float:
             if not plain_value(value):
@@ -1655,12 +1664,40 @@ _PLAN_CALL = _record_plan(pa.ToolCallPart, _CALL_KEYS)
 _PLAN_TEXT = _record_plan(pa.TextPart, _CONTENT)
 _PLAN_THINKING = _record_plan(pa.ThinkingPart, _CONTENT)
 
+_Stamps = dict[tuple[datetime, Any, type], str]
+_FIXED_ZONES = frozenset({type(None), timezone, pydantic_core.TzInfo})
+"""The zones whose instances are equal only when their offsets are (no daylight saving), and
+naive datetimes': the zones :func:`_datetime_json` remembers datetimes in."""
+
+
+def _datetime_json(value: datetime, stamps: _Stamps) -> str:
+    """``pydantic_core.to_jsonable_python(value)``, made once per history for each timestamp
+    (``stamps`` holds those made): nearly every part and message has one, and histories repeat
+    them (a return pydantic-ai synthesizes takes its response's; a stored or generated history
+    may hold one time throughout). A conversion was the costliest line of the fast path.
+
+    Two equal datetimes in equal zones of one class ``_FIXED_ZONES`` names, or both naive, have
+    the same offset and the same local time, so the same JSON (the class is part of the key:
+    pydantic's ``TzInfo(0)`` equals a zone one microsecond off UTC); datetimes of any other
+    zone (whose offset may differ between equal ones, across a fold) are converted each time.
+    ``tests/adapters/test_partial_conversion.py`` holds this to pydantic_core for any
+    sequence of datetimes."""
+    zone = value.tzinfo
+    kind = type(zone)
+    if kind not in _FIXED_ZONES:
+        return cast(str, pydantic_core.to_jsonable_python(value))
+    key = (value, zone, kind)
+    found = stamps.get(key)
+    if found is None:
+        found = stamps[key] = pydantic_core.to_jsonable_python(value)
+    return found
+
 
 def _fast_user(
-    part: pa.UserPromptPart, j: int
+    part: pa.UserPromptPart, j: int, stamps: _Stamps
 ) -> tuple[_Built, Json, tuple[int | None, ...], int | None] | None:
     """A user prompt of a string or strings, as :meth:`_Loader._user` reads it."""
-    found = _fast_record(part, _PLAN_USER)
+    found = _fast_record(part, _PLAN_USER, stamps)
     if found is None:
         return None
     meta: Json = {"at": j}
@@ -1681,7 +1718,7 @@ def _fast_user(
     return _Built(UserMessage, tuple(items)), meta, (j,) * len(items), j
 
 
-def _fast_return(part: pa.ToolReturnPart) -> tuple[str, str, Any, Json] | None:
+def _fast_return(part: pa.ToolReturnPart, stamps: _Stamps) -> tuple[str, str, Any, Json] | None:
     """A tool return of string or plain JSON content, as :meth:`_Loader._result` reads it:
     (call id, tool name, output, the part's record of fields, see :func:`_return_meta`)."""
     call_id = part.tool_call_id
@@ -1690,7 +1727,7 @@ def _fast_return(part: pa.ToolReturnPart) -> tuple[str, str, Any, Json] | None:
     error = _FAST_OUTCOMES.get(part.outcome)
     if type(call_id) is not str or type(name) is not str or error is None:
         return None
-    found = _fast_record(part, _PLAN_RETURN)
+    found = _fast_record(part, _PLAN_RETURN, stamps)
     if found is None:
         return None
     if type(content) is str:
@@ -1984,7 +2021,7 @@ class _Dumper:
         heal may split a request's canonical messages apart (a system message moved among the
         leading ones): each piece becomes a request, and only the first carries them.
         """
-        if "index" not in meta or not _CARRIES.intersection(meta):
+        if "index" not in meta or _CARRIES.isdisjoint(meta):
             # Nothing carried: nothing to give, and nothing to hold back from a later piece
             # of the same message (whose key, made of these values, would carry nothing too).
             return {}
