@@ -102,7 +102,7 @@ from __future__ import annotations
 import base64
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from json.scanner import make_scanner
 from typing import Any, Literal, cast
 
@@ -732,9 +732,13 @@ class _Loader:
         self.origins: list[int] = []
         self.part_origins: list[tuple[int | None, ...] | None] = []
         self.messages: list[dict[str, Any]] = []
-        # id -> [(native index, tool name)] of every tool call, for naming results.
+        # id -> [(native index, tool name)] of every tool call, for naming results: the whole
+        # history's (:meth:`_index_calls`), once ``indexed``. Until then the fast path names a
+        # result from ``latest``: id -> name of the last call read so far (see _tool_name).
         self.calls: dict[str, list[tuple[int, str]]] = {}
         self.legacy: list[int] = []
+        self.indexed = False
+        self.latest: dict[str, str] = {}
         self.legacy_seen = False  # a function_call or function message: see _Writer
 
     def run(self) -> Loaded:
@@ -742,11 +746,14 @@ class _Loader:
             # The caller's own dicts are only read, never changed: no copy needed.
             msg = raw if type(raw) is dict else expect_object(raw, f"messages[{i}]", "a message")
             self.messages.append(msg)
-        self._index_calls()
+        if not self.fast:
+            self._index_calls()
         fast = self._fast if self.fast else None
         for i, msg in enumerate(self.messages):
             if fast is None or not fast(i, msg):
                 self._message(i, msg)
+                if not self.indexed:
+                    self._note_calls(msg)
         try:
             canonical = _load_canonical(self.out)
         except InputError as exc:
@@ -857,10 +864,12 @@ class _Loader:
         if calls is not _ABSENT:
             if type(calls) is not list or not calls:
                 return False
+            latest = self.latest
             for call in calls:
                 part = _fast_call(call)
                 if part is None:
                     return False
+                latest[part.tool_call_id] = part.tool_name
                 parts.append(part)
                 origins.append(None)
         options = None if mark is None else {"heal": {_NS: {"content": mark}}}
@@ -880,21 +889,24 @@ class _Loader:
         self.part_origins.append(tuple(parts))
 
     def _index_calls(self) -> None:
+        """Index every call of the history (``calls``, ``legacy``): the general path's, and
+        the fast path's once a result names a call it has not read yet (see _tool_name)."""
+        self.indexed = True
         for i, msg in enumerate(self.messages):
-            if msg.get("role") != "assistant":
-                continue
-            calls = msg.get("tool_calls")
-            if isinstance(calls, list):
-                for call in calls:
-                    if not isinstance(call, Mapping) or not isinstance(call.get("id"), str):
-                        continue
-                    body = call.get("function", call.get("custom"))
-                    name = body.get("name") if isinstance(body, Mapping) else None
-                    if isinstance(name, str):
-                        self.calls.setdefault(call["id"], []).append((i, name))
-            if isinstance(msg.get("function_call"), Mapping):
+            for call_id, name in _named_calls(msg):
+                self.calls.setdefault(call_id, []).append((i, name))
+            if msg.get("role") == "assistant" and isinstance(msg.get("function_call"), Mapping):
                 self.legacy.append(i)
                 self.legacy_seen = True
+
+    def _note_calls(self, msg: dict[str, Any]) -> None:
+        """Note what :meth:`_index_calls` would index of a message the general path read,
+        while the fast path reads the history without the index."""
+        latest = self.latest
+        for call_id, name in _named_calls(msg):
+            latest[call_id] = name
+        if msg.get("role") == "assistant" and isinstance(msg.get("function_call"), Mapping):
+            self.legacy_seen = True
 
     def _emit(self, message: dict[str, Any], origin: int, parts: Sequence[int | None]) -> None:
         self.out.append(message)
@@ -1114,6 +1126,17 @@ class _Loader:
         self._emit(_drop_none(message), i, origins)
 
     def _tool_name(self, tool_call_id: str, i: int) -> str:
+        """The name of the call ``tool_call_id`` that result ``i`` answers: the nearest one
+        before it, else the first after it, else :data:`UNKNOWN_TOOL_NAME`.
+
+        Read in order, the fast path knows the calls before ``i`` without an index (``latest``,
+        the last of each id read so far, is the nearest one before); only a result whose call
+        comes later, or none at all, has the whole history indexed (once)."""
+        if not self.indexed:
+            name = self.latest.get(tool_call_id)
+            if name is not None:
+                return name
+            self._index_calls()
         calls = self.calls.get(tool_call_id)
         if not calls:
             return UNKNOWN_TOOL_NAME
@@ -1160,6 +1183,8 @@ class _Loader:
                 path=f"{path}.content",
             )
         marks["extra"] = _rest(msg, "role", "content", "name") or None
+        if not self.indexed:
+            self._index_calls()
         before = [m for m in self.legacy if m < i]
         after = [m for m in self.legacy if m > i]
         owner = before[-1] if before else after[0] if after else i
@@ -1205,6 +1230,22 @@ def _fast_call(call: Any) -> ToolCallPart | None:
     if signature is not None:
         options = {**(options or {}), "google": {"thoughtSignature": signature}}
     return built_call(call_id, name, value, options)
+
+
+def _named_calls(msg: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """The id and name of each call of an assistant message that has both as strings (a
+    function or custom call), in order: what names the results that answer them."""
+    if msg.get("role") != "assistant":
+        return
+    calls = msg.get("tool_calls")
+    if isinstance(calls, list):
+        for call in calls:
+            if not isinstance(call, Mapping) or not isinstance(call.get("id"), str):
+                continue
+            body = call.get("function", call.get("custom"))
+            name = body.get("name") if isinstance(body, Mapping) else None
+            if isinstance(name, str):
+                yield call["id"], name
 
 
 def _drop_none(obj: dict[str, Any]) -> dict[str, Any]:
