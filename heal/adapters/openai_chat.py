@@ -404,7 +404,7 @@ def _plain_messages(messages: list[Any], ids: list[str], names: list[str]) -> st
                 if type(call_id) is not str or type(function) is not dict or len(function) != 2:
                     return None
                 name = function["name"]
-                if type(name) is not str or not _plain_arguments(function["arguments"]):
+                if type(name) is not str or _plain_object(function["arguments"]) is None:
                     return None
                 waiting[call_id] = name
                 ids.append(call_id)
@@ -430,25 +430,26 @@ def _plain_parts(content: Any) -> bool:
     return True
 
 
-def _plain_arguments(raw: Any) -> bool:
-    """Whether tool-call arguments are JSON text the loader reads as a plain object input (not
-    kept as the raw string, which ``invalid-tool-input`` mends).
+def _plain_object(raw: Any) -> dict[str, Any] | None:
+    """Tool-call arguments parsed, when they are JSON text the loader reads as a plain object
+    input (not kept as the raw string, which ``invalid-tool-input`` mends); else None. The
+    verdict asks whether they are; the fast loader takes the object as the input.
 
     Decoded JSON holds JSON types alone, so what is left to check of a plain input is that the
     floats are finite (the decoder used here refuses a number that overflows to infinity) and
     the nesting: text with no more brackets than :data:`~heal._verdict.MAX_DEPTH` cannot nest
     deeper, and only deeper-looking text is walked (:func:`~heal._verdict.plain_input`)."""
     if type(raw) is not str:
-        return False
+        return None
     try:
         parsed = _decode_finite(raw)
     except (ValueError, RecursionError):
-        return False
+        return None
     if type(parsed) is not dict:
-        return False
-    return (
-        len(raw) <= MAX_DEPTH or raw.count("{") + raw.count("[") <= MAX_DEPTH or plain_input(parsed)
-    )
+        return None
+    if len(raw) <= MAX_DEPTH or raw.count("{") + raw.count("[") <= MAX_DEPTH or plain_input(parsed):
+        return parsed
+    return None
 
 
 _NULLABLE = ("refusal", "tool_calls", "function_call")
@@ -1223,9 +1224,13 @@ def _fast_call(call: Any) -> ToolCallPart | None:
     raw = function.get("arguments")
     if len(function) != 2 or type(name) is not str or type(raw) is not str:
         return None
-    value, marks = _arguments(raw, "")
-    if type(value) is not str and not plain_input(value):
-        return None
+    value: Any = _plain_object(raw)  # the common case: no plain_input walk
+    if value is not None:
+        marks = _arguments_format(value, raw)
+    else:
+        value, marks = _arguments(raw, "")
+        if type(value) is not str and not plain_input(value):
+            return None
     options: dict[str, Any] | None = {"heal": {_NS: marks}} if marks else None
     if signature is not None:
         options = {**(options or {}), "google": {"thoughtSignature": signature}}
@@ -1385,10 +1390,15 @@ def _arguments(raw: Any, path: str) -> tuple[Any, dict[str, Any]]:
         return raw, {}
     if not isinstance(parsed, dict):
         return raw, {}
+    return parsed, _arguments_format(parsed, raw)
+
+
+def _arguments_format(parsed: dict[str, Any], raw: str) -> dict[str, Any]:
+    """The markers that give back the exact ``raw`` text an object was parsed from."""
     for fmt, encode in _PARSED_ENCODERS.items():
         if encode(parsed) == raw:
-            return parsed, ({} if fmt == "compact" else {"argumentsFormat": fmt})
-    return parsed, {"arguments": raw}
+            return {} if fmt == "compact" else {"argumentsFormat": fmt}
+    return {"arguments": raw}
 
 
 def _tool_call(call: dict[str, Any], path: str) -> dict[str, Any]:
