@@ -114,7 +114,6 @@ from heal._verdict import (
     by_default,
     ended,
     plain_input,
-    plain_text,
     plain_texts,
     terms_for,
     walked_clean,
@@ -338,8 +337,8 @@ def _plain_messages(messages: list[Any], ids: list[str], names: list[str]) -> st
     waiting: dict[str, str] | None = None  # the calls not answered yet: id -> name
     previous = ""
     final: Any = None  # the content of the last assistant message
-    # The texts of tool messages and string contents are gathered and judged once at the end:
-    # a call per text would cost more than the test.
+    # Every text (contents, their text parts, tool results) is gathered and judged once at the
+    # end: a call per text would cost more than the test.
     texts: list[Any] = []
     add_text = texts.append
     for message in messages:
@@ -373,7 +372,7 @@ def _plain_messages(messages: list[Any], ids: list[str], names: list[str]) -> st
             content = message["content"]
             if type(content) is str:
                 add_text(content)
-            elif role == "system" or not _plain_parts(content):
+            elif role == "system" or not _text_parts(content, add_text):
                 return None
             previous = role
             continue
@@ -388,7 +387,9 @@ def _plain_messages(messages: list[Any], ids: list[str], names: list[str]) -> st
             if calls is None:
                 calls = _ABSENT
         # Text, or calls beside text or nothing (null or absent content).
-        if not (plain_text(content) or _plain_parts(content)) and (
+        if type(content) is str:
+            add_text(content)
+        elif not _text_parts(content, add_text) and (
             calls is _ABSENT or not (content is _ABSENT or content is None)
         ):
             return None
@@ -418,15 +419,15 @@ def _plain_messages(messages: list[Any], ids: list[str], names: list[str]) -> st
     return ended(previous, final[-1]["text"] if type(final) is list else final)
 
 
-def _plain_parts(content: Any) -> bool:
-    """Whether a content is a non-empty list of plain text parts ``{type: "text", text}``."""
+def _text_parts(content: Any, add_text: Callable[[Any], object]) -> bool:
+    """Whether a content is a non-empty list of text parts ``{type: "text", text}``; their
+    texts go to ``add_text``, among those :func:`_plain_messages` judges at its end."""
     if type(content) is not list or not content:
         return False
     for part in content:
         if type(part) is not dict or len(part) != 2 or part["type"] != "text":
             return False
-        if not plain_text(part["text"]):
-            return False
+        add_text(part["text"])
     return True
 
 
