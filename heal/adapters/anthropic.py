@@ -906,8 +906,8 @@ class _Loader:
         The shapes: a user or assistant message of exactly ``role`` and ``content``; string
         content, or blocks of exactly the keys of ``text``, ``tool_result`` (string content,
         ``is_error: true`` or none), ``thinking`` (signed), ``redacted_thinking`` and
-        ``tool_use`` (an input of plain JSON). No ``cache_control``, citations, media, server
-        block or unknown key: those carry options the general path words.
+        ``tool_use`` (an input of plain JSON, or a string). No ``cache_control``, citations,
+        media, server block or unknown key: those carry options the general path words.
         """
         if len(msg) != 2:
             return None
@@ -948,8 +948,8 @@ class _Loader:
                     value = block.get("input", _ABSENT)
                     if type(call_id) is not str or type(name) is not str:
                         return None
-                    if not plain_input(value):
-                        return None
+                    if type(value) is not str and not plain_input(value):
+                        return None  # a string is kept as it is, for invalid-tool-input
                     if own:
                         named.append((call_id, name))
                     if size == 4:
