@@ -85,7 +85,7 @@ import base64
 import binascii
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Literal, cast, overload
 from urllib.parse import unquote_to_bytes
 
@@ -858,7 +858,12 @@ class _Loader:
         self.origins: list[int] = []
         self.part_origins: list[tuple[int | None, ...] | None] = []
         self.messages: list[dict[str, Any]] = []
+        # id -> [(native index, tool name)] of every tool call, for naming results: the whole
+        # history's (:meth:`_index_calls`), once ``indexed``. Until then the fast path names a
+        # result from ``latest``: id -> name of the last call read so far (see _tool_name).
         self.calls: dict[str, list[tuple[int, str]]] = {}
+        self.indexed = False
+        self.latest: dict[str, str] = {}
 
     def run(self) -> Loaded:
         if self.has_system:
@@ -867,12 +872,16 @@ class _Loader:
             # The caller's own dicts are only read, never changed: no copy needed.
             msg = raw if type(raw) is dict else expect_object(raw, f"messages[{i}]", "a message")
             self.messages.append(msg)
-        self._index_calls()
+        if not self.fast:
+            self._index_calls()
         results_only = False
         fast = self._fast if self.fast else None
         for i, msg in enumerate(self.messages):
             found = fast(i, msg, results_only) if fast is not None else None
             if found is None:
+                if not self.indexed:  # first: a server result names a call of its own message
+                    for call_id, name in _named_calls(msg):
+                        self.latest[call_id] = name
                 found = self._message(i, msg, after_results=results_only)
             results_only = found
         try:
@@ -897,8 +906,8 @@ class _Loader:
         The shapes: a user or assistant message of exactly ``role`` and ``content``; string
         content, or blocks of exactly the keys of ``text``, ``tool_result`` (string content,
         ``is_error: true`` or none), ``thinking`` (signed), ``redacted_thinking`` and
-        ``tool_use`` (an input of plain JSON). No ``cache_control``, citations, media, server
-        block or unknown key: those carry options the general path words.
+        ``tool_use`` (an input of plain JSON, or a string). No ``cache_control``, citations,
+        media, server block or unknown key: those carry options the general path words.
         """
         if len(msg) != 2:
             return None
@@ -911,8 +920,10 @@ class _Loader:
             if type(content) is not list:
                 return None
             parts: list[Any] = []
+            named: list[tuple[str, str]] = []  # the calls that name results (_named_calls)
             for block in content:
-                if type(block) is not dict:
+                own = type(block) is dict
+                if not own:
                     # An SDK block (response.content, stored as it came), as the general path
                     # reads it.
                     block = sdk_dict(block)  # noqa: PLW2901
@@ -937,8 +948,10 @@ class _Loader:
                     value = block.get("input", _ABSENT)
                     if type(call_id) is not str or type(name) is not str:
                         return None
-                    if not plain_input(value):
-                        return None
+                    if type(value) is not str and not plain_input(value):
+                        return None  # a string is kept as it is, for invalid-tool-input
+                    if own:
+                        named.append((call_id, name))
                     if size == 4:
                         parts.append(built_call(call_id, name, value))
                         continue
@@ -963,6 +976,7 @@ class _Loader:
                     return None
             message = built_message(AssistantMessage, tuple(parts))
             self._put(message, i, range(len(parts)))
+            self.latest.update(named)
             return False
         if role != "user":
             return None
@@ -1029,18 +1043,26 @@ class _Loader:
         self.part_origins.append(tuple(parts))
 
     def _index_calls(self) -> None:
+        """Index every call of the history (``calls``): the general path's, and the fast
+        path's once a result names a call it has not read yet (see _tool_name)."""
+        self.indexed = True
         for i, msg in enumerate(self.messages):
-            content = msg.get("content")
-            if msg.get("role") != "assistant" or not isinstance(content, list):
-                continue
-            for block in content:
-                if not isinstance(block, Mapping) or block.get("type") not in _CALL_TYPES:
-                    continue
-                tid, name = block.get("id"), block.get("name")
-                if isinstance(tid, str) and isinstance(name, str):
-                    self.calls.setdefault(tid, []).append((i, name))
+            for call_id, name in _named_calls(msg):
+                self.calls.setdefault(call_id, []).append((i, name))
 
     def _tool_name(self, tool_call_id: str, i: int) -> str:
+        """The name of the call ``tool_call_id`` that result ``i`` answers: the nearest one in
+        or before its message, else the first after it, else :data:`UNKNOWN_TOOL_NAME`.
+
+        Read in order, the fast path knows the calls before ``i`` without an index (``latest``,
+        the last of each id read so far, is the nearest one; a message the general path reads
+        has its own calls noted first); only a result whose call comes later, or none at all,
+        has the whole history indexed (once)."""
+        if not self.indexed:
+            found = self.latest.get(tool_call_id)
+            if found is not None:
+                return found
+            self._index_calls()
         calls = self.calls.get(tool_call_id)
         if not calls:
             return UNKNOWN_TOOL_NAME
@@ -1306,6 +1328,20 @@ class _Loader:
             "output": {"type": "error-json" if error else "json", "value": content},
             "providerOptions": _options(marks, anthropic),
         }
+
+
+def _named_calls(msg: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """The id and name of each call block of an assistant message (``tool_use``, server and
+    MCP calls) that has both as strings, in order: what names the results that answer them."""
+    content = msg.get("content")
+    if msg.get("role") != "assistant" or not isinstance(content, list):
+        return
+    for block in content:
+        if not isinstance(block, Mapping) or block.get("type") not in _CALL_TYPES:
+            continue
+        call_id, name = block.get("id"), block.get("name")
+        if isinstance(call_id, str) and isinstance(name, str):
+            yield call_id, name
 
 
 def _kinds(content: list[Any]) -> list[bool]:

@@ -102,7 +102,7 @@ from __future__ import annotations
 import base64
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from json.scanner import make_scanner
 from typing import Any, Literal, cast
 
@@ -114,7 +114,6 @@ from heal._verdict import (
     by_default,
     ended,
     plain_input,
-    plain_text,
     plain_texts,
     terms_for,
     walked_clean,
@@ -338,8 +337,8 @@ def _plain_messages(messages: list[Any], ids: list[str], names: list[str]) -> st
     waiting: dict[str, str] | None = None  # the calls not answered yet: id -> name
     previous = ""
     final: Any = None  # the content of the last assistant message
-    # The texts of tool messages and string contents are gathered and judged once at the end:
-    # a call per text would cost more than the test.
+    # Every text (contents, their text parts, tool results) is gathered and judged once at the
+    # end: a call per text would cost more than the test.
     texts: list[Any] = []
     add_text = texts.append
     for message in messages:
@@ -373,7 +372,7 @@ def _plain_messages(messages: list[Any], ids: list[str], names: list[str]) -> st
             content = message["content"]
             if type(content) is str:
                 add_text(content)
-            elif role == "system" or not _plain_parts(content):
+            elif role == "system" or not _text_parts(content, add_text):
                 return None
             previous = role
             continue
@@ -388,7 +387,9 @@ def _plain_messages(messages: list[Any], ids: list[str], names: list[str]) -> st
             if calls is None:
                 calls = _ABSENT
         # Text, or calls beside text or nothing (null or absent content).
-        if not (plain_text(content) or _plain_parts(content)) and (
+        if type(content) is str:
+            add_text(content)
+        elif not _text_parts(content, add_text) and (
             calls is _ABSENT or not (content is _ABSENT or content is None)
         ):
             return None
@@ -404,7 +405,7 @@ def _plain_messages(messages: list[Any], ids: list[str], names: list[str]) -> st
                 if type(call_id) is not str or type(function) is not dict or len(function) != 2:
                     return None
                 name = function["name"]
-                if type(name) is not str or not _plain_arguments(function["arguments"]):
+                if type(name) is not str or _plain_object(function["arguments"]) is None:
                     return None
                 waiting[call_id] = name
                 ids.append(call_id)
@@ -418,37 +419,38 @@ def _plain_messages(messages: list[Any], ids: list[str], names: list[str]) -> st
     return ended(previous, final[-1]["text"] if type(final) is list else final)
 
 
-def _plain_parts(content: Any) -> bool:
-    """Whether a content is a non-empty list of plain text parts ``{type: "text", text}``."""
+def _text_parts(content: Any, add_text: Callable[[Any], object]) -> bool:
+    """Whether a content is a non-empty list of text parts ``{type: "text", text}``; their
+    texts go to ``add_text``, among those :func:`_plain_messages` judges at its end."""
     if type(content) is not list or not content:
         return False
     for part in content:
         if type(part) is not dict or len(part) != 2 or part["type"] != "text":
             return False
-        if not plain_text(part["text"]):
-            return False
+        add_text(part["text"])
     return True
 
 
-def _plain_arguments(raw: Any) -> bool:
-    """Whether tool-call arguments are JSON text the loader reads as a plain object input (not
-    kept as the raw string, which ``invalid-tool-input`` mends).
+def _plain_object(raw: Any) -> dict[str, Any] | None:
+    """Tool-call arguments parsed, when they are JSON text the loader reads as a plain object
+    input (not kept as the raw string, which ``invalid-tool-input`` mends); else None. The
+    verdict asks whether they are; the fast loader takes the object as the input.
 
     Decoded JSON holds JSON types alone, so what is left to check of a plain input is that the
     floats are finite (the decoder used here refuses a number that overflows to infinity) and
     the nesting: text with no more brackets than :data:`~heal._verdict.MAX_DEPTH` cannot nest
     deeper, and only deeper-looking text is walked (:func:`~heal._verdict.plain_input`)."""
     if type(raw) is not str:
-        return False
+        return None
     try:
         parsed = _decode_finite(raw)
     except (ValueError, RecursionError):
-        return False
+        return None
     if type(parsed) is not dict:
-        return False
-    return (
-        len(raw) <= MAX_DEPTH or raw.count("{") + raw.count("[") <= MAX_DEPTH or plain_input(parsed)
-    )
+        return None
+    if len(raw) <= MAX_DEPTH or raw.count("{") + raw.count("[") <= MAX_DEPTH or plain_input(parsed):
+        return parsed
+    return None
 
 
 _NULLABLE = ("refusal", "tool_calls", "function_call")
@@ -732,9 +734,13 @@ class _Loader:
         self.origins: list[int] = []
         self.part_origins: list[tuple[int | None, ...] | None] = []
         self.messages: list[dict[str, Any]] = []
-        # id -> [(native index, tool name)] of every tool call, for naming results.
+        # id -> [(native index, tool name)] of every tool call, for naming results: the whole
+        # history's (:meth:`_index_calls`), once ``indexed``. Until then the fast path names a
+        # result from ``latest``: id -> name of the last call read so far (see _tool_name).
         self.calls: dict[str, list[tuple[int, str]]] = {}
         self.legacy: list[int] = []
+        self.indexed = False
+        self.latest: dict[str, str] = {}
         self.legacy_seen = False  # a function_call or function message: see _Writer
 
     def run(self) -> Loaded:
@@ -742,11 +748,14 @@ class _Loader:
             # The caller's own dicts are only read, never changed: no copy needed.
             msg = raw if type(raw) is dict else expect_object(raw, f"messages[{i}]", "a message")
             self.messages.append(msg)
-        self._index_calls()
+        if not self.fast:
+            self._index_calls()
         fast = self._fast if self.fast else None
         for i, msg in enumerate(self.messages):
             if fast is None or not fast(i, msg):
                 self._message(i, msg)
+                if not self.indexed:
+                    self._note_calls(msg)
         try:
             canonical = _load_canonical(self.out)
         except InputError as exc:
@@ -857,10 +866,12 @@ class _Loader:
         if calls is not _ABSENT:
             if type(calls) is not list or not calls:
                 return False
+            latest = self.latest
             for call in calls:
                 part = _fast_call(call)
                 if part is None:
                     return False
+                latest[part.tool_call_id] = part.tool_name
                 parts.append(part)
                 origins.append(None)
         options = None if mark is None else {"heal": {_NS: {"content": mark}}}
@@ -880,21 +891,24 @@ class _Loader:
         self.part_origins.append(tuple(parts))
 
     def _index_calls(self) -> None:
+        """Index every call of the history (``calls``, ``legacy``): the general path's, and
+        the fast path's once a result names a call it has not read yet (see _tool_name)."""
+        self.indexed = True
         for i, msg in enumerate(self.messages):
-            if msg.get("role") != "assistant":
-                continue
-            calls = msg.get("tool_calls")
-            if isinstance(calls, list):
-                for call in calls:
-                    if not isinstance(call, Mapping) or not isinstance(call.get("id"), str):
-                        continue
-                    body = call.get("function", call.get("custom"))
-                    name = body.get("name") if isinstance(body, Mapping) else None
-                    if isinstance(name, str):
-                        self.calls.setdefault(call["id"], []).append((i, name))
-            if isinstance(msg.get("function_call"), Mapping):
+            for call_id, name in _named_calls(msg):
+                self.calls.setdefault(call_id, []).append((i, name))
+            if msg.get("role") == "assistant" and isinstance(msg.get("function_call"), Mapping):
                 self.legacy.append(i)
                 self.legacy_seen = True
+
+    def _note_calls(self, msg: dict[str, Any]) -> None:
+        """Note what :meth:`_index_calls` would index of a message the general path read,
+        while the fast path reads the history without the index."""
+        latest = self.latest
+        for call_id, name in _named_calls(msg):
+            latest[call_id] = name
+        if msg.get("role") == "assistant" and isinstance(msg.get("function_call"), Mapping):
+            self.legacy_seen = True
 
     def _emit(self, message: dict[str, Any], origin: int, parts: Sequence[int | None]) -> None:
         self.out.append(message)
@@ -1114,6 +1128,17 @@ class _Loader:
         self._emit(_drop_none(message), i, origins)
 
     def _tool_name(self, tool_call_id: str, i: int) -> str:
+        """The name of the call ``tool_call_id`` that result ``i`` answers: the nearest one
+        before it, else the first after it, else :data:`UNKNOWN_TOOL_NAME`.
+
+        Read in order, the fast path knows the calls before ``i`` without an index (``latest``,
+        the last of each id read so far, is the nearest one before); only a result whose call
+        comes later, or none at all, has the whole history indexed (once)."""
+        if not self.indexed:
+            name = self.latest.get(tool_call_id)
+            if name is not None:
+                return name
+            self._index_calls()
         calls = self.calls.get(tool_call_id)
         if not calls:
             return UNKNOWN_TOOL_NAME
@@ -1160,6 +1185,8 @@ class _Loader:
                 path=f"{path}.content",
             )
         marks["extra"] = _rest(msg, "role", "content", "name") or None
+        if not self.indexed:
+            self._index_calls()
         before = [m for m in self.legacy if m < i]
         after = [m for m in self.legacy if m > i]
         owner = before[-1] if before else after[0] if after else i
@@ -1198,13 +1225,33 @@ def _fast_call(call: Any) -> ToolCallPart | None:
     raw = function.get("arguments")
     if len(function) != 2 or type(name) is not str or type(raw) is not str:
         return None
-    value, marks = _arguments(raw, "")
-    if type(value) is not str and not plain_input(value):
-        return None
+    value: Any = _plain_object(raw)  # the common case: no plain_input walk
+    if value is not None:
+        marks = _arguments_format(value, raw)
+    else:
+        value, marks = _arguments(raw, "")
+        if type(value) is not str and not plain_input(value):
+            return None
     options: dict[str, Any] | None = {"heal": {_NS: marks}} if marks else None
     if signature is not None:
         options = {**(options or {}), "google": {"thoughtSignature": signature}}
     return built_call(call_id, name, value, options)
+
+
+def _named_calls(msg: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """The id and name of each call of an assistant message that has both as strings (a
+    function or custom call), in order: what names the results that answer them."""
+    if msg.get("role") != "assistant":
+        return
+    calls = msg.get("tool_calls")
+    if isinstance(calls, list):
+        for call in calls:
+            if not isinstance(call, Mapping) or not isinstance(call.get("id"), str):
+                continue
+            body = call.get("function", call.get("custom"))
+            name = body.get("name") if isinstance(body, Mapping) else None
+            if isinstance(name, str):
+                yield call["id"], name
 
 
 def _drop_none(obj: dict[str, Any]) -> dict[str, Any]:
@@ -1344,10 +1391,15 @@ def _arguments(raw: Any, path: str) -> tuple[Any, dict[str, Any]]:
         return raw, {}
     if not isinstance(parsed, dict):
         return raw, {}
+    return parsed, _arguments_format(parsed, raw)
+
+
+def _arguments_format(parsed: dict[str, Any], raw: str) -> dict[str, Any]:
+    """The markers that give back the exact ``raw`` text an object was parsed from."""
     for fmt, encode in _PARSED_ENCODERS.items():
         if encode(parsed) == raw:
-            return parsed, ({} if fmt == "compact" else {"argumentsFormat": fmt})
-    return parsed, {"arguments": raw}
+            return {} if fmt == "compact" else {"argumentsFormat": fmt}
+    return {"arguments": raw}
 
 
 def _tool_call(call: dict[str, Any], path: str) -> dict[str, Any]:

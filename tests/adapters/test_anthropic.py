@@ -6,14 +6,16 @@ import copy
 import json
 from collections.abc import Iterable
 from typing import Any
+from unittest import mock
 
 import pydantic
 import pytest
-from anthropic.types import MessageParam, TextBlockParam
+from anthropic.types import MessageParam, TextBlockParam, ToolUseBlock
 from hypothesis import HealthCheck, given, settings
 
 import heal
 from heal import Action, InputError, validate_messages
+from heal.adapters import anthropic as anthropic_format
 from heal.adapters.anthropic import (
     UNKNOWN_TOOL_NAME,
     dump_messages,
@@ -370,6 +372,102 @@ def _use(tid: str, name: str = "f", tool_input: Any = None) -> dict[str, Any]:
 
 def _result(tid: str, content: str = "ok") -> dict[str, Any]:
     return {"type": "tool_result", "tool_use_id": tid, "content": content}
+
+
+def _result_names(native: list[Any]) -> list[str]:
+    return [
+        part.tool_name
+        for message in load_messages(native)
+        if not isinstance(message.content, str)
+        for part in message.content
+        if isinstance(part, ToolResultPart)
+    ]
+
+
+_CACHED_TEXT = {"type": "text", "text": "x", "cache_control": {"type": "ephemeral"}}
+"""A block that leaves its message to the general path."""
+
+
+@pytest.mark.parametrize(
+    ("native", "names"),
+    [
+        # The call comes after its result (the fast path has not read it yet).
+        (
+            [
+                {"role": "user", "content": [_result("c")]},
+                {"role": "assistant", "content": [_use("c", "late")]},
+                {"role": "assistant", "content": [_use("c", "later")]},
+            ],
+            ["late"],
+        ),
+        # The nearest call before wins over an earlier one and a later one.
+        (
+            [
+                {"role": "assistant", "content": [_use("c", "first")]},
+                {"role": "assistant", "content": [_use("c", "near")]},
+                {"role": "user", "content": [_result("c")]},
+                {"role": "assistant", "content": [_use("c", "after")]},
+                {"role": "user", "content": [_result("c")]},
+            ],
+            ["near", "after"],
+        ),
+        # Two calls of one id in one message: the last.
+        (
+            [
+                {"role": "assistant", "content": [_use("c", "one"), _use("c", "two")]},
+                {"role": "user", "content": [_result("c")]},
+            ],
+            ["two"],
+        ),
+        # The nearest call read by either path, after one read by the other.
+        (
+            [
+                {"role": "assistant", "content": [_use("c", "fast")]},
+                {"role": "assistant", "content": [_CACHED_TEXT, _use("c", "general")]},
+                {"role": "user", "content": [_result("c")]},
+                {"role": "assistant", "content": [_use("c", "fast")]},
+                {"role": "user", "content": [_result("c")]},
+            ],
+            ["general", "fast"],
+        ),
+        # A server tool's result names the call of its own message.
+        (
+            [
+                {"role": "user", "content": "q"},
+                {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "server_tool_use", "id": "s", "name": "web_search", "input": {}},
+                        {"type": "web_search_tool_result", "tool_use_id": "s", "content": []},
+                    ],
+                },
+            ],
+            ["web_search"],
+        ),
+        # An SDK block is read, but names no result (it is no mapping): the dict call after.
+        (
+            [
+                {
+                    "role": "assistant",
+                    "content": [ToolUseBlock(type="tool_use", id="c", name="sdk", input={})],
+                },
+                {"role": "user", "content": [_result("c")]},
+                {"role": "assistant", "content": [_use("c", "dict")]},
+            ],
+            ["dict"],
+        ),
+    ],
+)
+def test_a_result_is_named_by_the_nearest_call_before_it_else_the_first_after(
+    native: list[Any], names: list[str]
+) -> None:
+    # The fast path names results from the calls it has read so far, and indexes the whole
+    # history only for a result whose call it has not read: the same names as the index.
+    assert _result_names(native) == names
+    loaded = load(native)
+    with mock.patch.object(anthropic_format, "_PARTIAL", False):
+        assert _result_names(native) == names
+        assert load(native) == loaded
 
 
 BROKEN: dict[str, tuple[Any, list[tuple[str, int | None, int | None]]]] = {

@@ -6,6 +6,7 @@ import copy
 import json
 from collections.abc import Iterable
 from typing import Any
+from unittest import mock
 
 import pydantic
 import pytest
@@ -259,6 +260,123 @@ def test_canonical_history_from_elsewhere_dumps_as_the_ai_sdk_does() -> None:
 
 def _call(tid: str, name: str, arguments: str = "{}") -> dict[str, Any]:
     return {"id": tid, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def _result_names(native: list[Any]) -> list[str]:
+    return [
+        part.tool_name
+        for message in load_messages(native)
+        if isinstance(message, ToolMessage)
+        for part in message.content
+        if isinstance(part, ToolResultPart)
+    ]
+
+
+_CUSTOM = {"id": "c", "type": "custom", "custom": {"name": "free", "input": "x"}}
+"""A custom call: a call the fast path leaves to the general one."""
+
+
+@pytest.mark.parametrize(
+    ("native", "names"),
+    [
+        # The call comes after its result (the fast path has not read it yet).
+        (
+            [
+                {"role": "tool", "tool_call_id": "c", "content": "r"},
+                {"role": "assistant", "content": None, "tool_calls": [_call("c", "late")]},
+                {"role": "assistant", "content": None, "tool_calls": [_call("c", "later")]},
+            ],
+            ["late"],
+        ),
+        # The nearest call before wins over an earlier one and a later one.
+        (
+            [
+                {"role": "assistant", "content": None, "tool_calls": [_call("c", "first")]},
+                {"role": "assistant", "content": None, "tool_calls": [_call("c", "near")]},
+                {"role": "tool", "tool_call_id": "c", "content": "r"},
+                {"role": "assistant", "content": None, "tool_calls": [_call("c", "after")]},
+                {"role": "tool", "tool_call_id": "c", "content": "r"},
+            ],
+            ["near", "after"],
+        ),
+        # Two calls of one id in one message: the last.
+        (
+            [
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [_call("c", "one"), _call("c", "two")],
+                },
+                {"role": "tool", "tool_call_id": "c", "content": "r"},
+            ],
+            ["two"],
+        ),
+        # Calls the general path reads: a custom call, a message with a refusal.
+        (
+            [
+                {"role": "assistant", "content": None, "tool_calls": [_CUSTOM]},
+                {"role": "tool", "tool_call_id": "c", "content": "r"},
+                {
+                    "role": "assistant",
+                    "content": "x",
+                    "refusal": "no",
+                    "tool_calls": [_call("d", "g")],
+                },
+                {"role": "tool", "tool_call_id": "d", "content": "r"},
+                {"role": "tool", "tool_call_id": "e", "content": "r"},
+                {
+                    "role": "assistant",
+                    "content": "x",
+                    "refusal": "no",
+                    "tool_calls": [_call("e", "h")],
+                },
+            ],
+            ["free", "g", "h"],
+        ),
+        # The nearest call read by either path, after one read by the other.
+        (
+            [
+                {"role": "assistant", "content": None, "tool_calls": [_call("c", "fast")]},
+                {
+                    "role": "assistant",
+                    "content": "x",
+                    "refusal": "no",
+                    "tool_calls": [_call("c", "g")],
+                },
+                {"role": "tool", "tool_call_id": "c", "content": "r"},
+                {"role": "assistant", "content": None, "tool_calls": [_call("c", "fast")]},
+                {"role": "tool", "tool_call_id": "c", "content": "r"},
+            ],
+            ["g", "fast"],
+        ),
+        # Legacy function messages: their call before, else after them.
+        (
+            [
+                {"role": "function", "name": "f", "content": "early"},
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "function_call": {"name": "f", "arguments": "{}"},
+                },
+                {"role": "function", "name": "f", "content": "ok"},
+                {"role": "assistant", "content": None, "tool_calls": [_call("c", "t")]},
+                {"role": "tool", "tool_call_id": "c", "content": "r"},
+            ],
+            ["f", "f", "t"],
+        ),
+    ],
+)
+def test_a_result_is_named_by_the_nearest_call_before_it_else_the_first_after(
+    native: list[Any], names: list[str]
+) -> None:
+    # The fast path names results from the calls it has read so far, and indexes the whole
+    # history only for a result whose call it has not read: the same names as the index.
+    assert _result_names(native) == names
+    loaded = load(native)
+    with mock.patch.object(openai_chat, "_PARTIAL", False):
+        assert _result_names(native) == names
+        assert load(native) == loaded
+    assert openai_chat._Loader(native, fast=True).run() == loaded
 
 
 BROKEN: dict[str, tuple[list[dict[str, Any]], list[tuple[str, int | None, int | None]]]] = {
@@ -640,13 +758,16 @@ _ARGUMENTS = st.one_of(
 @PROPERTY
 @given(raw=_ARGUMENTS)
 def test_plain_arguments_are_those_the_loader_reads_as_a_plain_input(raw: str) -> None:
+    # The verdict's test, and the fast loader's input: the object the general path parses.
     try:
         parsed = openai_chat._decode_json(raw)
     except (ValueError, RecursionError):
-        expected = False
+        expected = None
     else:
-        expected = plain_input(parsed)
-    assert openai_chat._plain_arguments(raw) == expected
+        expected = parsed if plain_input(parsed) else None
+    found = openai_chat._plain_object(raw)
+    assert found == expected
+    assert json.dumps(found) == json.dumps(expected)  # int and float apart, keys in order
 
 
 @PROPERTY
