@@ -647,7 +647,10 @@ class _Writer:
         self.listed = listed
         # A message that is not to be handed back stands under a negative origin, as a system
         # parameter does in heal.adapters._common.written_back: it is written, never reused.
-        origins = [o if kept[o] else -1 - o for o in loaded.origins] if kept else loaded.origins
+        # (When every one is, as the fast path reads a history, the origins are the loader's.)
+        origins = loaded.origins
+        if not all(kept):
+            origins = [o if kept[o] else -1 - o for o in origins]
         self.sources = Sources(loaded.messages, origins)
 
     def __call__(self, healed: list[ModelMessage]) -> list[BaseMessage]:
@@ -1024,13 +1027,16 @@ def _as_written(msg: BaseMessage) -> bool:
     return True
 
 
-_CUT_OFF: tuple[tuple[str, str], ...] = (
-    ("finish_reason", "length"),  # OpenAI-format integrations (langchain-openai, Groq, ...)
-    ("stop_reason", "max_tokens"),  # langchain-anthropic; langchain_core's tool parsers read it
-    ("finish_reason", "MAX_TOKENS"),  # langchain-google-genai (Gemini's finish reason name)
-    ("stopReason", "max_tokens"),  # langchain-aws ChatBedrockConverse (Converse's stopReason)
-)
-"""``response_metadata`` entries of an AI message cut off by the output-token limit."""
+_CUT_OFF: dict[str, tuple[str, ...]] = {
+    "finish_reason": (
+        "length",  # OpenAI-format integrations (langchain-openai, Groq, ...)
+        "MAX_TOKENS",  # langchain-google-genai (Gemini's finish reason name)
+    ),
+    "stop_reason": ("max_tokens",),  # langchain-anthropic; langchain_core's tool parsers read it
+    "stopReason": ("max_tokens",),  # langchain-aws ChatBedrockConverse (Converse's stopReason)
+}
+"""``response_metadata`` entries of an AI message cut off by the output-token limit: each key
+with the reasons that say so (one look-up a key, for every AI message loaded)."""
 
 
 def _cut_off(metadata: Mapping[str, Any]) -> bool:
@@ -1038,10 +1044,14 @@ def _cut_off(metadata: Mapping[str, Any]) -> bool:
     a Gemini reason may be written as its enum, ``FinishReason.MAX_TOKENS``). Its canonical
     message then carries heal's aborted marker (:data:`heal.rules.tool_pairing.ABORTED`), which
     is never written back."""
-    for key, value in _CUT_OFF:
+    for key, reasons in _CUT_OFF.items():
         found = metadata.get(key)
         # endswith first: it answers most reasons ("stop", "tool_use") without a split
-        if isinstance(found, str) and found.endswith(value) and found.rsplit(".", 1)[-1] == value:
+        if (
+            isinstance(found, str)
+            and found.endswith(reasons)
+            and found.rsplit(".", 1)[-1] in reasons
+        ):
             return True
     return False
 
@@ -1958,11 +1968,15 @@ def _without(block: Mapping[str, Any], *keys: str) -> Json:
 
 
 def _nearest(found: list[tuple[int, str]], i: int) -> str | None:
-    before = [name for j, name in found if j < i]
-    if before:
-        return before[-1]
-    after = [name for j, name in found if j > i]
-    return after[0] if after else None
+    """The name of the call nearest before message ``i`` in ``found`` (in message order), else
+    of the first after it."""
+    before = after = None
+    for j, name in found:
+        if j < i:
+            before = name
+        elif j > i and after is None:
+            after = name
+    return after if before is None else before
 
 
 def _reasoning_block(block: Json, k: int, provider: Any) -> Json:

@@ -659,7 +659,7 @@ def test_renamed_calls_and_results_are_patched_copies() -> None:
     _same_heal(native, ["mistral"])
 
 
-# --- a usage judged in one pass --------------------------------------------------------------------
+# --- the loader's helpers, held to the plainer forms they replaced -------------------------------
 
 
 def _plain_usage_by_parts(value: Any) -> bool:
@@ -729,3 +729,16 @@ def test_a_usage_nested_to_the_limit_is_plain_and_past_it_not() -> None:
     for value, plain in (({"cost": deep}, True), ({"cost": [deep]}, False)):
         assert langchain._plain_usage(value) is plain
         assert _plain_usage_by_parts(value) is plain
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 6), st.sampled_from(["", "a", "b"]))).map(sorted),
+    st.integers(0, 6),
+)
+def test_the_nearest_call_is_the_last_before_else_the_first_after(
+    found: list[tuple[int, str]], i: int
+) -> None:
+    before = [name for j, name in found if j < i]
+    after = [name for j, name in found if j > i]
+    expected = before[-1] if before else after[0] if after else None
+    assert langchain._nearest(found, i) == expected
