@@ -149,6 +149,7 @@ from langchain_core.messages.ai import InputTokenDetails, OutputTokenDetails, Us
 from heal._engine import HealScope
 from heal._verdict import (
     AFTER,
+    MAX_DEPTH,
     PLAIN_TERMS,
     Terms,
     by_default,
@@ -289,7 +290,7 @@ def _agreed_provider(messages: list[BaseMessage]) -> ProviderId | None:
     """:func:`infer_provider` of a list :func:`_native_list` has already checked."""
     found: set[ProviderId | None] = set()
     for msg in messages:
-        if isinstance(msg, AIMessage):
+        if type(msg) is AIMessage:  # exactly, as _native_list leaves them
             found.add(_message_provider(msg))
     return found.pop() if len(found) == 1 else None
 
@@ -562,9 +563,11 @@ def _strand_hidden(
     found: list[Repair] = []
     used: set[int] = set()
     for h, msg in enumerate(healed):
+        if msg.role != "assistant" or msg.content:
+            continue
         meta = _meta({"providerOptions": msg.provider_options})
         hidden = meta.get("hidden")
-        if msg.role != "assistant" or msg.content or not hidden:
+        if not hidden:
             continue
         j = _hidden_origin(msg, hidden, loaded, used)
         if j is not None:
@@ -644,7 +647,10 @@ class _Writer:
         self.listed = listed
         # A message that is not to be handed back stands under a negative origin, as a system
         # parameter does in heal.adapters._common.written_back: it is written, never reused.
-        origins = [o if kept[o] else -1 - o for o in loaded.origins] if kept else loaded.origins
+        # (When every one is, as the fast path reads a history, the origins are the loader's.)
+        origins = loaded.origins
+        if not all(kept):
+            origins = [o if kept[o] else -1 - o for o in origins]
         self.sources = Sources(loaded.messages, origins)
 
     def __call__(self, healed: list[ModelMessage]) -> list[BaseMessage]:
@@ -754,6 +760,8 @@ def _native_list(native: Any) -> list[BaseMessage]:
         raise InputError(f"expected a list of LangChain messages, got {_kind(native)}")
     out = list(native)
     for i, msg in enumerate(out):
+        if type(msg) in _NATIVE_CLASSES:
+            continue  # none of them is a chunk; the ABC check below costs several times this
         path = f"messages[{i}]"
         if isinstance(msg, BaseMessageChunk):
             raise InputError(
@@ -761,13 +769,17 @@ def _native_list(native: Any) -> list[BaseMessage]:
                 "(langchain_core.messages.message_chunk_to_message)",
                 path=path,
             )
-        if type(msg) not in (SystemMessage, HumanMessage, AIMessage, ToolMessage):
-            what = type(msg).__name__ if isinstance(msg, BaseMessage) else _kind(msg)
-            raise InputError(
-                f"expected a SystemMessage, HumanMessage, AIMessage or ToolMessage, got {what}",
-                path=path,
-            )
+        what = type(msg).__name__ if isinstance(msg, BaseMessage) else _kind(msg)
+        raise InputError(
+            f"expected a SystemMessage, HumanMessage, AIMessage or ToolMessage, got {what}",
+            path=path,
+        )
     return out
+
+
+_NATIVE_CLASSES = (SystemMessage, HumanMessage, AIMessage, ToolMessage)
+"""The message classes :func:`_native_list` takes, those exactly: after it, ``type(msg) is
+AIMessage`` says what ``isinstance`` would (an ABC check through pydantic's metaclass)."""
 
 
 def _kind(value: Any) -> str:
@@ -910,28 +922,45 @@ def _plain_usage(value: Any) -> bool:
     """Whether an ``AIMessage.usage_metadata`` is plain JSON that ``model_dump`` returns, and
     validation keeps, as it is: its token counts integers (pydantic warns of other values, and
     validation converts them), its details objects of integers, each object's keys in the
-    order validation puts them (the declared ones in their order, then any other)."""
-    if type(value) is not dict or not plain_value(value) or not _in_order(value, _USAGE_ORDER):
+    order validation puts them (the declared ones in their order, then any other).
+
+    One pass over the keys judges all of that (each AI message of a history loaded for a repair
+    comes through here, and judging the JSON, the order and the counts apart took half of its
+    record): the keys it does not declare hold any plain JSON, nested below the usage."""
+    if type(value) is not dict:
         return False
-    for key in _TOKEN_COUNTS:
-        if key in value and type(value[key]) is not int:
+    last = -1
+    for key, item in value.items():
+        if type(key) is not str:
             return False
-    for key, order in _DETAILS_ORDER.items():
-        if key in value:
-            details = value[key]
-            if type(details) is not dict or not _in_order(details, order):
+        at = _USAGE_ORDER.get(key)
+        if at is None:
+            last = len(_USAGE_ORDER)
+        elif at < last:
+            return False
+        else:
+            last = at
+        order = _DETAILS_ORDER.get(key)
+        if order is not None:
+            if not _plain_counts(item, order):
                 return False
-            for count in details.values():
-                if type(count) is not int:
-                    return False
+        elif key in _TOKEN_COUNTS:
+            if type(item) is not int:
+                return False
+        elif not plain_value(item, MAX_DEPTH - 1):
+            return False
     return True
 
 
-def _in_order(value: Mapping[str, Any], order: Mapping[str, int]) -> bool:
-    """Whether the keys of a TypedDict's value come as validating it orders them: the declared
-    keys in ``order``, then the others."""
+def _plain_counts(value: Any, order: Mapping[str, int]) -> bool:
+    """Whether a usage's token details are an object of integers under string keys, in the
+    ``order`` validating its TypedDict puts them: the declared keys in order, then the others."""
+    if type(value) is not dict:
+        return False
     last = -1
-    for key in value:
+    for key, count in value.items():
+        if type(key) is not str or type(count) is not int:
+            return False
         at = order.get(key)
         if at is None:
             last = len(order)
@@ -998,13 +1027,16 @@ def _as_written(msg: BaseMessage) -> bool:
     return True
 
 
-_CUT_OFF: tuple[tuple[str, str], ...] = (
-    ("finish_reason", "length"),  # OpenAI-format integrations (langchain-openai, Groq, ...)
-    ("stop_reason", "max_tokens"),  # langchain-anthropic; langchain_core's tool parsers read it
-    ("finish_reason", "MAX_TOKENS"),  # langchain-google-genai (Gemini's finish reason name)
-    ("stopReason", "max_tokens"),  # langchain-aws ChatBedrockConverse (Converse's stopReason)
-)
-"""``response_metadata`` entries of an AI message cut off by the output-token limit."""
+_CUT_OFF: dict[str, tuple[str, ...]] = {
+    "finish_reason": (
+        "length",  # OpenAI-format integrations (langchain-openai, Groq, ...)
+        "MAX_TOKENS",  # langchain-google-genai (Gemini's finish reason name)
+    ),
+    "stop_reason": ("max_tokens",),  # langchain-anthropic; langchain_core's tool parsers read it
+    "stopReason": ("max_tokens",),  # langchain-aws ChatBedrockConverse (Converse's stopReason)
+}
+"""``response_metadata`` entries of an AI message cut off by the output-token limit: each key
+with the reasons that say so (one look-up a key, for every AI message loaded)."""
 
 
 def _cut_off(metadata: Mapping[str, Any]) -> bool:
@@ -1012,9 +1044,14 @@ def _cut_off(metadata: Mapping[str, Any]) -> bool:
     a Gemini reason may be written as its enum, ``FinishReason.MAX_TOKENS``). Its canonical
     message then carries heal's aborted marker (:data:`heal.rules.tool_pairing.ABORTED`), which
     is never written back."""
-    for key, value in _CUT_OFF:
+    for key, reasons in _CUT_OFF.items():
         found = metadata.get(key)
-        if isinstance(found, str) and found.rsplit(".", 1)[-1] == value:
+        # endswith first: it answers most reasons ("stop", "tool_use") without a split
+        if (
+            isinstance(found, str)
+            and found.endswith(reasons)
+            and found.rsplit(".", 1)[-1] in reasons
+        ):
             return True
     return False
 
@@ -1128,11 +1165,13 @@ def _text_of(text: str, blocks: Sequence[Any], separator: str) -> list[str] | No
 
 
 def _message_provider(msg: AIMessage) -> ProviderId | None:
-    provider = msg.response_metadata.get("model_provider")
+    fields = msg.__dict__  # one attribute read (through pydantic's hook) for both fields
+    metadata = fields["response_metadata"]
+    provider = metadata.get("model_provider")
     if not isinstance(provider, str):
         return None
     if provider == "openai":
-        return openai_api_by_response_id((msg.response_metadata.get("id"), msg.id))
+        return openai_api_by_response_id((metadata.get("id"), fields["id"]))
     return LANGCHAIN_MODEL_PROVIDERS.get(provider)
 
 
@@ -1330,11 +1369,13 @@ class _Loader:
 
     def run(self) -> Loaded:
         for i, msg in enumerate(self.native):
-            if isinstance(msg, AIMessage):
-                for call in [*msg.tool_calls, *msg.invalid_tool_calls]:
-                    cid, name = call.get("id"), call.get("name")
-                    if isinstance(cid, str) and isinstance(name, str):
-                        self.calls.setdefault(cid, []).append((i, name))
+            if type(msg) is AIMessage:  # exactly, as _native_list leaves them
+                fields = msg.__dict__
+                for calls in (fields["tool_calls"], fields["invalid_tool_calls"]):
+                    for call in calls:
+                        cid, name = call.get("id"), call.get("name")
+                        if isinstance(cid, str) and isinstance(name, str):
+                            self.calls.setdefault(cid, []).append((i, name))
         fast = self._fast if self.fast else None
         kept = self.kept
         for i, msg in enumerate(self.native):
@@ -1428,7 +1469,8 @@ class _Loader:
             text = item.get("text")
             if type(text) is not str:
                 return False
-            rest = {key: value for key, value in item.items() if key != "text"}
+            rest = dict(item)  # in the block's order, as _without copies it
+            del rest["text"]
             texts.append(built_text(text, {"heal": {_NS: {"block": rest}}}))
         self._put(built_message(_User, tuple(texts), options), i, range(len(texts)))
         return True
@@ -1552,7 +1594,8 @@ class _Loader:
                 # Plain JSON, as the loader checks it: of type and text alone, those strings.
                 if (len(block) != 2 or type(kind) is not str) and not plain_value(block):
                     return None
-                rest = {key: value for key, value in block.items() if key != "text"}
+                rest = dict(block)  # in the block's order, as _without copies it
+                del rest["text"]
                 parts.append(built_text(text, {"heal": {_NS: {"at": k, "block": rest}}}))
                 origins.append(k)
                 continue
@@ -1561,10 +1604,10 @@ class _Loader:
             call_id = block.get("id")
             if type(call_id) is not str:
                 return None
-            n = next(
-                (n for n, call in enumerate(calls) if n not in linked and call[0] == call_id), None
-            )
-            if n is None:
+            for n, call in enumerate(calls):  # a loop, not next() over a generator: cheaper
+                if n not in linked and call[0] == call_id:
+                    break
+            else:
                 return None
             linked.add(n)
             _, name, value, options = calls[n]
@@ -1925,11 +1968,15 @@ def _without(block: Mapping[str, Any], *keys: str) -> Json:
 
 
 def _nearest(found: list[tuple[int, str]], i: int) -> str | None:
-    before = [name for j, name in found if j < i]
-    if before:
-        return before[-1]
-    after = [name for j, name in found if j > i]
-    return after[0] if after else None
+    """The name of the call nearest before message ``i`` in ``found`` (in message order), else
+    of the first after it."""
+    before = after = None
+    for j, name in found:
+        if j < i:
+            before = name
+        elif j > i and after is None:
+            after = name
+    return after if before is None else before
 
 
 def _reasoning_block(block: Json, k: int, provider: Any) -> Json:

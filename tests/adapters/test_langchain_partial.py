@@ -28,12 +28,13 @@ from typing import Any
 from unittest import mock
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from pydantic import BaseModel
 
 from benchmarks.spellings import _langchain, _without_first_result
+from heal._verdict import MAX_DEPTH, plain_value
 from heal.adapters import langchain
 from heal.adapters._common import NativeHealResult
 
@@ -656,3 +657,88 @@ def test_renamed_calls_and_results_are_patched_copies() -> None:
     renamed = [m for m in result.messages if not any(m is n for n in native)]
     assert renamed and all(isinstance(m, (AIMessage, ToolMessage)) for m in renamed)
     _same_heal(native, ["mistral"])
+
+
+# --- the loader's helpers, held to the plainer forms they replaced -------------------------------
+
+
+def _plain_usage_by_parts(value: Any) -> bool:
+    """What ``langchain._plain_usage`` judges, each condition apart: plain JSON, the keys of the
+    usage and of its details in the order validation puts them, the counts integers."""
+
+    def in_order(found: dict[str, Any], order: dict[str, int]) -> bool:
+        places = [order.get(key, len(order)) for key in found]
+        return places == sorted(places)
+
+    if type(value) is not dict or not plain_value(value):
+        return False
+    if not in_order(value, langchain._USAGE_ORDER):
+        return False
+    if any(type(value[key]) is not int for key in langchain._TOKEN_COUNTS if key in value):
+        return False
+    for key, order in langchain._DETAILS_ORDER.items():
+        if key in value:
+            details = value[key]
+            if type(details) is not dict or not in_order(details, order):
+                return False
+            if any(type(count) is not int for count in details.values()):
+                return False
+    return True
+
+
+_USAGE_KEYS = [*langchain._USAGE_ORDER, "cost", 1]
+_DETAIL_KEYS = [*{k for order in langchain._DETAILS_ORDER.values() for k in order}, "x", 2]
+_counts = st.one_of(
+    st.integers(0, 9),
+    st.integers(0, 9),
+    st.booleans(),
+    st.floats(allow_nan=True),
+    st.none(),
+    st.text(max_size=1),
+)
+_details = st.dictionaries(st.sampled_from(_DETAIL_KEYS), _counts, max_size=4)
+_usages = st.dictionaries(
+    st.sampled_from(_USAGE_KEYS),
+    st.one_of(
+        _counts,
+        _details,
+        _details,
+        st.lists(_counts, max_size=2),
+        st.dictionaries(st.text(max_size=1), st.dictionaries(st.text(max_size=1), _counts)),
+        st.tuples(st.integers()),
+    ),
+    max_size=5,
+)
+"""Usages of the declared keys and others (``1`` too), in any order, holding counts of every
+JSON type and a few others, details of declared keys and others, and other JSON values."""
+
+
+@settings(PROPERTY, max_examples=1000)
+@given(st.one_of(_usages, _usages, _usages, _counts, _details))
+@example({"input_tokens": 1, "output_tokens": True})
+@example({"input_tokens": 1, "input_token_details": {"audio": 1, 2: 1}})
+@example({"output_token_details": {"reasoning": 1, "audio": 1}, 1: 1})
+def test_a_usage_is_judged_in_one_pass_as_by_its_parts(value: Any) -> None:
+    assert langchain._plain_usage(value) == _plain_usage_by_parts(value)
+
+
+def test_a_usage_nested_to_the_limit_is_plain_and_past_it_not() -> None:
+    deep: Any = 1
+    for _ in range(MAX_DEPTH - 1):  # the usage itself is the first level
+        deep = [deep]
+    for value, plain in (({"cost": deep}, True), ({"cost": [deep]}, False)):
+        assert langchain._plain_usage(value) is plain
+        assert _plain_usage_by_parts(value) is plain
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 6), st.sampled_from(["", "a", "b"]))).map(sorted),
+    st.integers(0, 6),
+)
+def test_the_nearest_call_is_the_last_before_else_the_first_after(
+    found: list[tuple[int, str]], i: int
+) -> None:
+    before = [name for j, name in found if j < i]
+    after = [name for j, name in found if j > i]
+    expected = before[-1] if before else after[0] if after else None
+    assert langchain._nearest(found, i) == expected
