@@ -933,13 +933,9 @@ def _plain_usage(value: Any) -> bool:
     for key, item in value.items():
         if type(key) is not str:
             return False
-        at = _USAGE_ORDER.get(key)
-        if at is None:
-            last = len(_USAGE_ORDER)
-        elif at < last:
+        last = _placed(_USAGE_ORDER, key, last)
+        if last < 0:
             return False
-        else:
-            last = at
         order = _DETAILS_ORDER.get(key)
         if order is not None:
             if not _plain_counts(item, order):
@@ -961,14 +957,20 @@ def _plain_counts(value: Any, order: Mapping[str, int]) -> bool:
     for key, count in value.items():
         if type(key) is not str or type(count) is not int:
             return False
-        at = order.get(key)
-        if at is None:
-            last = len(order)
-        elif at < last:
+        last = _placed(order, key, last)
+        if last < 0:
             return False
-        else:
-            last = at
     return True
+
+
+def _placed(order: Mapping[str, int], key: str, last: int) -> int:
+    """Where ``key`` stands in a TypedDict's value whose keys so far reached place ``last``
+    (validation puts the declared keys in ``order``, then the others); -1 when it comes out of
+    that order."""
+    at = order.get(key)
+    if at is None:
+        return len(order)
+    return at if at >= last else -1
 
 
 _PLAN_SYSTEM = _record_plan(SystemMessage, frozenset({"content"}))
