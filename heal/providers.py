@@ -147,6 +147,9 @@ class ProviderProfile:
     _names_pattern: re.Pattern[str] = field(init=False, repr=False, compare=False)
     _ids_pattern: re.Pattern[str] = field(init=False, repr=False, compare=False)
     _exact_ids_pattern: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
+    _id_ascii: bytes = field(init=False, repr=False, compare=False)
+    """The ASCII characters :attr:`tool_call_id_chars` accepts (see
+    :meth:`all_valid_tool_call_ids`)."""
 
     def __post_init__(self) -> None:
         self._check()
@@ -179,6 +182,8 @@ class ProviderProfile:
             exact, exact_all = re.compile(body), re.compile(rf"{body}(?:\x00{body})*")
         object.__setattr__(self, "tool_call_id_exact_pattern", exact)
         object.__setattr__(self, "_exact_ids_pattern", exact_all)
+        id_char = re.compile(rf"[{self.tool_call_id_chars}]").fullmatch
+        object.__setattr__(self, "_id_ascii", bytes(c for c in range(128) if id_char(chr(c))))
 
     def _check(self) -> None:
         where = f"profile {self.id!r}"
@@ -221,10 +226,25 @@ class ProviderProfile:
         return all(map(self.valid_tool_name, values))
 
     def all_valid_tool_call_ids(self, ids: Iterable[str]) -> bool:
-        """Whether every id passes the shared id rule (True for none)."""
-        values = list(ids)
+        """Whether every id passes the shared id rule (True for none).
+
+        Every clean verdict asks this of all the ids of a history. Ids are ASCII nearly always,
+        and then each test runs at C speed over all of them at once: no character the class
+        refuses (``bytes.translate`` deletes the ones it accepts, :attr:`_id_ascii`, and must
+        leave nothing), no id empty, none too long. That is half the instructions of one match
+        of the ids joined by NUL (callgrind, the ids of a benchmark conversation), which the
+        other ids still take."""
+        values = ids if type(ids) is list else list(ids)
         if not values:
             return True
+        joined = "".join(values)
+        if joined.isascii():
+            longest = self.tool_call_id_max
+            return (
+                not joined.encode("ascii").translate(None, self._id_ascii)
+                and all(values)
+                and (longest is None or max(map(len, values)) <= longest)
+            )
         joined = "\x00".join(values)
         if joined.count("\x00") == len(values) - 1:
             return self._ids_pattern.fullmatch(joined) is not None
@@ -247,14 +267,16 @@ class ProviderProfile:
 
     def all_accepted_tool_call_ids(self, ids: Iterable[str]) -> bool:
         """Whether the provider accepts every id (True for none); see ``accepts_tool_call_id``."""
+        exact = self._exact_ids_pattern
+        if exact is None:
+            return self.all_valid_tool_call_ids(ids)
         values = list(ids)
         if not values:
             return True
         joined = "\x00".join(values)
         if joined.count("\x00") != len(values) - 1:  # an id holds a NUL: see all_valid_tool_names
             return all(map(self.accepts_tool_call_id, values))
-        exact = self._exact_ids_pattern
-        if exact is not None and exact.fullmatch(joined) is None:
+        if exact.fullmatch(joined) is None:
             return False
         return self._ids_pattern.fullmatch(joined) is not None
 

@@ -691,6 +691,34 @@ def test_shared_rename_reaches_every_profile(
         assert not keep & set(renamed)
 
 
+_IDS = st.lists(
+    st.one_of(_NASTY, st.text(alphabet="aZ9_-", max_size=70), st.integers(0, 70).map("a".__mul__)),
+    max_size=6,
+)
+"""Tool-call ids of every kind: nasty ones, and plain ones of every length around each
+profile's limit."""
+
+_ODD_PROFILES = (
+    # A class with a range across punctuation, and one with a non-ASCII character.
+    ProviderProfile(id=None, tool_call_id_chars="a-z_!-/", tool_call_id_max=8),
+    ProviderProfile(id=None, tool_call_id_chars="a-zA-Z0-9_\u00e9"),
+)
+
+
+@pytest.mark.parametrize(
+    "profile",
+    [get_profile(None), *map(get_profile, PROVIDERS), *_ODD_PROFILES],
+    ids=lambda profile: str(profile.id or profile.tool_call_id_chars),
+)
+@settings(max_examples=150, derandomize=True, deadline=None)
+@given(ids=_IDS)
+def test_all_ids_at_once_as_each_id_alone(profile: ProviderProfile, ids: list[str]) -> None:
+    """The checks of every id of a history at once (at C speed for ASCII ids, or as one joined
+    match) say what checking each id alone says."""
+    assert profile.all_valid_tool_call_ids(ids) is all(map(profile.valid_tool_call_id, ids))
+    assert profile.all_accepted_tool_call_ids(ids) is all(map(profile.accepts_tool_call_id, ids))
+
+
 def _history(name: str, tool_call_id: str) -> list[dict[str, Any]]:
     return [
         {"role": "user", "content": "hi"},
