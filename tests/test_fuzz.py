@@ -51,7 +51,7 @@ from hypothesis import strategies as st
 
 import heal
 from heal import HealError
-from heal.policy import KEEP
+from heal.adapters._common import format_policy
 from heal.reactive import ERROR_PATTERNS
 from heal.repairs import Action, Repair
 from tests.strategies import broken_histories, policies, valid_histories
@@ -818,15 +818,17 @@ def check_adapter(fmt: str, plain: Any, provider: str | None) -> None:
         canonical = call(f"load_messages of {entry} output", module.load_messages, result.messages)
         expect(canonical is not None, entry, "its output does not load")
         effective = module.infer_provider(native) if chosen == "auto" else chosen
-        # The fixes the format has no field for are kept (reported) by its adapter, not made:
-        # the output is checked as the adapter heals, with those kept too.
+        # The fixes the format has no field for are kept (reported) by its adapter, not made,
+        # and the rules whose problem its shape settles do not run: the output is checked as
+        # the adapter heals, with those kept and skipped too.
         unwritable = getattr(module, "_UNWRITABLE", {}).get(effective, ())
+        settled = getattr(module, "_SETTLED", {}).get(effective, ())
         valid = call(
             f"validate_messages of {entry} output",
             heal.validate_messages,
             canonical,
             provider=effective,
-            policy=dict.fromkeys(unwritable, KEEP),
+            policy=format_policy(None, keep=unwritable, skip=settled),
         )
         assert valid is not None
         left = not_only_reported(valid.issues)
@@ -1219,3 +1221,40 @@ def test_a_fix_its_format_cannot_write_is_kept_and_the_output_still_checks(fmt: 
 
 _CALL_FIELDS = {"toolCallId": "call_1", "toolName": "weather"}
 _INPUT = {"input": {"city": "Paris"}}
+
+
+@pytest.mark.parametrize("fmt", ["openai-chat", "langchain"])
+def test_a_rule_its_format_settles_is_not_asked_of_the_output(fmt: str) -> None:
+    # One tool message per result is these formats' shape, and Gemini's endpoints group them
+    # into one function-response turn themselves, so for Google the adapter does not run
+    # google-split-tool-results (_SETTLED). The check validated the loaded output with that
+    # rule on and called two results of parallel calls invalid (a deep-profile mutated-native
+    # run found it).
+    history: list[dict[str, Any]] = [
+        {"role": "user", "content": "weather?"},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "tool-call", "toolCallId": cid, "toolName": "weather", **_INPUT}
+                for cid in ("call_1", "call_2")
+            ],
+        },
+        {
+            "role": "tool",
+            "content": [
+                {
+                    "type": "tool-result",
+                    "toolCallId": cid,
+                    "toolName": "weather",
+                    "output": {"type": "text", "value": "ok"},
+                }
+                for cid in ("call_1", "call_2")
+            ],
+        },
+        {"role": "user", "content": "thanks"},
+    ]
+    plain = native_plain(fmt, history)
+    native = _native_inputs(fmt, plain)[0]
+    heal_native = getattr(adapter(fmt), f"heal_{fmt.replace('-', '_')}")
+    assert heal_native(native, provider="google").repairs == ()
+    check_adapter(fmt, plain, "google")

@@ -595,7 +595,8 @@ _TEXT_KEYS = frozenset({"type", "text", "annotations", "logprobs"})
 _CALL_KEYS = frozenset({"type", "call_id", "name", "arguments", "id", "status"})
 _OUTPUT_KEYS = frozenset({"type", "call_id", "output", "id", "status"})
 _REASONING_KEYS = frozenset({"type", "id", "summary", "encrypted_content", "status"})
-_SYSTEM_ROLES = frozenset({"system", "developer"})
+_SYSTEM_ROLES = ("system", "developer")
+"""A tuple, not a set: a role may be any JSON value, and a list or dict cannot be hashed."""
 _EMPTY: tuple[Any, ...] = ((), [], None)
 _UNCUT = (None, "completed")
 """A reasoning item's status when it is finished (absent, as the API leaves it, or null, as

@@ -1275,7 +1275,8 @@ class _Loader:
                 if found:
                     system = _part_system(part, msg, canonical)
                     others = _provenance_out(found, system, part.part_kind, meta)
-                    meta["part"] = found
+                    if found:  # not when the signature it moved out was all it held
+                        meta["part"] = found
                     options = _part_options(meta, others)
                 if kind is pa.TextPart:
                     content.append(built_text(text, options))

@@ -255,6 +255,23 @@ def test_pydantic_ai_fast_load_is_the_validated_load(native: Any) -> None:
         _same_load(pydantic_ai, native)
 
 
+@pytest.mark.parametrize("part", [pa.TextPart, pa.ThinkingPart])
+@pytest.mark.parametrize("details", [{}, {"finish": "stop"}])
+def test_pydantic_ai_a_gemini_signature_alone_in_provider_details(part: Any, details: Any) -> None:
+    # A text or thinking part whose only non-default field is Gemini's thought signature: the
+    # fast loader kept the record it had emptied as an empty "part" (the deep profile found it
+    # for a text part); the general path keeps no record then.
+    stamp = datetime(1970, 1, 1, tzinfo=timezone.utc)
+    native = [
+        pa.ModelRequest(parts=[pa.UserPromptPart(content="hi", timestamp=stamp)]),
+        pa.ModelResponse(
+            parts=[part(content="hi", provider_details={"thought_signature": "c2ln", **details})],
+            timestamp=stamp,
+        ),
+    ]
+    _same_load(pydantic_ai, native)
+
+
 @_QUIET
 @settings(PROPERTY, max_examples=40)
 @given(pydantic_ai_strategies)

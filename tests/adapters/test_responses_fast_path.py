@@ -308,6 +308,19 @@ def test_what_the_verdict_does_not_take_goes_the_full_path(edit: Any, rule: str 
         assert rule in {r.rule for r in repairs}
 
 
+@pytest.mark.parametrize("role", [[], {}, ["user"], {"role": "user"}])
+def test_a_role_that_is_no_string_goes_the_full_path(role: Any) -> None:
+    # The verdict looked an unhashable role up in a frozenset, a TypeError (found by the fuzz
+    # tests' mutated-native target under the deep profile); the full path names the bad role.
+    for native in (
+        [{"role": role, "content": "hi"}],
+        [*RESPONSES_PLAIN[:1], {"role": role, "content": "ok"}],
+    ):
+        assert not openai_responses._plainly_clean(native, "openai-responses")
+        with pytest.raises(InputError, match="role"):
+            heal_openai_responses(native)
+
+
 def _reasoning(n: int, **fields: Any) -> Item:
     summary = [{"type": "summary_text", "text": "Look it up."}]
     return {"type": "reasoning", "id": f"rs_{n}", "summary": summary, **fields}
