@@ -598,12 +598,12 @@ _REASONING_KEYS = frozenset({"type", "id", "summary", "encrypted_content", "stat
 _SYSTEM_ROLES = ("system", "developer")
 """A tuple, not a set: a role may be any JSON value, and a list or dict cannot be hashed."""
 _EMPTY: tuple[Any, ...] = ((), [], None)
+"""Annotations or log probabilities that are nothing: absent, empty, or null."""
 _UNCUT = (None, "completed")
 """A reasoning item's status when it is finished (absent, as the API leaves it, or null, as
 ``model_dump()`` writes it); ``incomplete`` and ``in_progress`` mark a cut-off turn."""
 _ENCRYPTED = frozenset({str, type(None)})
 """What a reasoning item's ``encrypted_content`` may be (absent: None)."""
-"""Annotations or log probabilities that are nothing: absent, empty, or null."""
 
 
 def _finished(item: Item, known: frozenset[str]) -> bool:
