@@ -66,6 +66,7 @@ from heal.rules._base import (
     renamed_id_finding,
 )
 from heal.rules._index import FACTS, Fact, HistoryIndex
+from heal.rules._quick import QuickTerms, quick_terms, quickly_clean
 from heal.targets import Target
 
 __all__ = ["MAX_PASSES", "HealResult", "ValidationResult", "heal_messages", "validate_messages"]
@@ -258,6 +259,8 @@ class _Plan:
     verdict: tuple[frozenset[str], tuple[Fact, ...]] | None
     """What the plan's rules need to find anything (``Rule.needs``): trigger lists, and facts
     in a fixed order. None when some rule declares nothing, so a history is never clean."""
+    quick: QuickTerms | None
+    """The terms of the quick verdict for :attr:`verdict` (None: the index decides alone)."""
 
 
 _DEFAULT_PLANS: dict[tuple[Target, str, int], _Plan] = {}
@@ -338,7 +341,8 @@ def _cached_plan(
         keep = choice == KEEP
         steps.append((rule, rule.choices[0] if keep else choice, keep, *_split_needs(rule)))
     guards = tuple(rule for rule, *_ in steps if type(rule).protects is not Rule.protects)
-    return _Plan(tuple(steps), guards, get_profile(target.provider), _verdict(steps))
+    verdict = _verdict(steps)
+    return _Plan(tuple(steps), guards, get_profile(target.provider), verdict, quick_terms(verdict))
 
 
 def planned_rules(target: Target) -> tuple[Rule, ...]:
@@ -438,6 +442,10 @@ def _run(
     history, so the next pass stops before them; and the index built after an edit serves every
     rule until the next edit. Results, repairs and their order are the pass loop's exactly.
     """
+    profile = plan.profile
+    quick = plan.quick
+    if quick is not None and quickly_clean(messages, quick, target, profile):
+        return messages, ()  # plainly clean: the index would find the verdict below clean
     steps = plan.steps
     n_steps = len(steps)
     work = messages
@@ -449,7 +457,6 @@ def _run(
     guards = plan.guards
     index = HistoryIndex(work)
     verdict = plan.verdict
-    profile = plan.profile
     if verdict is not None and index.clean(*verdict, target, profile):
         return messages, ()  # no rule of the plan can find anything
     ctx = _context(work, index, plan, target, messages)

@@ -1,0 +1,280 @@
+"""The quick verdict: "clean" for the common histories, without building the index.
+
+Most histories heal to themselves, and :class:`~heal.rules._index.HistoryIndex` spends most of
+a clean heal listing what no rule will be asked about: a reference for every call and result,
+the role of every message, the ids and names for the facts. :func:`quickly_clean` walks the
+models once and lists nothing but the call ids and tool names; it answers for the plain shapes
+alone (text, tool calls each answered in the tool messages right after, reasoning where no rule
+reads it) and gives up, at the first part that is anything else, to the index, which decides as
+before. So it is exact in one direction: quickly clean implies that the index finds the plan's
+verdict clean (:meth:`HistoryIndex.clean`), and the engine returns the history as it is.
+
+What it must check follows from the plan's verdict, the trigger lists and facts its rules need
+(:func:`quick_terms`): a fact such as ``final_assistant`` or ``same_role_runs`` rules out a shape
+that is plain for other plans, and a trigger list that the verdict does not name (``reasoning``
+for provider None) lets the parts it lists stand.
+
+The walk is held to the index by property tests (``tests/test_quick.py``): on generated
+histories, broken and healed, for every provider and target, quickly clean implies the index's
+clean verdict; on the benchmark corpus the two agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from heal.messages import (
+    ContentOutput,
+    ErrorJsonOutput,
+    ErrorTextOutput,
+    JsonOutput,
+    ModelMessage,
+    ReasoningPart,
+    TextOutput,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+)
+from heal.rules._index import FACTS, Fact
+from heal.rules._options import results_not_first
+
+if TYPE_CHECKING:
+    from heal.providers import ProviderProfile
+    from heal.targets import Target
+
+__all__ = ["QuickTerms", "quick_terms", "quickly_clean"]
+
+
+@dataclass(frozen=True, slots=True)
+class QuickTerms:
+    """What a plainly clean history may hold, and what it must be, for one plan's verdict.
+
+    The walk refuses always what would put a part in the index's lists of texts to look at,
+    empty messages, outputs, approvals, files and images, and what would make the rarer facts
+    hold (an input that is not a dict, a provider-executed call, a result outside a tool
+    message, a history of system messages alone). The fields say what else it must refuse."""
+
+    reasoning: bool
+    """Reasoning parts with ASCII text may stand: the verdict names neither the ``reasoning``
+    list nor a fact of reasoning (``non_ascii_reasoning`` aside, which ASCII text rules out)."""
+    tool_options: bool
+    """Calls and results may carry provider options (no fact of the verdict reads them)."""
+    part_options: bool
+    """Text and reasoning parts may carry provider options (``assistant_options`` and
+    ``head_not_user`` are not in the verdict)."""
+    content_outputs: bool
+    """Tool results may hold content outputs (the verdict does not name their list)."""
+    text_after_call: bool
+    """A text part may follow a call in its message (no ``texts_after_calls`` list)."""
+    calls: bool
+    """Tool calls (and so results) may stand at all: the verdict names neither list."""
+    reasoned_calls: bool
+    """An assistant message with calls must hold reasoning too (``calls_without_reasoning``)."""
+    role_runs: bool
+    """Two messages of one role may follow each other (no ``same_role_runs``)."""
+    late_system: bool
+    """A system message may follow another role (no ``late_system``)."""
+    user_after_tool: bool
+    """A user message may follow tool results (no ``user_after_tool``; ``results_not_first``
+    is asked of such a message)."""
+    any_head: bool
+    """The first message after the system messages may be other than the user's (no
+    ``head_not_user``)."""
+    assistant_end: bool
+    """The history may end with an assistant message (no ``final_assistant``)."""
+    calls_before_user: bool
+    """Calls must come before the last user message (``calls_after_last_user``)."""
+    exact_ids: bool
+    """Ids must be in the profile's exact format too (``unaccepted_tool_call_ids``)."""
+    offered: bool
+    """Tool names must be among the target's tools, when it names them (``unoffered_tools``)."""
+
+
+_KNOWN = frozenset(FACTS)
+"""The facts the walk answers for. A fact added to :data:`~heal.rules._index.FACTS` leaves
+every plan that needs it to the index until the walk learns it (see :func:`quick_terms`)."""
+
+_REASONING_FACTS = frozenset(
+    {
+        "trailing_reasoning",
+        "reasoning_not_first",
+        "reasoning_only_message",
+        "anthropic_unsigned_reasoning",
+        "bedrock_unsigned_reasoning",
+    }
+)
+_NAMES: dict[Fact, str] = {fact: name for name, fact in FACTS.items()}
+
+
+def quick_terms(verdict: tuple[frozenset[str], tuple[Fact, ...]] | None) -> QuickTerms | None:
+    """The terms of the walk for a plan's verdict (``_Plan.verdict``: the trigger lists and the
+    facts its rules need), or None when the plan has no verdict or needs a fact the walk does
+    not know."""
+    if verdict is None:
+        return None
+    lists, facts = verdict
+    named = {_NAMES.get(fact) for fact in facts}
+    if None in named or not named <= _KNOWN:
+        return None
+    return QuickTerms(
+        reasoning="reasoning" not in lists and named.isdisjoint(_REASONING_FACTS),
+        tool_options=named.isdisjoint(
+            {"tool_options", "anthropic_tool_options", "assistant_options"}
+        ),
+        part_options=named.isdisjoint({"assistant_options", "head_not_user"}),
+        content_outputs="content_outputs" not in lists,
+        text_after_call="texts_after_calls" not in lists,
+        calls=lists.isdisjoint({"calls", "results"}),
+        reasoned_calls="calls_without_reasoning" in named,
+        role_runs="same_role_runs" not in named,
+        late_system="late_system" not in named,
+        user_after_tool="user_after_tool" not in named,
+        any_head="head_not_user" not in named,
+        assistant_end="final_assistant" not in named,
+        calls_before_user="calls_after_last_user" in named,
+        exact_ids="unaccepted_tool_call_ids" in named,
+        offered="unoffered_tools" in named,
+    )
+
+
+def quickly_clean(
+    messages: Sequence[ModelMessage], terms: QuickTerms, target: Target, profile: ProviderProfile
+) -> bool:
+    """Whether ``messages`` is plainly clean under ``terms`` for ``target`` and its provider's
+    ``profile``: True implies that the index of ``messages`` finds the verdict the terms were
+    made from clean. False says nothing but "ask the index"."""
+    # As in HistoryIndex._scan: local names, class identity tests, and fields read from a
+    # model's __dict__ where more than one is read.
+    text_cls, call_cls, result_cls, reasoning_cls = (
+        TextPart,
+        ToolCallPart,
+        ToolResultPart,
+        ReasoningPart,
+    )
+    text_output, error_output = TextOutput, ErrorTextOutput
+    json_output, error_json, content_output = JsonOutput, ErrorJsonOutput, ContentOutput
+    reasoning_ok = terms.reasoning
+    tool_options_ok = terms.tool_options
+    part_options_ok = terms.part_options
+    content_ok = terms.content_outputs
+    text_after_call_ok = terms.text_after_call
+    calls_ok = terms.calls
+    runs_ok = terms.role_runs
+    reasoned_calls = terms.reasoned_calls
+    ids: list[str] = []
+    add_id = ids.append
+    names: set[str] = set()
+    add_name = names.add
+    # Pairing as the index's scan decides it: each call waits for its result in a tool message
+    # whose last non-tool message is the call's.
+    waiting: dict[str, int] = {}
+    previous = ""  # the role of the message before
+    turns = False  # a message other than a system message came
+    last_non_tool = last_user = call_at = reasoning_at = i = -1
+    for message in messages:
+        i += 1
+        fields = message.__dict__
+        role = fields["role"]
+        is_tool = role == "tool"
+        if not is_tool:
+            if waiting:
+                # A call's result block ended without its result (an early answer: the result's
+                # pairing test, or the last tests, would refuse the history too).
+                return False
+            if role == "user":
+                if previous == "tool" and (not terms.user_after_tool or results_not_first(message)):
+                    return False
+                last_user = i
+            if role == "system":
+                if turns and not terms.late_system:
+                    return False
+            elif not turns:
+                turns = True
+                if role != "user" and not terms.any_head:
+                    return False
+            last_non_tool = i
+        if role == previous and not runs_ok:
+            return False
+        previous = role
+        content = fields["content"]
+        if type(content) is str:
+            if not content.isascii() or content.isspace() or not content:
+                return False
+            continue
+        if not content:
+            return False
+        for part in content:
+            if type(part) is text_cls:
+                text = part.text
+                if not text.isascii() or text.isspace() or not text:
+                    return False
+                if call_at == i and not text_after_call_ok:
+                    return False
+                if not part_options_ok and part.provider_options is not None:
+                    return False
+            elif type(part) is call_cls:
+                fields = part.__dict__
+                if (
+                    not calls_ok
+                    or type(fields["input"]) is not dict
+                    or fields["provider_executed"]
+                    or (not tool_options_ok and fields["provider_options"] is not None)
+                ):
+                    return False
+                tid = fields["tool_call_id"]
+                if not ids and terms.exact_ids and not profile.accepts_tool_call_id(tid):
+                    return False  # a foreign id format: every id is renamed
+                add_id(tid)
+                add_name(fields["tool_name"])
+                waiting[tid] = call_at = i
+            elif type(part) is result_cls:
+                fields = part.__dict__
+                if not is_tool or (not tool_options_ok and fields["provider_options"] is not None):
+                    return False
+                add_name(fields["tool_name"])
+                output = fields["output"]
+                kind = type(output)
+                if kind is text_output or kind is error_output:
+                    value = output.value
+                    if not value.isascii() or value.isspace() or not value:
+                        return False
+                elif kind is content_output:
+                    if not content_ok:
+                        return False
+                elif kind is not json_output and kind is not error_json:
+                    return False  # an execution denial, or a subclass
+                if waiting.pop(fields["tool_call_id"], -2) != last_non_tool:
+                    return False  # no call waits for it right before
+            elif type(part) is reasoning_cls:
+                if (
+                    not reasoning_ok
+                    or not part.text.isascii()
+                    or (not part_options_ok and part.provider_options is not None)
+                ):
+                    return False
+                reasoning_at = i
+            else:
+                return False  # files, images, approvals, subclasses: the index lists them
+        if reasoned_calls and call_at == i and reasoning_at != i and role == "assistant":
+            return False
+    if waiting or not turns:
+        return False  # a call without its result; only_system (an empty history too)
+    if previous == "assistant" and not terms.assistant_end:
+        return False
+    if not ids:
+        return True
+    if terms.calls_before_user and call_at > last_user:
+        return False
+    offered = target.tools
+    return (
+        len(set(ids)) == len(ids)
+        and (
+            profile.all_accepted_tool_call_ids(ids)
+            if terms.exact_ids
+            else profile.all_valid_tool_call_ids(ids)
+        )
+        and profile.all_valid_tool_names(names)
+        and (not terms.offered or offered is None or offered.issuperset(names))
+    )

@@ -1,0 +1,498 @@
+"""The quick verdict (:mod:`heal.rules._quick`) against the index it stands in for.
+
+Its promise is one-directional: a history it calls clean is one the index calls clean for the
+same plan, so the engine may return it without building the index. These tests hold it to
+that on generated histories for every target, policy and scope: the general ones of
+``tests.strategies`` (broken, and the clean ones healing makes of them), and plain histories
+(ASCII texts, answered calls, the ids of several providers) with one or two twists each, the
+shapes a plan's facts tell apart (:func:`near_plain_histories`). On the benchmark corpus it says
+clean exactly where the index does, for every provider: it is no stub.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from benchmarks.corpus import corpus
+from heal import PROVIDERS, heal_messages, load_messages
+from heal._engine import HealScope, _plan_for
+from heal.messages import ModelMessage
+from heal.providers import ProviderId
+from heal.rules._index import FACTS, HistoryIndex
+from heal.rules._quick import quick_terms, quickly_clean
+from heal.targets import Target
+from tests.strategies import histories, policies
+from tests.test_targets import targets
+
+ALL_PROVIDERS: list[Any] = [None, *PROVIDERS]
+
+
+def _verdicts(
+    messages: list[ModelMessage], target: Target, policy: Any, scope: str
+) -> tuple[bool, bool] | None:
+    """(quick, index) for the plan of ``target``, ``policy`` and ``scope``; None when the plan
+    has no quick terms."""
+    plan = _plan_for(target, policy, None, scope)
+    if plan.quick is None or plan.verdict is None:
+        return None
+    quick = quickly_clean(messages, plan.quick, target, plan.profile)
+    index = HistoryIndex(messages).clean(*plan.verdict, target, plan.profile)
+    return quick, index
+
+
+@given(
+    history=histories(),
+    target=targets(),
+    policy=policies,
+    scope=st.sampled_from(["request", "history"]),
+)
+def test_quickly_clean_implies_the_index_finds_it_clean(
+    history: Any, target: Target, policy: Any, scope: HealScope
+) -> None:
+    messages = load_messages(history)
+    healed = heal_messages(messages, target=target, policy=policy, scope=scope).messages
+    for each in (messages, healed):
+        found = _verdicts(each, target, policy, scope)
+        assert found is not None
+        quick, index = found
+        assert index or not quick, "quick says clean where the index does not"
+        if quick:
+            again = heal_messages(each, target=target, policy=policy, scope=scope)
+            assert again.repairs == ()
+            assert again.messages == each
+
+
+_IDS = ("call_a1", "toolu_01Xy", "abcDEF123", "xyz987QWE", "fc-7", "c1")
+"""Call ids of several providers' formats: Mistral's nine letters and digits among them."""
+_MISTRAL_IDS = ("abcDEF123", "xyz987QWE", "A1b2C3d4E", "Q0w9E8r7T")
+_NAMES = ("search", "get_weather", "f")
+_WORDS = ("hi", "hello world", "ok", "What's next?")
+
+
+@st.composite
+def _plain_turns(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """A plain history: system messages first, then user and assistant turns, assistant calls
+    answered in the tool messages right after (one or split over several)."""
+    words = st.sampled_from(_WORDS)
+    # Mistral's format alone, half the time: the only ids its plan finds clean.
+    ids = iter(draw(st.permutations(draw(st.sampled_from((_IDS, _MISTRAL_IDS))))))
+    out: list[dict[str, Any]] = [
+        {"role": "system", "content": draw(words)} for _ in range(draw(st.integers(0, 2)))
+    ]
+    for turn in range(draw(st.integers(1, 3))):
+        if draw(st.booleans()):
+            out.append({"role": "user", "content": draw(words)})
+        else:
+            out.append({"role": "user", "content": [{"type": "text", "text": draw(words)}]})
+        calls = draw(st.integers(0, 2)) if turn < 2 else 0
+        parts: list[dict[str, Any]] = [{"type": "text", "text": draw(words)}]
+        results = []
+        for _ in range(calls):
+            call_id, name = next(ids), draw(st.sampled_from(_NAMES))
+            parts.append(
+                {"type": "tool-call", "toolCallId": call_id, "toolName": name, "input": {}}
+            )
+            kind = draw(st.sampled_from(("text", "json", "error-text", "error-json")))
+            value: Any = draw(words) if kind.endswith("text") else {"n": 1}
+            output = {"type": kind, "value": value}
+            results.append(
+                {"type": "tool-result", "toolCallId": call_id, "toolName": name, "output": output}
+            )
+        if not calls and draw(st.booleans()):
+            out.append({"role": "assistant", "content": draw(words)})
+            continue
+        out.append({"role": "assistant", "content": parts})
+        if results:
+            if len(results) > 1 and draw(st.booleans()):
+                out += [{"role": "tool", "content": [result]} for result in results]
+            else:
+                out.append({"role": "tool", "content": results})
+            if draw(st.booleans()):
+                out.append({"role": "assistant", "content": draw(words)})
+    return out
+
+
+def _parts(history: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [
+        part
+        for message in history
+        if isinstance(message["content"], list)
+        for part in message["content"]
+        if part["type"] == kind
+    ]
+
+
+def _twist(draw: st.DrawFn, history: list[dict[str, Any]]) -> None:
+    """One change to a plain history, of a kind some plan's verdict tells apart."""
+    kind = draw(st.sampled_from(sorted(_TWISTS)))
+    _TWISTS[kind](draw, history)
+
+
+def _at(draw: st.DrawFn, history: list[dict[str, Any]]) -> int:
+    return draw(st.integers(0, len(history)))
+
+
+def _pick(draw: st.DrawFn, found: list[dict[str, Any]]) -> dict[str, Any] | None:
+    return draw(st.sampled_from(found)) if found else None
+
+
+def _options(draw: st.DrawFn) -> dict[str, Any]:
+    namespace = draw(st.sampled_from(("anthropic", "openai", "google", "bedrock", "heal", "x")))
+    return {namespace: {"signature": "sig"} if namespace != "heal" else {"placeholder": True}}
+
+
+def _set(draw: st.DrawFn, found: list[dict[str, Any]], key: str, value: Any) -> None:
+    part = _pick(draw, found)
+    if part is not None:
+        part[key] = value
+
+
+def _assistant_parts(history: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    return [
+        message["content"]
+        for message in history
+        if message["role"] == "assistant" and isinstance(message["content"], list)
+    ]
+
+
+def _insert_part(draw: st.DrawFn, history: list[dict[str, Any]], part: dict[str, Any]) -> None:
+    contents = _assistant_parts(history)
+    if contents:
+        content = draw(st.sampled_from(contents))
+        content.insert(draw(st.integers(0, len(content))), part)
+
+
+_TWISTS: dict[str, Any] = {
+    "system": lambda d, h: h.insert(_at(d, h), {"role": "system", "content": "late"}),
+    "user": lambda d, h: h.insert(_at(d, h), {"role": "user", "content": "more"}),
+    "assistant": lambda d, h: h.insert(_at(d, h), {"role": "assistant", "content": "so"}),
+    "tool": lambda d, h: h.insert(_at(d, h), {"role": "tool", "content": []}),
+    "drop message": lambda d, h: h.pop(d(st.integers(0, len(h) - 1))) if h else None,
+    "empty content": lambda d, h: _set(d, [m for m in h if m["role"] != "system"], "content", []),
+    "blank text": lambda d, h: _set(d, _parts(h, "text"), "text", d(st.sampled_from((" ", "")))),
+    "non-ascii text": lambda d, h: _set(d, _parts(h, "text"), "text", "café"),
+    "trailing space": lambda d, h: _set(d, _parts(h, "text"), "text", "ok "),
+    "options": lambda d, h: _set(
+        d,
+        [p for m in h if isinstance(m["content"], list) for p in m["content"]],
+        "providerOptions",
+        _options(d),
+    ),
+    "executed": lambda d, h: _set(d, _parts(h, "tool-call"), "providerExecuted", True),
+    "string input": lambda d, h: _set(d, _parts(h, "tool-call"), "input", "{}"),
+    "same id": lambda d, h: _set(d, _parts(h, "tool-call"), "toolCallId", "c1"),
+    "result id": lambda d, h: _set(d, _parts(h, "tool-result"), "toolCallId", "other1"),
+    "bad id": lambda d, h: _set(d, _parts(h, "tool-call"), "toolCallId", "a b"),
+    "long id": lambda d, h: _set(d, _parts(h, "tool-call"), "toolCallId", "a" * 70),
+    "bad name": lambda d, h: _set(d, _parts(h, "tool-call"), "toolName", "bad name!"),
+    "offered name": lambda d, h: _set(d, _parts(h, "tool-result"), "toolName", "run-code"),
+    "blank output": lambda d, h: _set(
+        d, _parts(h, "tool-result"), "output", {"type": "text", "value": " "}
+    ),
+    "denied": lambda d, h: _set(
+        d, _parts(h, "tool-result"), "output", {"type": "execution-denied"}
+    ),
+    "content output": lambda d, h: _set(
+        d,
+        _parts(h, "tool-result"),
+        "output",
+        {"type": "content", "value": [{"type": "text", "text": "ok"}]},
+    ),
+    "text after call": lambda d, h: _insert_part(d, h, {"type": "text", "text": "and"}),
+    "reasoning": lambda d, h: _insert_part(
+        d, h, {"type": "reasoning", "text": d(st.sampled_from(("hmm", "", "é")))}
+    ),
+    "signed reasoning": lambda d, h: _insert_part(
+        d, h, {"type": "reasoning", "text": "hmm", "providerOptions": _options(d)}
+    ),
+    "image": lambda d, h: h.insert(
+        _at(d, h),
+        {"role": "user", "content": [{"type": "image", "image": "iVBORw0KGgo="}]},
+    ),
+    "result in assistant": lambda d, h: _insert_part(
+        d,
+        h,
+        {
+            "type": "tool-result",
+            "toolCallId": "c1",
+            "toolName": "f",
+            "output": {"type": "text", "value": "ok"},
+        },
+    ),
+    "reasoning only": lambda d, h: h.insert(
+        _at(d, h), {"role": "assistant", "content": [{"type": "reasoning", "text": "hmm"}]}
+    ),
+}
+"""Each twist and how it is made (a twist that finds nothing to change leaves the history)."""
+
+
+@st.composite
+def near_plain_histories(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """A plain history, with no, one or two twists."""
+    history = draw(_plain_turns())
+    for _ in range(draw(st.integers(0, 2))):
+        _twist(draw, history)
+    return history
+
+
+@given(history=_plain_turns())
+def test_a_plain_history_is_quickly_clean_for_provider_none(history: Any) -> None:
+    messages = load_messages(history)
+    assert _verdicts(messages, Target(None), None, "request") == (True, True)
+
+
+@given(
+    history=near_plain_histories(),
+    target=targets(),
+    policy=policies,
+    scope=st.sampled_from(["request", "history"]),
+)
+def test_quickly_clean_implies_clean_on_near_plain_histories(
+    history: Any, target: Target, policy: Any, scope: str
+) -> None:
+    messages = load_messages(history)
+    found = _verdicts(messages, target, policy, scope)
+    assert found is not None
+    quick, index = found
+    assert index or not quick, "quick says clean where the index does not"
+
+
+_CORPUS = [load_messages(c) for c in corpus(conversations=120, length=50, broken=0.1)]
+
+
+@pytest.mark.parametrize("provider", ALL_PROVIDERS, ids=str)
+def test_on_the_benchmark_corpus_quick_and_index_agree(provider: ProviderId | None) -> None:
+    target = Target(provider)
+    agree = clean = 0
+    for history in _CORPUS:
+        found = _verdicts(history, target, None, "request")
+        assert found is not None
+        quick, index = found
+        agree += quick == index
+        clean += quick
+    assert agree == len(_CORPUS)
+    # Mistral renames this corpus' ids, DeepSeek wants reasoning beside its calls; the others
+    # find its unbroken histories clean (healed, they are clean for these two as well: see
+    # tests/test_engine.py).
+    assert clean == 0 if provider in ("mistral", "deepseek") else clean > 90
+
+
+@pytest.mark.parametrize("provider", ALL_PROVIDERS, ids=str)
+@pytest.mark.parametrize("scope", ["request", "history"])
+def test_every_builtin_plan_has_quick_terms(provider: ProviderId | None, scope: str) -> None:
+    assert _plan_for(Target(provider), None, None, scope).quick is not None
+
+
+def test_no_terms_without_a_verdict_or_for_an_unknown_fact() -> None:
+    assert quick_terms(None) is None
+
+    def unknown(*_: Any) -> bool:
+        return True
+
+    assert quick_terms((frozenset(), (unknown,))) is None
+    assert quick_terms((frozenset(), (FACTS["unpaired"],))) is not None
+
+
+def test_lists_the_verdict_names_are_refused() -> None:
+    """A trigger list the walk lets stand for one plan (calls, reasoning) is refused when the
+    verdict names it."""
+    history = load_messages(
+        [
+            {"role": "user", "content": "hi"},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "reasoning", "text": "hmm"},
+                    {"type": "tool-call", "toolCallId": "c1", "toolName": "f", "input": {}},
+                ],
+            },
+            {
+                "role": "tool",
+                "content": [
+                    {
+                        "type": "tool-result",
+                        "toolCallId": "c1",
+                        "toolName": "f",
+                        "output": {"type": "text", "value": "ok"},
+                    }
+                ],
+            },
+        ]
+    )
+    target = Target(None)
+    profile = _plan_for(target, None, None, "request").profile
+    for lists, clean in (
+        (frozenset(), True),
+        (frozenset({"reasoning"}), False),
+        (frozenset({"calls"}), False),
+        (frozenset({"results"}), False),
+    ):
+        terms = quick_terms((lists, (FACTS["unpaired"],)))
+        assert terms is not None
+        assert quickly_clean(history, terms, target, profile) is clean, lists
+        assert HistoryIndex(history).clean(lists, (FACTS["unpaired"],), target, profile) is clean
+
+
+def _call(call_id: str, **extra: Any) -> dict[str, Any]:
+    return {"type": "tool-call", "toolCallId": call_id, "toolName": "f", "input": {}, **extra}
+
+
+def _result(call_id: str, output: Any = None, **extra: Any) -> dict[str, Any]:
+    output = {"type": "text", "value": "ok"} if output is None else output
+    return {
+        "type": "tool-result",
+        "toolCallId": call_id,
+        "toolName": "f",
+        "output": output,
+        **extra,
+    }
+
+
+def _turn(*calls: str, **extra: Any) -> list[dict[str, Any]]:
+    """An assistant message with ``calls`` and the tool message of their results."""
+    return [
+        {"role": "assistant", "content": [{"type": "text", "text": "ok"}, *map(_call, calls)]},
+        {"role": "tool", "content": [_result(call_id, **extra) for call_id in calls]},
+    ]
+
+
+_USER = {"role": "user", "content": "hi"}
+_ANSWER = {"role": "assistant", "content": "done"}
+_MARKED_USER = {
+    "role": "user",
+    "content": "more",
+    "providerOptions": {"heal": {"anthropic": {"order": "tur"}}},
+}
+
+REFUSED: list[tuple[str, Any, list[dict[str, Any]]]] = [
+    ("user after tool results", "mistral", [_USER, *_turn("abcDEF123"), _USER]),
+    ("results not first", None, [_USER, *_turn("c1"), _MARKED_USER]),
+    (
+        "text options",
+        "google",
+        [
+            _USER,
+            {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "ok", "providerOptions": {"x": {"y": 1}}}],
+            },
+        ],
+    ),
+    (
+        "call options",
+        "anthropic",
+        [
+            _USER,
+            {"role": "assistant", "content": [_call("c1", providerOptions={"anthropic": {}})]},
+            {"role": "tool", "content": [_result("c1")]},
+            _USER,
+        ],
+    ),
+    (
+        "result options",
+        "anthropic",
+        [_USER, *_turn("c1", providerOptions={"anthropic": {}}), _USER],
+    ),
+    (
+        "result in the assistant message",
+        None,
+        [_USER, {"role": "assistant", "content": [_call("c1"), _result("c1")]}],
+    ),
+    (
+        "content output",
+        "anthropic",
+        [
+            _USER,
+            {"role": "assistant", "content": [_call("c1")]},
+            {
+                "role": "tool",
+                "content": [
+                    _result("c1", {"type": "content", "value": [{"type": "text", "text": "ok"}]})
+                ],
+            },
+            _USER,
+        ],
+    ),
+    (
+        "non-ASCII reasoning",
+        None,
+        [_USER, {"role": "assistant", "content": [{"type": "reasoning", "text": "café"}]}],
+    ),
+    (
+        "reasoning options",
+        "openai-responses",
+        [
+            _USER,
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "reasoning", "text": "hm", "providerOptions": {"x": {"y": 1}}},
+                    {"type": "text", "text": "ok"},
+                ],
+            },
+        ],
+    ),
+    (
+        "text after a call",
+        "anthropic",
+        [
+            _USER,
+            {"role": "assistant", "content": [_call("c1"), {"type": "text", "text": "ok"}]},
+            {"role": "tool", "content": [_result("c1")]},
+            _USER,
+        ],
+    ),
+    ("unanswered call at the end", None, [_USER, _turn("c1")[0]]),
+    ("system messages alone", None, [{"role": "system", "content": "be brief"}]),
+    ("no message", None, []),
+    ("replayed id", None, [_USER, *_turn("c1"), _USER, *_turn("c1")]),
+    ("id foreign to Mistral after one of its own", "mistral", [_USER, *_turn("abcDEF123", "c1")]),
+    ("calls without reasoning", "deepseek", [_USER, *_turn("c1")]),
+    (
+        "reasoning in another message than the calls",
+        "deepseek",
+        [
+            _USER,
+            {"role": "assistant", "content": [{"type": "reasoning", "text": "hm"}]},
+            *_turn("c1"),
+        ],
+    ),
+]
+"""Histories the index finds unclean for the provider by one thing each, which the walk's
+broader property tests meet rarely: the walk must refuse each."""
+
+
+@pytest.mark.parametrize(
+    ("provider", "history"), [case[1:] for case in REFUSED], ids=[case[0] for case in REFUSED]
+)
+def test_the_walk_refuses_what_the_index_finds(provider: Any, history: Any) -> None:
+    assert _verdicts(load_messages(history), Target(provider), None, "request") == (False, False)
+
+
+def test_options_of_reasoning_are_refused_when_the_verdict_reads_them() -> None:
+    """No built-in plan lets reasoning stand and reads the options of assistant parts: a plan
+    with one more rule may (here, a verdict of ``assistant_options`` alone)."""
+    history = load_messages(
+        [
+            _USER,
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "reasoning", "text": "hm", "providerOptions": {"x": {"y": 1}}},
+                    {"type": "text", "text": "ok"},
+                ],
+            },
+        ]
+    )
+    target = Target(None)
+    profile = _plan_for(target, None, None, "request").profile
+    verdict = (frozenset[str](), (FACTS["assistant_options"],))
+    terms = quick_terms(verdict)
+    assert terms is not None
+    assert terms.reasoning
+    assert not quickly_clean(history, terms, target, profile)
+    assert not HistoryIndex(history).clean(*verdict, target, profile)
