@@ -163,6 +163,7 @@ def quickly_clean(
     calls_ok = terms.calls
     runs_ok = terms.role_runs
     reasoned_calls = terms.reasoned_calls
+    accepts = profile.accepts_tool_call_id if terms.exact_ids else profile.valid_tool_call_id
     ids: list[str] = []
     add_id = ids.append
     names: set[str] = set()
@@ -224,8 +225,11 @@ def quickly_clean(
                 ):
                     return False
                 tid = fields["tool_call_id"]
-                if not ids and terms.exact_ids and not profile.accepts_tool_call_id(tid):
-                    return False  # a foreign id format: every id is renamed
+                if (not ids or ":" in tid) and not accepts(tid):
+                    # A history from a provider whose ids this one refuses has them from its
+                    # first call on, and one that changed provider holds Kimi's (colons, which
+                    # no provider takes): refused here, not after reading the rest.
+                    return False
                 add_id(tid)
                 add_name(fields["tool_name"])
                 waiting[tid] = call_at = i
