@@ -9,16 +9,19 @@ messages, 10% broken), as messages per second, with its time relative to the fir
 * touch: visit every message and part, and take its type (the least any check must do);
 * read: also read every field a verdict on a clean history needs (roles, contents, texts, tool
   call ids and names, inputs, outputs), doing nothing with them;
-* index: build the :class:`~heal.rules._index.HistoryIndex`, the one scan heal makes of a clean
-  history;
+* quick verdict: :func:`~heal.rules._quick.quickly_clean` for provider None, the one walk heal
+  makes of a plainly clean history (it lists nothing);
+* index: build the :class:`~heal.rules._index.HistoryIndex`, the scan heal makes of any other
+  history (and made of every history before the quick verdict);
 * heal: ``heal_messages(history)``, shared rules only, as ``benchmarks.run`` measures it;
 * heal, clean only / broken only: the same, over the clean and the broken conversations apart;
 * heal for Mistral, and the least a heal for Mistral can do here (every id of this corpus is
   foreign to Mistral, so every part that carries one is renamed): index, map the ids, copy each
   renamed part and each message holding one, make each record; nothing else.
 
-On a clean conversation heal costs about one index and a few microseconds of rule checks; a
-broken one costs an index per pass that changed something, plus the repair. The ratios tell
+On a plainly clean conversation heal costs one quick walk and a few microseconds of call
+overhead; a broken one costs the quick walk up to its first flaw, an index per pass that changed
+something, plus the repair. The ratios tell
 what any further tuning can hope for: no check of every part can run faster than ``read``.
 """
 
@@ -33,11 +36,14 @@ from benchmarks.corpus import corpus
 from benchmarks.run import _median_seconds, collector_restored
 from heal import heal_messages, load_messages
 from heal._construct import construct_complete, replaced
+from heal._engine import _plan_for
 from heal.messages import ModelMessage, Part, TextOutput, TextPart, ToolCallPart, ToolResultPart
 from heal.providers import get_profile
 from heal.repairs import Action, Repair, Scope
 from heal.rules._index import HistoryIndex
+from heal.rules._quick import quickly_clean
 from heal.rules.mistral import mistral_tool_call_id
+from heal.targets import Target
 
 History = Sequence[ModelMessage]
 
@@ -71,6 +77,15 @@ def read(histories: list[History]) -> None:
                     output = part.output
                     if type(output) is TextOutput:
                         output.value.isascii()
+
+
+def quick(histories: list[History]) -> None:
+    target = Target(None)
+    plan = _plan_for(target, None, None, "request")
+    terms, profile = plan.quick, plan.profile
+    assert terms is not None
+    for history in histories:
+        quickly_clean(history, terms, target, profile)
 
 
 def index(histories: list[History]) -> None:
@@ -175,6 +190,7 @@ def _main(argv: list[str] | None) -> int:
     for label, work, histories in (
         ("touch every message and part", touch, loaded),
         ("read the fields a clean verdict needs", read, loaded),
+        ("quick verdict (one walk, nothing listed)", quick, loaded),
         ("HistoryIndex (one scan)", index, loaded),
         ("heal_messages, provider=None", heal, loaded),
         ("heal_messages, clean conversations only", heal, clean),
