@@ -38,7 +38,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import TypeAdapter
 
-from heal._engine import heal_messages
+from heal._engine import heal_messages, heal_not_plain
 from heal._verdict import (
     AFTER,
     Terms,
@@ -165,20 +165,19 @@ def _heal_json(
     target: dict[str, Any],
 ) -> JsonHealResult[T]:
     decoded = _decode(data)
-    if decoded is not _UNREADABLE and (
-        clean_verdict(decoded, provider)
-        if policy is None and not target
-        else (
+    asked = decoded is not _UNREADABLE and (
+        (policy is None and not target)
+        or (
             _SAFE_OPTIONS.issuperset(target)
             and by_default(policy, target.get("rules"), target.get("scope", "request"))
-            and clean_verdict(
-                decoded,
-                provider,
-                model=target.get("model"),
-                thinking=target.get("thinking"),
-                tools=target.get("tools"),
-            )
         )
+    )
+    if asked and clean_verdict(
+        decoded,
+        provider,
+        model=target.get("model"),
+        thinking=target.get("thinking"),
+        tools=target.get("tools"),
     ):
         return JsonHealResult(data, ())
     read = None if decoded is _UNREADABLE else _load_decoded(data, decoded)
@@ -187,7 +186,10 @@ def _heal_json(
         result = heal_messages(data, provider=provider, policy=policy, **target)
     else:
         loaded, canonical, by_orjson = read
-        result = heal_messages(loaded, provider=provider, policy=policy, **target)
+        # A history the verdict refused is broken nearly always: the engine's own quick
+        # verdict would refuse it too (heal_not_plain). Asked nothing, heal_messages asks it.
+        heal = heal_not_plain if asked else heal_messages
+        result = heal(loaded, provider=provider, policy=policy, **target)
         written = _write(result.messages, loaded, decoded, canonical, by_orjson)
     return JsonHealResult(_as_given(data, result.messages, written), result.repairs)
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from benchmarks.corpus import corpus
 from heal import PROVIDERS, heal_messages, load_messages
-from heal._engine import HealScope, _plan_for
+from heal._engine import HealScope, _plan_for, heal_not_plain
 from heal.messages import ModelMessage
 from heal.providers import ProviderId
 from heal.rules._index import FACTS, HistoryIndex
@@ -64,6 +64,20 @@ def test_quickly_clean_implies_the_index_finds_it_clean(
             again = heal_messages(each, target=target, policy=policy, scope=scope)
             assert again.repairs == ()
             assert again.messages == each
+
+
+@given(history=histories(), target=targets())
+def test_healing_without_the_quick_verdict_gives_the_same_result(
+    history: Any, target: Target
+) -> None:
+    """heal_not_plain (heal_json's path for a history its verdict refused) is heal_messages
+    without the quick verdict: the same messages, the same repairs."""
+    messages = load_messages(history)
+    for each in (messages, heal_messages(messages, target=target).messages):
+        with_quick = heal_messages(each, target=target)
+        without = heal_not_plain(each, target=target)
+        assert without.repairs == with_quick.repairs
+        assert without.messages == with_quick.messages
 
 
 _IDS = ("call_a1", "toolu_01Xy", "abcDEF123", "xyz987QWE", "fc-7", "c1")
@@ -496,3 +510,41 @@ def test_options_of_reasoning_are_refused_when_the_verdict_reads_them() -> None:
     assert terms.reasoning
     assert not quickly_clean(history, terms, target, profile)
     assert not HistoryIndex(history).clean(*verdict, target, profile)
+
+
+def test_a_history_a_plain_verdict_refused_skips_the_quick_verdict(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """heal_json and the adapters heal a history their own plain verdict refused with
+    heal_not_plain; one their verdict was not asked about (a policy) with heal_messages."""
+    import heal._json as json_module
+    import heal.adapters._common as common
+    from heal import heal_json
+    from heal.adapters.anthropic import heal_anthropic
+
+    used: list[str] = []
+
+    def spy(name: str, real: Any) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            used.append(name)
+            return real(*args, **kwargs)
+
+        return call
+
+    for module in (json_module, common):
+        monkeypatch.setattr(module, "heal_messages", spy("heal_messages", heal_messages))
+        monkeypatch.setattr(module, "heal_not_plain", spy("heal_not_plain", heal_not_plain))
+    unanswered = [
+        {"role": "user", "content": "hi"},
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "c1", "name": "f", "input": {}}],
+        },
+    ]
+    policy = {"orphan-tool-call": "drop-call"}
+    assert heal_anthropic(unanswered).changed
+    assert heal_anthropic(unanswered, policy=policy).changed
+    text = '[{"role": "user", "content": "hi"}, {"role": "user", "content": " "}]'
+    assert heal_json(text).changed
+    assert heal_json(text, policy=policy).changed
+    assert used == ["heal_not_plain", "heal_messages"] * 2

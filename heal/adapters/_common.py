@@ -21,7 +21,7 @@ from heal._construct import (
     set_fields,
     set_private,
 )
-from heal._engine import PAUSE_GC_FROM, HealScope, heal_messages
+from heal._engine import PAUSE_GC_FROM, HealScope, heal_messages, heal_not_plain
 from heal.errors import ConfigError, InputError
 from heal.messages import (
     AssistantMessage,
@@ -334,6 +334,7 @@ def heal_native(
     scope: HealScope = "request",
     original: Any = None,
     after: AfterHeal | None = None,
+    quick: bool = True,
 ) -> NativeHealResult[T]:
     """Heal loaded native messages and dump them back, with repairs at native locations.
 
@@ -345,9 +346,13 @@ def heal_native(
     back identical, not merely equal). ``after``, for an adapter whose format needs a last
     step before writing back, gets the healed messages and the engine's repairs, and returns
     the messages to dump and any repairs of its own (already at native locations).
+    ``quick=False``, for a history the adapter's plain verdict has just refused: healed
+    without the engine's quick verdict (:func:`heal._engine.heal_not_plain`), which would
+    refuse it too.
     """
+    heal = heal_messages if quick else heal_not_plain
     with collector_paused(len(loaded.messages)):
-        result = heal_messages(
+        result = heal(
             loaded.messages,
             provider=provider,
             model=model,

@@ -298,11 +298,9 @@ def heal_anthropic(
         target=target,
         request=read_request(history) if target is None else NO_FACTS,
     )
-    if (
-        by_default(policy, rules, scope)
-        and (terms := terms_for(goal)) is not None
-        and _plainly_clean(history, goal.provider, terms)
-    ):
+    # The verdict is asked under the default options, for a target it knows (terms).
+    terms = terms_for(goal) if by_default(policy, rules, scope) else None
+    if terms is not None and _plainly_clean(history, goal.provider, terms):
         return NativeHealResult(history, ())
     native_messages, original_system, has_system = _split(history)
     params = isinstance(history, Mapping)
@@ -343,6 +341,7 @@ def heal_anthropic(
             strict=strict,
             scope=scope,
             original=history,
+            quick=terms is None,
         )
     except HealingError as exc:
         raise HealingError([native(r) for r in exc.repairs]) from None

@@ -352,11 +352,9 @@ def heal_gemini(
         target=target,
         request=read_request(native) if target is None else NO_FACTS,
     )
-    if (
-        by_default(policy, rules, scope)
-        and (terms := terms_for(goal)) is not None
-        and _plainly_clean(native, goal.provider, terms)
-    ):
+    # The verdict is asked under the default options, for a target it knows (terms).
+    terms = terms_for(goal) if by_default(policy, rules, scope) else None
+    if terms is not None and _plainly_clean(native, goal.provider, terms):
         return NativeHealResult(native, ())
     contents, system, system_key = _split(native)
     sdk = any(isinstance(c, BaseModel) for c in contents)
@@ -389,6 +387,7 @@ def heal_gemini(
         strict=strict,
         scope=scope,
         original=native,
+        quick=terms is None,
     )
 
 

@@ -269,11 +269,9 @@ def heal_openai_chat(
     goal = native_target(
         provider, "openai-chat", model=model, thinking=thinking, tools=tools, target=target
     )
-    if (
-        by_default(policy, rules, scope)
-        and (terms := terms_for(goal)) is not None
-        and _plainly_clean(messages, goal.provider, terms)
-    ):
+    # The verdict is asked under the default options, for a target it knows (terms).
+    terms = terms_for(goal) if by_default(policy, rules, scope) else None
+    if terms is not None and _plainly_clean(messages, goal.provider, terms):
         return NativeHealResult(cast(list[NativeMessage], messages), ())
     native = _as_list(messages)
     original = messages if isinstance(messages, list) else native
@@ -291,6 +289,7 @@ def heal_openai_chat(
         strict=strict,
         scope=scope,
         original=original,
+        quick=terms is None,
     )
 
 

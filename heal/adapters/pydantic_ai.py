@@ -446,12 +446,8 @@ def heal_pydantic_ai(
         target=target,
         infer=lambda: _agreed_provider(objects),
     )
-    if (
-        defaults
-        and not own
-        and (terms := terms_for(goal)) is not None
-        and _plainly_clean(messages, goal.provider, terms)
-    ):
+    terms = terms_for(goal) if defaults and not own else None
+    if terms is not None and _plainly_clean(messages, goal.provider, terms):
         return NativeHealResult(cast(list[pa.ModelMessage], messages), ())
     loader = _Loader(objects)
     with collector_paused(len(objects)):
@@ -464,6 +460,9 @@ def heal_pydantic_ai(
         "on_repair": on_repair,
         "strict": strict,
         "scope": scope,
+        # A history the plain verdict refused (asked for its own provider or the target's)
+        # is healed without the engine's quick verdict: see heal_native.
+        "quick": not own and terms is None,
     }
     if isinstance(messages, str):
         return heal_native(
