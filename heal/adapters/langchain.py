@@ -336,10 +336,11 @@ def heal_langchain(
         target=target,
         infer=lambda: _agreed_provider(native),
     )
+    # The verdict is asked of a list under the default options, for a target it knows (terms).
+    terms = terms_for(goal) if type(messages) is list and by_default(policy, rules, scope) else None
     if (
-        by_default(policy, rules, scope)
-        and type(messages) is list
-        and (terms := terms_for(goal)) is not None
+        terms is not None
+        and type(messages) is list  # known, but the type checker sees it only here
         and _plainly_clean(native, goal.provider, terms)
     ):
         return NativeHealResult(messages, ())
@@ -357,6 +358,7 @@ def heal_langchain(
         strict=strict,
         scope=scope,
         original=messages if isinstance(messages, list) else None,
+        quick=terms is None,
         # The passthrough blocks a healed AI message can no longer carry are taken out (and
         # reported) before writing back: see _strand_hidden.
         after=lambda healed, repairs: _strand_hidden(healed, loaded, repairs),

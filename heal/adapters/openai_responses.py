@@ -526,10 +526,11 @@ def heal_openai_responses(
             strict=strict,
             scope=scope,
         )
+    # The verdict is asked of a list under the default options, for a target it knows (terms).
+    terms = terms_for(goal) if type(native) is list and by_default(policy, rules, scope) else None
     if (
-        by_default(policy, rules, scope)
-        and type(native) is list
-        and (terms := terms_for(goal)) is not None
+        terms is not None
+        and type(native) is list  # known, but the type checker sees it only here
         and _plainly_clean(native, goal.provider, terms)
     ):
         return NativeHealResult(native, ())
@@ -549,6 +550,7 @@ def heal_openai_responses(
         strict=strict,
         scope=scope,
         original=original,
+        quick=terms is None,
     )
 
 
