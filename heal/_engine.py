@@ -478,6 +478,9 @@ def _run(
     After the last change of a pass, the rules after the one that made it have checked the final
     history, so the next pass stops before them; and the index built after an edit serves every
     rule until the next edit. Results, repairs and their order are the pass loop's exactly.
+
+    First, unless ``quick`` is false, the quick verdict (:mod:`heal.rules._quick`): a plainly
+    clean history is returned before the index is built.
     """
     profile = plan.profile
     terms = plan.quick if quick else None

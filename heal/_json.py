@@ -186,8 +186,9 @@ def _heal_json(
         result = heal_messages(data, provider=provider, policy=policy, **target)
     else:
         loaded, canonical, by_orjson = read
-        # A history the verdict refused is broken nearly always: the engine's own quick
-        # verdict would refuse it too (heal_not_plain). Asked nothing, heal_messages asks it.
+        # A history the verdict refused is broken nearly always, and the engine's quick
+        # verdict would refuse it too: heal_not_plain skips it. A call the verdict was not
+        # asked about (a policy, extra rules) goes to heal_messages, which asks it.
         heal = heal_not_plain if asked else heal_messages
         result = heal(loaded, provider=provider, policy=policy, **target)
         written = _write(result.messages, loaded, decoded, canonical, by_orjson)

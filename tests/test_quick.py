@@ -23,7 +23,7 @@ from heal._engine import HealScope, _plan_for, heal_not_plain
 from heal.messages import ModelMessage
 from heal.providers import ProviderId
 from heal.rules._index import FACTS, HistoryIndex
-from heal.rules._quick import quick_terms, quickly_clean
+from heal.rules._quick import _KNOWN, quick_terms, quickly_clean
 from heal.targets import Target
 from tests.strategies import histories, policies
 from tests.test_targets import targets
@@ -299,6 +299,23 @@ def test_on_the_benchmark_corpus_quick_and_index_agree(provider: ProviderId | No
 @pytest.mark.parametrize("scope", ["request", "history"])
 def test_every_builtin_plan_has_quick_terms(provider: ProviderId | None, scope: str) -> None:
     assert _plan_for(Target(provider), None, None, scope).quick is not None
+
+
+def test_the_walk_answers_for_every_fact() -> None:
+    """A new fact is unknown to the walk until it learns it (and its plans go to the index):
+    this fails to say so."""
+    assert set(FACTS) == _KNOWN
+
+
+def test_a_fact_the_walk_does_not_know_leaves_the_plan_to_the_index(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import heal.rules._quick as quick_module
+
+    verdict = (frozenset[str](), (FACTS["unpaired"], FACTS["final_assistant"]))
+    assert quick_terms(verdict) is not None
+    monkeypatch.setattr(quick_module, "_KNOWN", _KNOWN - {"final_assistant"})
+    assert quick_terms(verdict) is None
 
 
 def test_no_terms_without_a_verdict_or_for_an_unknown_fact() -> None:
