@@ -44,6 +44,17 @@ def _verdicts(
     return quick, index
 
 
+def _quick_implies_index(
+    messages: list[ModelMessage], target: Target, policy: Any, scope: str
+) -> bool:
+    """Assert the promise (quickly clean implies the index finds it clean); return quick."""
+    found = _verdicts(messages, target, policy, scope)
+    assert found is not None
+    quick, index = found
+    assert index or not quick, "quick says clean where the index does not"
+    return quick
+
+
 @given(
     history=histories(),
     target=targets(),
@@ -56,11 +67,7 @@ def test_quickly_clean_implies_the_index_finds_it_clean(
     messages = load_messages(history)
     healed = heal_messages(messages, target=target, policy=policy, scope=scope).messages
     for each in (messages, healed):
-        found = _verdicts(each, target, policy, scope)
-        assert found is not None
-        quick, index = found
-        assert index or not quick, "quick says clean where the index does not"
-        if quick:
+        if _quick_implies_index(each, target, policy, scope):
             again = heal_messages(each, target=target, policy=policy, scope=scope)
             assert again.repairs == ()
             assert again.messages == each
@@ -268,11 +275,7 @@ def test_a_plain_history_is_quickly_clean_for_provider_none(history: Any) -> Non
 def test_quickly_clean_implies_clean_on_near_plain_histories(
     history: Any, target: Target, policy: Any, scope: str
 ) -> None:
-    messages = load_messages(history)
-    found = _verdicts(messages, target, policy, scope)
-    assert found is not None
-    quick, index = found
-    assert index or not quick, "quick says clean where the index does not"
+    _quick_implies_index(load_messages(history), target, policy, scope)
 
 
 _CORPUS = [load_messages(c) for c in corpus(conversations=120, length=50, broken=0.1)]
