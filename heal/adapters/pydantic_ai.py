@@ -501,7 +501,9 @@ def _plainly_clean(messages: Any, provider: ProviderId | None, terms: Terms = PL
     heal's own namespace, such as timestamps, usage or ``run_id``, are not read):
 
     * a non-empty list of ``ModelRequest`` and ``ModelResponse`` objects (those classes exactly,
-      and the part classes below exactly: no subclass), none of them without parts;
+      and the part classes below exactly: no subclass); one without parts is passed over (it
+      loads as no canonical message: the loader carries it beside its neighbour, as it does
+      bookkeeping parts, and it comes back as it was);
     * requests of ``SystemPromptPart`` and ``UserPromptPart`` parts (non-blank string content,
       or for a user prompt a list of non-blank strings), or of ``ToolReturnPart`` parts alone
       answering every call of the response before, one each (same id and tool name; content a
@@ -566,7 +568,7 @@ def _plain_messages(
         if kind is pa.ModelRequest:
             parts = message.parts
             if not parts:
-                return None
+                continue  # no canonical message: the loader carries it beside the next one
             if waiting is not None:
                 # Tool returns alone, answering the response before (they load as one tool
                 # message; a prompt beside them would be a user message right after it).
@@ -609,12 +611,14 @@ def _plain_messages(
                 previous = role
         elif kind is pa.ModelResponse:
             parts = message.parts
-            if previous not in AFTER["assistant"] or not parts:
+            if systems is not None:  # every response's, as _agreed_provider reads them
+                systems.add(message.canonical_system or message.provider_name)
+            if not parts:
+                continue  # as an empty request: carried, aborted or not
+            if previous not in AFTER["assistant"]:
                 return None
             if message.state == "interrupted" or message.finish_reason in _CUT_OFF_REASONS:
                 return None  # _aborted, without the call
-            if systems is not None:
-                systems.add(message.canonical_system or message.provider_name)
             for part in parts:
                 part_kind = type(part)
                 if part_kind is pa.TextPart:

@@ -887,6 +887,17 @@ def test_the_benchmark_conversations_are_plainly_clean_unless_broken() -> None:
             assert module._plainly_clean(native, provider) == (result.repairs == ())
 
 
+def test_the_benchmark_conversations_are_plainly_clean_in_pydantic_ai_unless_broken() -> None:
+    # As above, healed as a caller does (the provider the responses agree on). The corpus's
+    # empty assistant message is an empty response here, which the adapter carries as
+    # bookkeeping: the history is clean (conversation 3 of these has one).
+    for history in (load_messages(h) for h in corpus(conversations=12, length=30)):
+        native = pydantic_ai.dump_messages(history)
+        with _full_path(pydantic_ai):
+            result = pydantic_ai.heal_pydantic_ai(native)
+        assert pydantic_ai._plainly_clean(native, pydantic_ai._ITS_OWN) == (result.repairs == ())
+
+
 # --- one native defect at a time -------------------------------------------------------------
 #
 # Each defect, applied to the plain history above, sits at one edge of a verdict: the full path
@@ -1425,6 +1436,8 @@ PYDANTIC_CLEAN = {
     "call-args-none",
     "call-args-blank",
     "trailing-response",  # a stored history ends with the model's answer
+    "request-empty",  # no part: carried beside the next message, as bookkeeping is
+    "response-empty",
 }
 """The defects that are no defect: still plainly clean under heal_pydantic_ai's default
 (``provider="auto"``)."""
