@@ -1511,3 +1511,42 @@ def test_pydantic_ai_verdict_holds_on_the_formats_strategies(
             PYDANTIC_PROVIDERS,
             targets,
         )
+
+
+@st.composite
+def with_empty_messages(draw: st.DrawFn) -> list[Any]:
+    """A plain pydantic-ai history with one to three messages without parts anywhere in it:
+    requests and responses (those maybe cut off, or of a named provider), alone or in a row,
+    between a call and its return, first or last. The loader carries each beside a
+    neighbour, so the verdict passes them over: the full path must agree wherever they sit."""
+    history = draw(plain_histories())
+    try:
+        native: list[Any] = pydantic_ai.dump_messages(history)
+    except InputError:  # a value nested deeper than the models take
+        native = copy.deepcopy(PYDANTIC_PLAIN)
+    for _ in range(draw(st.integers(1, 3))):
+        if draw(st.booleans()):
+            empty: Any = pa.ModelRequest(parts=[])
+        else:
+            empty = pa.ModelResponse(
+                parts=[],
+                state=draw(st.sampled_from(["complete", "interrupted"])),
+                finish_reason=draw(st.sampled_from([None, "stop", "length"])),
+                provider_name=draw(st.sampled_from([None, "openai", "anthropic"])),
+            )
+        native.insert(draw(st.integers(0, len(native))), empty)
+    return native
+
+
+@settings(PROPERTY, max_examples=200)
+@given(with_empty_messages(), some_targets)
+def test_pydantic_ai_verdict_holds_with_empty_messages_anywhere(
+    native: Any, targets: list[Any]
+) -> None:
+    _same_as_full_path(
+        pydantic_ai,
+        pydantic_ai.heal_pydantic_ai,
+        _counted(pydantic_ai, native),
+        PYDANTIC_PROVIDERS,
+        targets,
+    )
