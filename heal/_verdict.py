@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import chain
 from math import isfinite
 from typing import Any, cast
@@ -60,6 +60,9 @@ __all__ = [
     "by_default",
     "PLAIN_NEVER",
     "RICH_NEEDS",
+    "TEXT_OPTION_NEEDS",
+    "TOOL_OPTION_NEEDS",
+    "CALLER_RULES",
     "Terms",
     "calls_accepted",
     "ended",
@@ -208,6 +211,16 @@ class Terms:
     reasoning or options are the Responses pack's item rules alone (:data:`OPENAI_ITEM_RULES`),
     which a walk that knows them checks itself (every reasoning part an item with an id, each
     item followed by text or a call and sent once)."""
+    text_options: bool = False
+    """Whether text parts and system messages may carry provider options of the provider's
+    own (not heal's): no rule of the plan reads a text's options (:data:`TEXT_OPTION_NEEDS`).
+    Anthropic's prompt-caching breakpoints (``cache_control`` on a text block or the system
+    prompt) load so, and a walk that knows them takes them then."""
+    result_options: bool = False
+    """Whether tool results may carry provider options of the provider's own: the rules of the
+    plan that read a tool part's options (:data:`TOOL_OPTION_NEEDS`) read nothing but a call's
+    ``caller`` (:data:`CALLER_RULES`). A ``cache_control`` on a ``tool_result`` block loads
+    so."""
     signatures: bool = False
     """Whether it may hold Gemini thought signatures on the model's texts and calls: the rules
     of the plan that read reasoning or options are Google's alone (:data:`GOOGLE_SIGNATURE_RULES`),
@@ -216,6 +229,19 @@ class Terms:
     walk that knows signatures checks that itself (each one a string or bytes
     ``google-foreign-thought-signature`` keeps)."""
 
+
+TEXT_OPTION_NEEDS = frozenset({"assistant_options", "head_not_user"})
+"""What a rule needs that a text part's provider options can make hold: the options of the
+assistant's parts (Gemini's signatures, OpenAI's item ids), and a first user message of marked
+texts alone (heal's placeholder). A plan none of whose rules needs one of these reads no text's
+options (:attr:`Terms.text_options`)."""
+
+TOOL_OPTION_NEEDS = frozenset({"tool_options", "anthropic_tool_options"})
+"""What a rule needs that a call's or a result's provider options can make hold."""
+
+CALLER_RULES = frozenset({"anthropic-orphan-caller-reference"})
+"""The rules that read a tool part's options for its ``caller`` alone (Anthropic's
+programmatic tool calling): a result's cache breakpoint is nothing to them."""
 
 OPENAI_ITEM_RULES = frozenset(
     {
@@ -285,7 +311,7 @@ def terms_for(target: Target) -> Terms | None:
         _TERMS[key] = found
     if found is None or tools is None:
         return found
-    return Terms(found.ends, tools, found.rich, found.items, found.signatures)
+    return replace(found, offered=tools)
 
 
 def provider_terms(provider: object) -> Terms | None:
@@ -307,12 +333,18 @@ def _worked_out(target: Target) -> Terms | None:
     bare = Target(target.provider)
     shared = {rule.id for rule in (planned if target == bare else planned_rules(bare))}
     readers = set()  # the rules that read reasoning or options
+    text_readers = False  # whether a rule reads a text's options
+    tool_readers = set()  # the rules that read a tool part's options
     for rule in planned:
         needs = rule.needs if rule.needs is not None else rule.triggers
         if needs is None:
             return None  # it runs whatever the history holds
         if not needs.isdisjoint(RICH_NEEDS):
             readers.add(rule.id)
+        if not needs.isdisjoint(TEXT_OPTION_NEEDS):
+            text_readers = True
+        if not needs.isdisjoint(TOOL_OPTION_NEEDS):
+            tool_readers.add(rule.id)
         if rule.id in shared:
             continue
         if not needs <= PLAIN_NEVER | _ANSWER | _OFFERED:
@@ -322,9 +354,17 @@ def _worked_out(target: Target) -> Terms | None:
     rich = not readers
     items = bool(readers) and readers <= OPENAI_ITEM_RULES
     signatures = bool(readers) and readers <= GOOGLE_SIGNATURE_RULES
-    if ends is ENDS and not rich and not items and not signatures:
-        return PLAIN_TERMS
-    return Terms(ends, None, rich, items, signatures)
+    text_options = not text_readers
+    result_options = tool_readers <= CALLER_RULES
+    found = Terms(
+        ends,
+        rich=rich,
+        items=items,
+        text_options=text_options,
+        result_options=result_options,
+        signatures=signatures,
+    )
+    return PLAIN_TERMS if found == PLAIN_TERMS else found
 
 
 _DEFAULT_POLICY = Policy()

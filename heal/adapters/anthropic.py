@@ -98,6 +98,7 @@ from heal._verdict import (
     plain_input,
     plain_inputs,
     plain_texts,
+    plain_value,
     terms_for,
     walked_clean,
 )
@@ -359,16 +360,22 @@ def _plainly_clean(history: Any, provider: ProviderId | None, terms: Terms = PLA
     history does, and nothing that would carry options into the models:
 
     * ``{"system"?, "messages", ...}`` (a ``system`` that is a non-blank string or non-empty
-      text blocks ``{type, text}``) or the messages list, of dicts with exactly ``role`` and
-      ``content`` (``system`` messages, as :func:`dump_messages` writes a system prompt into a
-      list, only first and with string content);
+      text blocks ``{type, text}``, maybe with ``cache_control``) or the messages list, of
+      dicts with exactly ``role`` and ``content`` (``system`` messages, as
+      :func:`dump_messages` writes a system prompt into a list, only first and with string
+      content);
     * user content a non-blank string or text blocks; assistant content a non-blank string or
       text blocks followed by ``tool_use`` blocks (``id``, ``name``, an object ``input``);
     * each assistant message with calls followed by a user message of ``tool_result`` blocks
       alone, one per call (``tool_use_id`` and non-blank string ``content``, ``is_error: true``
       or nothing), which the loader reads as a tool message;
-    * no ``cache_control``, ``citations``, thinking, image, document or server block, no
-      unknown key; the order of roles, texts, values and ids as :mod:`heal._verdict` says.
+    * a prompt-caching breakpoint (``cache_control``, a JSON object) only on a text block of
+      the system prompt, a user or an assistant message, or on a tool_result block, and only
+      where no rule of the target reads such a block's options (:attr:`heal._verdict.Terms.
+      text_options`, :attr:`~heal._verdict.Terms.result_options`: Google's and Bedrock's rules
+      read a first user message's, and a breakpoint on a text goes the full path for them);
+    * no ``citations``, thinking, image, document or server block, no unknown key; the order
+      of roles, texts, values and ids as :mod:`heal._verdict` says.
     """
     if type(history) is dict:
         messages = history.get("messages")
@@ -377,27 +384,41 @@ def _plainly_clean(history: Any, provider: ProviderId | None, terms: Terms = PLA
         messages, system = history, _ABSENT
     if type(messages) is not list or not messages:
         return False
-    return walked_clean(provider, terms, _plain_messages, messages, system)
+    return walked_clean(provider, terms, _plain_messages, messages, system, terms)
 
 
 def _plain_messages(
-    messages: list[Any], system: Any, ids: list[str], names: list[str]
+    messages: list[Any], system: Any, terms: Terms, ids: list[str], names: list[str]
 ) -> str | None:
     """The one pass of :func:`_plainly_clean`: the canonical role of the last message when every
     message has a plain shape in a plain place (else None), with the call ids and tool names
     added to ``ids`` and ``names``. Exact key counts and indexing (a missing key raises
-    KeyError) check each dict's keys."""
+    KeyError) check each dict's keys.
+
+    A prompt-caching breakpoint (``cache_control``, a JSON object: the loader makes it the
+    part's ``providerOptions.anthropic.cacheControl``) may stand on a text block of the system
+    prompt, a user or an assistant message when no rule of the target reads a text's options
+    (:attr:`heal._verdict.Terms.text_options`), and on a tool_result block when none reads a
+    result's but for a call's ``caller`` (:attr:`~heal._verdict.Terms.result_options`)."""
+    text_cache = 3 if terms.text_options else 2  # the size of a text block with one
+    result_cache = terms.result_options
     previous = ""
     # Texts and tool inputs are gathered and judged once at the end: a call per value would
     # cost more than the test (nearly every block holds one).
     texts: list[Any] = []
     inputs: list[Any] = []
+    # The breakpoints, judged at the end likewise (rare: a few a history).
+    breakpoints: list[Any] = []
     add_text = texts.append
     if system is not _ABSENT:
         if type(system) is list and system:
             for block in system:
-                if type(block) is not dict or len(block) != 2 or block["type"] != "text":
+                if type(block) is not dict or block["type"] != "text":
                     return None
+                if len(block) != 2:
+                    if len(block) != text_cache:
+                        return None
+                    breakpoints.append(block["cache_control"])
                 add_text(block["text"])
         else:
             add_text(system)
@@ -416,6 +437,9 @@ def _plain_messages(
                 if type(block) is not dict or block["type"] != "tool_result":
                     return None
                 size = len(block)
+                if result_cache and "cache_control" in block:
+                    breakpoints.append(block["cache_control"])
+                    size -= 1
                 if size == 4:
                     if block["is_error"] is not True:  # false is kept as an unmapped field
                         return None
@@ -437,8 +461,12 @@ def _plain_messages(
             return None
         elif role == "user":
             for block in content:
-                if type(block) is not dict or len(block) != 2 or block["type"] != "text":
+                if type(block) is not dict or block["type"] != "text":
                     return None
+                if len(block) != 2:
+                    if len(block) != text_cache:
+                        return None
+                    breakpoints.append(block["cache_control"])
                 add_text(block["text"])
         else:
             for block in content:
@@ -451,8 +479,12 @@ def _plain_messages(
                 kind = block["type"]
                 if kind == "text":
                     # Text after a call is moved before it for Anthropic.
-                    if waiting is not None or (len(block) != 2 and not _null_rest(block, 2)):
+                    if waiting is not None:
                         return None
+                    if len(block) != 2 and not _null_rest(block, 2):
+                        if len(block) != text_cache or block.get("cache_control") is None:
+                            return None
+                        breakpoints.append(block["cache_control"])
                     add_text(block["text"])
                 elif kind == "tool_use" and (len(block) == 4 or _null_rest(block, 4)):
                     call_id = block["id"]
@@ -470,6 +502,10 @@ def _plain_messages(
         previous = role
     if not (plain_texts(texts) and plain_inputs(inputs)):
         return None
+    for found in breakpoints:
+        # An object the models take as it is (another value stays an unmapped field).
+        if type(found) is not dict or not plain_value(found):
+            return None
     # Calls left unanswered are the last message's, an assistant message: not an end.
     return None if waiting is not None else ended(previous, texts[-1] if texts else None)
 

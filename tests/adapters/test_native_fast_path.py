@@ -27,7 +27,7 @@ import json
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
 from functools import partial
@@ -44,7 +44,7 @@ from pydantic_ai import messages as pa
 import heal._verdict as verdict_module
 from benchmarks.corpus import corpus
 from heal import ConfigError, InputError, Policy, load_messages
-from heal._verdict import PLAIN_TERMS, Terms, provider_terms, terms_for
+from heal._verdict import ENDS, Terms, provider_terms, terms_for
 from heal.adapters import anthropic, gemini, openai_chat, pydantic_ai
 from heal.adapters._common import NativeHealResult
 from heal.providers import PROVIDERS, ProviderId
@@ -358,6 +358,48 @@ def test_anthropic_verdict_holds_on_plain_histories(native: Any, targets: list[A
     _same_as_full_path(
         anthropic, anthropic.heal_anthropic, _counted(anthropic, native), targets=targets
     )
+
+
+_breakpoints = st.sampled_from(
+    (
+        *[{"type": "ephemeral"}] * 6,
+        *[{"type": "ephemeral", "ttl": "1h"}] * 3,
+        {"type": "ephemeral", "ttl": float("nan")},
+        {},
+        None,
+        ["ephemeral"],
+        "ephemeral",
+    )
+)
+
+
+@st.composite
+def cached_anthropic(draw: st.DrawFn) -> Any:
+    """A plain history written as Anthropic request parameters with a system prompt of text
+    blocks, and one to three prompt-caching breakpoints on any of its blocks (the system's, a
+    user's or an assistant's text, a call, a result): most a plain object, some null, a list,
+    a string or holding NaN (which no model takes). Those on texts and results alone leave a
+    plain history plain for Anthropic."""
+    history = draw(plain_histories())
+    try:
+        native: Any = anthropic.dump_messages(history, shape="params")
+    except InputError:  # a value nested deeper than the models take
+        native = copy.deepcopy(ANTHROPIC_PLAIN)
+    if not isinstance(native.get("system"), list):
+        system = native.get("system") or "Be brief."
+        native["system"] = [{"type": "text", "text": system}]
+    blocks = _anthropic_blocks(native) + native["system"]
+    for _ in range(draw(st.integers(1, 3))):
+        value = draw(_breakpoints)
+        draw(st.sampled_from(blocks))["cache_control"] = copy.deepcopy(value)
+    return native
+
+
+@settings(PROPERTY, max_examples=300)
+@given(cached_anthropic(), some_targets)
+def test_anthropic_verdict_holds_with_cache_breakpoints(native: Any, targets: list[Any]) -> None:
+    plain = _same_as_full_path(anthropic, anthropic.heal_anthropic, native, targets=targets)
+    event("answered without loading for Anthropic" if "anthropic" in plain else "loaded")
 
 
 @PROPERTY
@@ -723,13 +765,19 @@ def test_request_parameters_that_name_the_target_are_read() -> None:
 _ALL_ENDS = frozenset({"user", "tool", "assistant"})
 
 
+def _unread(ends: frozenset[str], *, rich: bool = False) -> Terms:
+    """The terms of a plan that reads no text's and no result's options."""
+    return Terms(ends, rich=rich, text_options=True, result_options=True)
+
+
 @pytest.mark.parametrize(
     ("needs", "terms"),
     [
-        # Harmless for a plain history; reasoning is no longer rich.
-        (frozenset({"reasoning"}), Terms(_ALL_ENDS)),
-        (frozenset({"images", "late_system"}), Terms(_ALL_ENDS, rich=True)),
-        (frozenset({"final_assistant"}), Terms(frozenset({"user", "tool"}), rich=True)),
+        # Harmless for a plain history; reasoning is no longer rich, texts' options still
+        # unread.
+        (frozenset({"reasoning"}), _unread(_ALL_ENDS)),
+        (frozenset({"images", "late_system"}), _unread(_ALL_ENDS, rich=True)),
+        (frozenset({"final_assistant"}), _unread(frozenset({"user", "tool"}), rich=True)),
         (frozenset({"texts"}), None),
         (frozenset({"reasoning", "calls"}), None),
         (None, None),
@@ -750,9 +798,9 @@ def test_what_a_rule_the_target_turns_on_needs_decides_the_terms(
     ):
         assert terms_for(Target.of("anthropic", "claude-x")) == terms
         # An empty plan reads nothing: reasoning and options are plain for it.
-        assert terms_for(Target.of("anthropic")) == Terms(_ALL_ENDS, rich=True)
+        assert terms_for(Target.of("anthropic")) == _unread(_ALL_ENDS, rich=True)
         tools = terms_for(Target.of("anthropic", "claude-x", tools=["search"]))
-        expected = None if terms is None else Terms(terms.ends, frozenset({"search"}), terms.rich)
+        expected = None if terms is None else replace(terms, offered=frozenset({"search"}))
         assert tools == expected
 
 
@@ -762,7 +810,21 @@ def test_the_terms_of_a_provider_say_whether_its_rules_read_reasoning_or_options
     items = {p for p in ALL_PROVIDERS if (terms := provider_terms(p)) is not None and terms.items}
     assert items == {"openai-responses"}  # its item rules alone read reasoning and options
     assert provider_terms("nobody") is None and provider_terms(["anthropic"]) is None
-    assert terms_for(Target.of("anthropic")) == PLAIN_TERMS
+    # Whose rules read no text's options (Anthropic's prompt-caching breakpoints stand on texts
+    # and results): all but Google's and Bedrock's (a first user message of marked texts is
+    # heal's placeholder to them) and the Responses API's (its item rules read the
+    # assistant's); the result's options too, where a rule reads only a call's caller.
+    texts = {
+        p for p in ALL_PROVIDERS if (terms := provider_terms(p)) is not None and terms.text_options
+    }
+    assert texts == set(ALL_PROVIDERS) - {"google", "bedrock", "openai-responses"}
+    results = {
+        p
+        for p in ALL_PROVIDERS
+        if (terms := provider_terms(p)) is not None and terms.result_options
+    }
+    assert results == set(ALL_PROVIDERS)
+    assert terms_for(Target.of("anthropic")) == _unread(ENDS)
 
 
 class _Loud(Rule):
@@ -1016,6 +1078,21 @@ ANTHROPIC_DEFECTS: dict[str, Defect] = {
     ),
     "assistant-text-blank": lambda n: _put(n["messages"][1]["content"][0], "text", ""),
     "assistant-text-extra-key": lambda n: _put(n["messages"][1]["content"][0], "citations", None),
+    "assistant-text-cache-control": lambda n: _put(
+        n["messages"][1]["content"][0], "cache_control", {"type": "ephemeral", "ttl": "1h"}
+    ),
+    "assistant-text-null-cache-control": lambda n: _put(
+        n["messages"][1]["content"][0], "cache_control", None
+    ),
+    "user-block-cache-control-list": lambda n: _put(
+        n["messages"][0]["content"][0], "cache_control", ["ephemeral"]
+    ),
+    "user-block-cache-control-nan": lambda n: _put(
+        n["messages"][0]["content"][0], "cache_control", {"ttl": float("nan")}
+    ),
+    "call-cache-control": lambda n: _put(
+        n["messages"][1]["content"][1], "cache_control", {"type": "ephemeral"}
+    ),
     "assistant-block-unknown": lambda n: n["messages"][1]["content"].insert(
         0, {"type": "fancy", "text": "x"}
     ),
@@ -1069,6 +1146,13 @@ ANTHROPIC_CLEAN = {
     "trailing-assistant",  # a stored history ends with the model's answer
     "params-model",  # Claude Sonnet 4.5 takes the plain shapes (and a prefill)
     "params-thinking",  # a history without reasoning may go to a thinking request
+    # Prompt-caching breakpoints: options no rule of Anthropic's reads, on a text or a result
+    "system-block-cache-control",
+    "user-block-extra-key",
+    "assistant-text-cache-control",
+    "assistant-text-null-cache-control",  # a null extra, kept as citations=None is
+    "result-cache-control",
+    "result-error-cache-control",
 }
 """The defects that are no defect for Anthropic: still plainly clean. (``params-tools`` offers
 ``weather`` alone, and the history calls ``search`` too: ``tool-not-offered``.)"""
