@@ -26,6 +26,10 @@ figures are medians, rates count the canonical messages of the conversations tim
 ratios (heal's time over the peer's: below 1 means heal is faster) are what to compare across
 runs, with the load averages printed before and after. The peers do less than heal (no provider
 rules, no id or name checks), which the ratios do not show.
+
+The Anthropic lists are also healed as request parameters with a system prompt, without and
+with the prompt-caching breakpoints a caller of Anthropic's caching sets (``cache_control`` on a
+system block and on the last block): the two should cost about the same.
 """
 
 from __future__ import annotations
@@ -146,6 +150,31 @@ def _each(fn: Callable[..., object], items: list[Any], **options: Any) -> Callab
     return work
 
 
+SYSTEM = "You are a helpful assistant."
+BREAKPOINT = {"type": "ephemeral"}
+
+
+def with_breakpoints(histories: list[Any]) -> tuple[list[Any], list[Any]]:
+    """Each Anthropic list as request parameters with a system prompt: as it is, and with the
+    prompt-caching breakpoints a caller sets (``cache_control`` on a system block and on the
+    last block of the last message). The lists are not changed: the last message is copied."""
+    plain: list[Any] = []
+    cached: list[Any] = []
+    for messages in histories:
+        plain.append({"system": SYSTEM, "messages": messages})
+        last = messages[-1]
+        content = last["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        marked = [*blocks[:-1], {**blocks[-1], "cache_control": BREAKPOINT}]
+        cached.append(
+            {
+                "system": [{"type": "text", "text": SYSTEM, "cache_control": BREAKPOINT}],
+                "messages": [*messages[:-1], {**last, "content": marked}],
+            }
+        )
+    return plain, cached
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark; the garbage collector is left as it was found."""
     return collector_restored(_main, argv)
@@ -243,6 +272,17 @@ def _main(argv: list[str] | None) -> int:
         )
         pairs.append((f"{label} / {peer_name}", ours, theirs))
         own.append((f"{label.split(',')[0]} / heal_messages on the same histories", ours, core))
+    if anthropic[0]:
+        # What a caller of Anthropic's prompt caching sends: the same histories, breakpoints.
+        plain, cached = with_breakpoints(anthropic[0])
+        print("Anthropic request parameters, with and without prompt-caching breakpoints:")
+        bare, marked = _interleaved(
+            [_each(HEALS["anthropic"], plain), _each(HEALS["anthropic"], cached)], args.runs
+        )
+        show("heal_anthropic, parameters with a system prompt", bare, anthropic[1])
+        show("heal_anthropic, the same with two cache breakpoints", marked, anthropic[1])
+        results["cache breakpoints: with / without"] = round(marked / bare, 2)
+        print(f"  {'with breakpoints / without':<80} {marked / bare:>6.2f}")
     print(f"heal's core on the loaded canonical models, all {n:,} (the floor under the adapters):")
     for provider in (None, "anthropic", "openai-chat"):
         show(

@@ -7,6 +7,7 @@ Nothing here is timed: speed is measured by ``python -m benchmarks.run``,
 
 from __future__ import annotations
 
+import copy
 import gc
 import json
 import shutil
@@ -90,6 +91,27 @@ def test_the_peers_benchmark_runs_and_reports_ratios(
     assert len(ratios) == 3 and all(figures[key] > 0 for key in ratios)
     printed = capsys.readouterr().out
     assert "load average before" in printed and "load average after" in printed
+    if shape == "tools":
+        assert figures["cache breakpoints: with / without"] > 0
+
+
+def test_the_breakpoints_the_peers_benchmark_adds_change_no_verdict() -> None:
+    """The Anthropic parameters the peers benchmark heals with prompt-caching breakpoints heal
+    as those without (the same repairs), the clean ones come back as given, and the lists they
+    were made of are left as they were."""
+    from heal.adapters.anthropic import heal_anthropic
+
+    histories, _, _ = peers.native_set("anthropic", [load_messages(h) for h in corpus(20, 20)])
+    before = copy.deepcopy(histories)
+    plain, cached = peers.with_breakpoints(histories)
+    assert histories == before
+    marks = 0
+    for bare, marked in zip(plain, cached, strict=True):
+        marks += json.dumps(marked).count("cache_control")
+        healed, healed_marked = heal_anthropic(bare), heal_anthropic(marked)
+        assert [r.rule for r in healed.repairs] == [r.rule for r in healed_marked.repairs]
+        assert (healed.messages is bare) == (healed_marked.messages is marked)
+    assert marks == 2 * len(cached)
 
 
 def test_the_spellings_benchmark_times_each_spelling_clean_and_repaired(
