@@ -63,6 +63,7 @@ __all__ = [
     "TEXT_OPTION_NEEDS",
     "TOOL_OPTION_NEEDS",
     "CALLER_RULES",
+    "ANTHROPIC_THINKING_RULES",
     "Terms",
     "calls_accepted",
     "ended",
@@ -221,6 +222,12 @@ class Terms:
     plan that read a tool part's options (:data:`TOOL_OPTION_NEEDS`) read nothing but a call's
     ``caller`` (:data:`CALLER_RULES`). A ``cache_control`` on a ``tool_result`` block loads
     so."""
+    thinking: bool = False
+    """Whether it may hold Anthropic's signed thinking: the rules of the plan that read
+    reasoning or options are Anthropic's and Claude's alone (:data:`ANTHROPIC_THINKING_RULES`),
+    which find nothing in thinking a Claude model returned (signed, first in its message and
+    followed by its text or calls) in a history that records no model per message and does not
+    end in an open tool loop, which a walk that knows thinking checks itself."""
     signatures: bool = False
     """Whether it may hold Gemini thought signatures on the model's texts and calls: the rules
     of the plan that read reasoning or options are Google's alone (:data:`GOOGLE_SIGNATURE_RULES`),
@@ -242,6 +249,23 @@ TOOL_OPTION_NEEDS = frozenset({"tool_options", "anthropic_tool_options"})
 CALLER_RULES = frozenset({"anthropic-orphan-caller-reference"})
 """The rules that read a tool part's options for its ``caller`` alone (Anthropic's
 programmatic tool calling): a result's cache breakpoint is nothing to them."""
+
+ANTHROPIC_THINKING_RULES = frozenset(
+    {
+        "anthropic-strip-foreign-reasoning-content",  # unsigned reasoning only
+        "anthropic-unsigned-reasoning",
+        "anthropic-reasoning-only-message",
+        "anthropic-reasoning-not-first",
+        "anthropic-trailing-reasoning",
+        "anthropic-tool-loop-thinking",  # an open tool loop only
+        "claude-foreign-model-signature",  # a message that records its model only
+        "claude-thinking-prefix-binding",  # after another rule's change only
+        *CALLER_RULES,  # a call's caller, not reasoning
+    }
+)
+"""The rules of provider ``anthropic`` (and its models) that read reasoning or options: none
+finds anything in signed thinking first in its message, followed by its text or calls, when no
+message records the model that wrote it and the history does not end with tool results."""
 
 OPENAI_ITEM_RULES = frozenset(
     {
@@ -362,6 +386,7 @@ def _worked_out(target: Target) -> Terms | None:
         items=items,
         text_options=text_options,
         result_options=result_options,
+        thinking=readers <= ANTHROPIC_THINKING_RULES,
         signatures=signatures,
     )
     return PLAIN_TERMS if found == PLAIN_TERMS else found

@@ -98,6 +98,7 @@ from heal._verdict import (
     plain_input,
     plain_inputs,
     plain_texts,
+    plain_thoughts,
     plain_value,
     terms_for,
     walked_clean,
@@ -374,8 +375,15 @@ def _plainly_clean(history: Any, provider: ProviderId | None, terms: Terms = PLA
       where no rule of the target reads such a block's options (:attr:`heal._verdict.Terms.
       text_options`, :attr:`~heal._verdict.Terms.result_options`: Google's and Bedrock's rules
       read a first user message's, and a breakpoint on a text goes the full path for them);
-    * no ``citations``, thinking, image, document or server block, no unknown key; the order
-      of roles, texts, values and ids as :mod:`heal._verdict` says.
+    * thinking only as Claude returns it, and only where the target's rules that read
+      reasoning are Anthropic's (:attr:`heal._verdict.Terms.thinking`): ``thinking`` blocks
+      with a non-empty ``signature`` and ``redacted_thinking`` blocks with non-empty ``data``,
+      first in an assistant message and followed by its text or calls; a history with
+      thinking that ends in an open tool loop only when one of the loop's assistant messages
+      (those since the last user message) starts with it, as ``anthropic-tool-loop-thinking``
+      wants;
+    * no ``citations``, image, document or server block, no unknown key; the order of roles,
+      texts, values and ids as :mod:`heal._verdict` says.
     """
     if type(history) is dict:
         messages = history.get("messages")
@@ -399,9 +407,15 @@ def _plain_messages(
     part's ``providerOptions.anthropic.cacheControl``) may stand on a text block of the system
     prompt, a user or an assistant message when no rule of the target reads a text's options
     (:attr:`heal._verdict.Terms.text_options`), and on a tool_result block when none reads a
-    result's but for a call's ``caller`` (:attr:`~heal._verdict.Terms.result_options`)."""
+    result's but for a call's ``caller`` (:attr:`~heal._verdict.Terms.result_options`).
+    Signed thinking is read under :attr:`~heal._verdict.Terms.thinking` (see
+    :func:`_plainly_clean`)."""
     text_cache = 3 if terms.text_options else 2  # the size of a text block with one
     result_cache = terms.result_options
+    thinking = terms.thinking
+    thought = False  # a thinking block came
+    turn_thought = False  # an assistant message since the last user message starts with one
+    thoughts: list[Any] = []  # the thinking texts, judged at the end
     previous = ""
     # Texts and tool inputs are gathered and judged once at the end: a call per value would
     # cost more than the test (nearly every block holds one).
@@ -455,6 +469,8 @@ def _plain_messages(
         follows = AFTER.get(role) if type(role) is str else None  # a list is unhashable
         if follows is None or previous not in follows:
             return None
+        if role == "user":
+            turn_thought = False  # a new turn: the tool loop after it is the one that counts
         if type(content) is str:
             add_text(content)
         elif role == "system" or type(content) is not list or not content:
@@ -469,6 +485,7 @@ def _plain_messages(
                     breakpoints.append(block["cache_control"])
                 add_text(block["text"])
         else:
+            said = False  # a text or call came: no thinking after it
             for block in content:
                 if type(block) is not dict:
                     # An SDK block (response.content, stored as it came), as the loader reads
@@ -477,6 +494,23 @@ def _plain_messages(
                     if block is None:
                         return None
                 kind = block["type"]
+                if kind in _THINKING:
+                    # Signed, first in its message (reasoning-not-first), and followed by a text
+                    # or a call (trailing-reasoning, reasoning-only-message, checked below).
+                    if not thinking or said:
+                        return None
+                    if kind == "thinking":
+                        signed = block["signature"]
+                        if len(block) != 3 or type(signed) is not str or not signed:
+                            return None
+                        thoughts.append(block["thinking"])
+                    else:
+                        signed = block["data"]
+                        if len(block) != 2 or type(signed) is not str or not signed:
+                            return None
+                    thought = turn_thought = True  # first in its message
+                    continue
+                said = True
                 if kind == "text":
                     # Text after a call is moved before it for Anthropic.
                     if waiting is not None:
@@ -499,8 +533,15 @@ def _plain_messages(
                     names.append(name)
                 else:
                     return None
+            if not said:
+                return None  # thinking alone, or a message without blocks
         previous = role
-    if not (plain_texts(texts) and plain_inputs(inputs)):
+    if not (plain_texts(texts) and plain_inputs(inputs) and plain_thoughts(thoughts)):
+        return None
+    if thought and previous == "tool" and not turn_thought:
+        # A tool loop still open in a history that thinks: one of its assistant messages (those
+        # since the last user message) must start with signed thinking, or
+        # anthropic-tool-loop-thinking reports it.
         return None
     for found in breakpoints:
         # An object the models take as it is (another value stays an unmapped field).
@@ -509,6 +550,9 @@ def _plain_messages(
     # Calls left unanswered are the last message's, an assistant message: not an end.
     return None if waiting is not None else ended(previous, texts[-1] if texts else None)
 
+
+_THINKING = ("thinking", "redacted_thinking")
+"""A tuple, not a set: a block's type may be any JSON value, and a list cannot be hashed."""
 
 _MAPPED_KEYS: dict[str, frozenset[str]] = {
     "text": frozenset({"type", "text"}),

@@ -402,6 +402,55 @@ def test_anthropic_verdict_holds_with_cache_breakpoints(native: Any, targets: li
     event("answered without loading for Anthropic" if "anthropic" in plain else "loaded")
 
 
+_thinking_blocks = st.sampled_from(
+    (
+        *[{"type": "thinking", "thinking": "Let me think.", "signature": "c2lnbmVk"}] * 16,
+        *[{"type": "redacted_thinking", "data": "cmVkYWN0ZWQ="}] * 2,
+        {"type": "thinking", "thinking": "", "signature": "c2ln"},
+        {"type": "thinking", "thinking": "\ud800", "signature": "c2ln"},
+        {"type": "thinking", "thinking": "unsigned", "signature": ""},
+        {"type": "thinking", "thinking": "unsigned"},
+        {"type": "redacted_thinking", "data": ""},
+    )
+)
+
+
+@st.composite
+def thinking_anthropic(draw: st.DrawFn) -> Any:
+    """A plain history written as Anthropic request parameters (maybe asking for thinking),
+    with thinking blocks in some of its assistant messages: most signed and first, as Claude
+    returns them; some unsigned, empty or with a lone surrogate, some after the message's text
+    or alone, and the history may end in an open tool loop."""
+    history = draw(plain_histories())
+    try:
+        native: Any = anthropic.dump_messages(history, shape="params")
+    except InputError:  # a value nested deeper than the models take
+        native = copy.deepcopy(ANTHROPIC_PLAIN)
+    if draw(st.booleans()):
+        native["thinking"] = {"type": "enabled", "budget_tokens": 1024}
+    for message in native["messages"]:
+        if message["role"] != "assistant" or not draw(st.booleans()):
+            continue
+        if isinstance(message["content"], str):
+            message["content"] = [{"type": "text", "text": message["content"]}]
+        blocks = [dict(draw(_thinking_blocks)) for _ in range(draw(st.integers(1, 2)))]
+        where = draw(st.sampled_from([0] * 12 + [1, -1]))
+        if where == 0:
+            message["content"][:0] = blocks
+        elif where == 1:
+            message["content"][1:1] = blocks
+        else:
+            message["content"].extend(blocks)
+    return native
+
+
+@settings(PROPERTY, max_examples=300)
+@given(thinking_anthropic(), some_targets)
+def test_anthropic_verdict_holds_with_thinking(native: Any, targets: list[Any]) -> None:
+    plain = _same_as_full_path(anthropic, anthropic.heal_anthropic, native, targets=targets)
+    event("answered without loading for Anthropic" if "anthropic" in plain else "loaded")
+
+
 @PROPERTY
 @given(anthropic_strategies, some_targets)
 def test_anthropic_verdict_holds_on_the_formats_strategies(native: Any, targets: list[Any]) -> None:
@@ -765,9 +814,10 @@ def test_request_parameters_that_name_the_target_are_read() -> None:
 _ALL_ENDS = frozenset({"user", "tool", "assistant"})
 
 
-def _unread(ends: frozenset[str], *, rich: bool = False) -> Terms:
-    """The terms of a plan that reads no text's and no result's options."""
-    return Terms(ends, rich=rich, text_options=True, result_options=True)
+def _unread(ends: frozenset[str], *, rich: bool = False, thinking: bool = True) -> Terms:
+    """The terms of a plan that reads no text's and no result's options (and, unless
+    ``thinking`` is false, no reasoning but as Anthropic's rules do)."""
+    return Terms(ends, rich=rich, text_options=True, result_options=True, thinking=thinking)
 
 
 @pytest.mark.parametrize(
@@ -775,7 +825,7 @@ def _unread(ends: frozenset[str], *, rich: bool = False) -> Terms:
     [
         # Harmless for a plain history; reasoning is no longer rich, texts' options still
         # unread.
-        (frozenset({"reasoning"}), _unread(_ALL_ENDS)),
+        (frozenset({"reasoning"}), _unread(_ALL_ENDS, thinking=False)),
         (frozenset({"images", "late_system"}), _unread(_ALL_ENDS, rich=True)),
         (frozenset({"final_assistant"}), _unread(frozenset({"user", "tool"}), rich=True)),
         (frozenset({"texts"}), None),
@@ -989,6 +1039,9 @@ def _each(*defects: Defect) -> Defect:
     return apply
 
 
+_SIGNED = {"type": "thinking", "thinking": "hm", "signature": "c2ln"}
+"""A thinking block as Claude returns it: signed."""
+
 ANTHROPIC_DEFECTS: dict[str, Defect] = {
     "system-blank": lambda n: _put(n, "system", " "),
     "system-surrogate": lambda n: _put(n, "system", "x\ud800"),
@@ -1105,6 +1158,39 @@ ANTHROPIC_DEFECTS: dict[str, Defect] = {
     "thinking-redacted": lambda n: n["messages"][1]["content"].insert(
         0, {"type": "redacted_thinking", "data": "cmVk"}
     ),
+    "thinking-empty-signature": lambda n: n["messages"][1]["content"].insert(
+        0, {"type": "thinking", "thinking": "hm", "signature": ""}
+    ),
+    "thinking-redacted-empty": lambda n: n["messages"][1]["content"].insert(
+        0, {"type": "redacted_thinking", "data": ""}
+    ),
+    "thinking-after-text": lambda n: n["messages"][1]["content"].insert(1, dict(_SIGNED)),
+    "thinking-only-message": lambda n: n["messages"].insert(
+        3, {"role": "assistant", "content": [dict(_SIGNED)]}
+    ),
+    "thinking-only-answer": lambda n: _put(n["messages"][3], "content", [dict(_SIGNED)]),
+    "thinking-trailing": lambda n: _put(
+        n["messages"][3], "content", [{"type": "text", "text": "Sunny."}, dict(_SIGNED)]
+    ),
+    "thinking-open-loop": lambda n: (
+        n["messages"][1]["content"].insert(0, dict(_SIGNED)),
+        n["messages"].__delitem__(slice(3, None)),
+    ),
+    "thinking-open-loop-unthought": lambda n: (
+        n["messages"][1]["content"].insert(0, dict(_SIGNED)),
+        n["messages"].extend(
+            [
+                {
+                    "role": "assistant",
+                    "content": [{"type": "tool_use", "id": "call_3", "name": "f", "input": {}}],
+                },
+                {
+                    "role": "user",
+                    "content": [{"type": "tool_result", "tool_use_id": "call_3", "content": "x"}],
+                },
+            ]
+        ),
+    ),
     "server-tool": lambda n: n["messages"][1]["content"].insert(
         1,
         {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}},
@@ -1153,6 +1239,11 @@ ANTHROPIC_CLEAN = {
     "assistant-text-null-cache-control",  # a null extra, kept as citations=None is
     "result-cache-control",
     "result-error-cache-control",
+    # Signed thinking first in a message of a closed loop: what Claude's extended thinking
+    # stores, which Anthropic's rules keep
+    "thinking-signed",
+    "thinking-redacted",
+    "thinking-open-loop",  # the loop's message starts with signed thinking
 }
 """The defects that are no defect for Anthropic: still plainly clean. (``params-tools`` offers
 ``weather`` alone, and the history calls ``search`` too: ``tool-not-offered``.)"""
