@@ -115,6 +115,16 @@ def _counted(module: ModuleType, history: Any) -> Any:
     return history
 
 
+def _dumped(draw: st.DrawFn, dump: Callable[[Any], Any], fallback: Any) -> Any:
+    """A plain AI SDK history drawn and written by ``dump``, or a copy of ``fallback`` when it
+    holds a value nested deeper than the models take."""
+    history = draw(plain_histories())
+    try:
+        return dump(history)
+    except InputError:
+        return copy.deepcopy(fallback)
+
+
 def _same_as_full_path(
     module: ModuleType,
     heal: Callable[..., NativeHealResult[Any]],
@@ -380,11 +390,7 @@ def cached_anthropic(draw: st.DrawFn) -> Any:
     user's or an assistant's text, a call, a result): most a plain object, some null, a list,
     a string or holding NaN (which no model takes). Those on texts and results alone leave a
     plain history plain for Anthropic."""
-    history = draw(plain_histories())
-    try:
-        native: Any = anthropic.dump_messages(history, shape="params")
-    except InputError:  # a value nested deeper than the models take
-        native = copy.deepcopy(ANTHROPIC_PLAIN)
+    native = _dumped(draw, partial(anthropic.dump_messages, shape="params"), ANTHROPIC_PLAIN)
     if not isinstance(native.get("system"), list):
         system = native.get("system") or "Be brief."
         native["system"] = [{"type": "text", "text": system}]
@@ -398,6 +404,12 @@ def cached_anthropic(draw: st.DrawFn) -> Any:
 @settings(PROPERTY, max_examples=300)
 @given(cached_anthropic(), some_targets)
 def test_anthropic_verdict_holds_with_cache_breakpoints(native: Any, targets: list[Any]) -> None:
+    _anthropic_as_full_path(native, targets)
+
+
+def _anthropic_as_full_path(native: Any, targets: list[Any]) -> None:
+    """:func:`_same_as_full_path` for heal_anthropic, counting whether Anthropic's verdict
+    answered without loading."""
     plain = _same_as_full_path(anthropic, anthropic.heal_anthropic, native, targets=targets)
     event("answered without loading for Anthropic" if "anthropic" in plain else "loaded")
 
@@ -421,11 +433,7 @@ def thinking_anthropic(draw: st.DrawFn) -> Any:
     with thinking blocks in some of its assistant messages: most signed and first, as Claude
     returns them; some unsigned, empty or with a lone surrogate, some after the message's text
     or alone, and the history may end in an open tool loop."""
-    history = draw(plain_histories())
-    try:
-        native: Any = anthropic.dump_messages(history, shape="params")
-    except InputError:  # a value nested deeper than the models take
-        native = copy.deepcopy(ANTHROPIC_PLAIN)
+    native = _dumped(draw, partial(anthropic.dump_messages, shape="params"), ANTHROPIC_PLAIN)
     if draw(st.booleans()):
         native["thinking"] = {"type": "enabled", "budget_tokens": 1024}
     for message in native["messages"]:
@@ -447,8 +455,7 @@ def thinking_anthropic(draw: st.DrawFn) -> Any:
 @settings(PROPERTY, max_examples=300)
 @given(thinking_anthropic(), some_targets)
 def test_anthropic_verdict_holds_with_thinking(native: Any, targets: list[Any]) -> None:
-    plain = _same_as_full_path(anthropic, anthropic.heal_anthropic, native, targets=targets)
-    event("answered without loading for Anthropic" if "anthropic" in plain else "loaded")
+    _anthropic_as_full_path(native, targets)
 
 
 @PROPERTY
@@ -630,11 +637,9 @@ _CHAT_EDGES = (
 def plain_chat(draw: st.DrawFn) -> list[dict[str, Any]]:
     """A plain AI SDK history written as the OpenAI Chat adapter writes it, maybe with one
     native defect."""
-    history = draw(plain_histories())
-    try:
-        native = openai_chat.dump_messages(history)
-    except InputError:  # a value nested deeper than the models take
-        native = [{"role": "user", "content": "hi"}]
+    native: list[dict[str, Any]] = _dumped(
+        draw, openai_chat.dump_messages, [{"role": "user", "content": "hi"}]
+    )
     if draw(st.integers(0, 2)) == 0:
         draw(st.sampled_from(_CHAT_EDGES))(draw, native)
     return native
@@ -1647,11 +1652,7 @@ def test_one_pydantic_ai_defect(defect: str) -> None:
 def plain_pydantic_ai(draw: st.DrawFn) -> list[Any]:
     """A plain AI SDK history written as the pydantic-ai adapter writes it, maybe with one
     native defect."""
-    history = draw(plain_histories())
-    try:
-        native = pydantic_ai.dump_messages(history)
-    except InputError:  # a value nested deeper than the models take
-        native = copy.deepcopy(PYDANTIC_PLAIN)
+    native: list[Any] = _dumped(draw, pydantic_ai.dump_messages, PYDANTIC_PLAIN)
     if draw(st.integers(0, 2)) == 0:
         with suppress(IndexError):  # the defect's place may not be in this history
             PYDANTIC_DEFECTS[draw(st.sampled_from(sorted(PYDANTIC_DEFECTS)))](native)
@@ -1694,11 +1695,7 @@ def with_empty_messages(draw: st.DrawFn) -> list[Any]:
     requests and responses (those maybe cut off, or of a named provider), alone or in a row,
     between a call and its return, first or last. The loader carries each beside a
     neighbour, so the verdict passes them over: the full path must agree wherever they sit."""
-    history = draw(plain_histories())
-    try:
-        native: list[Any] = pydantic_ai.dump_messages(history)
-    except InputError:  # a value nested deeper than the models take
-        native = copy.deepcopy(PYDANTIC_PLAIN)
+    native: list[Any] = _dumped(draw, pydantic_ai.dump_messages, PYDANTIC_PLAIN)
     for _ in range(draw(st.integers(1, 3))):
         if draw(st.booleans()):
             empty: Any = pa.ModelRequest(parts=[])
