@@ -592,6 +592,8 @@ def _plain_contents(
                 if len(part) == 1:
                     unsigned = True
             waiting.append((call_id, name, own))
+            if ":" in call_id:
+                return None  # Kimi's id form, which no provider takes: all renamed
             ids.append(call_id)
             names.append(name)
         previous = "assistant"

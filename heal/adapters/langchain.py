@@ -466,6 +466,8 @@ def _plain_messages(messages: list[BaseMessage], ids: list[str], names: list[str
                         return None
                     inputs.append(call["args"])
                     waiting[call_id] = name
+                    if ":" in call_id:
+                        return None  # Kimi's id form, which no provider takes: all renamed
                     ids.append(call_id)
                     names.append(name)
             if type(content) is str:

@@ -407,6 +407,8 @@ def _plain_messages(messages: list[Any], ids: list[str], names: list[str]) -> st
                 if type(name) is not str or _plain_object(function["arguments"]) is None:
                     return None
                 waiting[call_id] = name
+                if ":" in call_id:
+                    return None  # Kimi's id form, which no provider takes: all renamed
                 ids.append(call_id)
                 names.append(name)
         final = content  # the last assistant message's (a history may end with it)

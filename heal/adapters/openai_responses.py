@@ -714,6 +714,8 @@ def _plain_items(items: list[Any], reasoning: bool, ids: list[str], names: list[
                 return None
             inputs.append(value)
             waiting[call_id] = name
+            if ":" in call_id:
+                return None  # Kimi's id form, which no provider takes: all renamed
             ids.append(call_id)
             names.append(name)
             if "id" in item:

@@ -641,6 +641,8 @@ def _plain_messages(
                     if waiting is None:
                         waiting = {}
                     waiting[call_id] = name
+                    if ":" in call_id:
+                        return None  # Kimi's id form, which no provider takes: all renamed
                     ids.append(call_id)
                     names.append(name)
                 else:

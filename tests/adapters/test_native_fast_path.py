@@ -45,7 +45,7 @@ import heal._verdict as verdict_module
 from benchmarks.corpus import corpus
 from heal import ConfigError, InputError, Policy, load_messages
 from heal._verdict import ENDS, Terms, provider_terms, terms_for
-from heal.adapters import anthropic, gemini, openai_chat, pydantic_ai
+from heal.adapters import anthropic, gemini, langchain, openai_chat, openai_responses, pydantic_ai
 from heal.adapters._common import NativeHealResult
 from heal.providers import PROVIDERS, ProviderId
 from heal.rules import Context, Finding, Rule, default_registry, register_rule
@@ -1722,3 +1722,53 @@ def test_pydantic_ai_verdict_holds_with_empty_messages_anywhere(
         PYDANTIC_PROVIDERS,
         targets,
     )
+
+
+def _kimi_ids(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``history`` with every tool-call id in the form of Kimi's OpenAI-compatible server
+    (``call.1:0``), which no provider takes."""
+    out = copy.deepcopy(history)
+    for message in out:
+        if isinstance(message["content"], list):
+            for part in message["content"]:
+                if part["type"] in ("tool-call", "tool-result"):
+                    part["toolCallId"] = part["toolCallId"].replace("_", ".") + ":0"
+    return out
+
+
+@pytest.mark.parametrize(
+    ("module", "walk", "dump"),
+    [
+        pytest.param(
+            anthropic,
+            "_plain_messages",
+            lambda h: anthropic.dump_messages(h, shape="params"),
+            id="anthropic",
+        ),
+        pytest.param(openai_chat, "_plain_messages", openai_chat.dump_messages, id="openai-chat"),
+        pytest.param(pydantic_ai, "_plain_messages", pydantic_ai.dump_messages, id="pydantic-ai"),
+        pytest.param(langchain, "_plain_messages", langchain.dump_messages, id="langchain"),
+        pytest.param(gemini, "_plain_contents", gemini.dump_messages, id="gemini"),
+        pytest.param(
+            openai_responses, "_plain_items", openai_responses.dump_messages, id="responses"
+        ),
+    ],
+)
+def test_the_walk_stops_at_a_call_id_no_provider_takes(
+    module: ModuleType, walk: str, dump: Callable[[Any], Any]
+) -> None:
+    """A history that went through Kimi's server has ids no provider takes (every one is
+    renamed): the format's walk refuses it at the first such call, as heal_json's and the
+    engine's walks do, rather than reading the rest and judging the ids at the end."""
+    real = getattr(module, walk)
+    seen: list[tuple[Any, list[str]]] = []
+
+    def spy(*args: Any) -> Any:
+        last = real(*args)
+        seen.append((last, list(args[-2])))  # every walk ends with (..., ids, names)
+        return last
+
+    with mock.patch.object(module, walk, spy):
+        assert module._plainly_clean(dump(PLAIN), None)
+        assert not module._plainly_clean(dump(_kimi_ids(PLAIN)), None)
+    assert seen == [("user", ["call_1", "call_2"]), (None, [])]
