@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from heal import dump_messages, heal_messages, load_messages
+from heal._engine import heal_not_plain
 from heal.messages import ReasoningPart, TextPart
 from heal.rules._base import RenamedId
 from heal.rules._index import FACTS, HistoryIndex
@@ -424,7 +425,9 @@ def test_histories_moved_to_mistral_are_indexed_without_a_scan_after_the_renames
         _checking_edits(patch, kept_facts)
         scans = _counting_scans(patch)
         patch.setattr(HistoryIndex, "_check_paired", counting_pairings)
-        healed = heal_messages(messages, provider="mistral")
+        # heal_messages renames a history this plain without the index at all (see
+        # tests/test_quick.py); heal_not_plain takes the index's way, which this test follows.
+        healed = heal_not_plain(messages, provider="mistral")
     assert [r.rule for r in healed.repairs] == ["mistral-tool-call-id"] * 2
     # The scans: the history, then each index the check compares with; none after the edit.
     assert scans == [3, 3]

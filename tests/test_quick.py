@@ -568,3 +568,73 @@ def test_a_history_a_plain_verdict_refused_skips_the_quick_verdict(
     assert heal_json(text).changed
     assert heal_json(text, policy=policy).changed
     assert used == ["heal_not_plain", "heal_messages"] * 2
+
+
+_MISTRAL_TARGETS = [
+    Target.of("mistral", model, tools=tools)
+    for model in (None, "mistral-large-latest", "magistral-medium-latest")
+    for tools in (None, ["search", "f"])
+]
+
+
+@given(
+    history=near_plain_histories(),
+    target=st.sampled_from(_MISTRAL_TARGETS),
+    policy=policies,
+)
+def test_renaming_ids_without_the_index_gives_the_same_result(
+    history: Any, target: Target, policy: Any
+) -> None:
+    """A history plain but for ids Mistral refuses is renamed without the index (the engine's
+    _renamed_plainly): the same messages and records as the index's way, which heal_not_plain
+    takes; healed again, it stays as it is."""
+    messages = load_messages(history)
+    quick = heal_messages(messages, target=target, policy=policy)
+    full = heal_not_plain(messages, target=target, policy=policy)
+    assert quick.repairs == full.repairs
+    assert quick.messages == full.messages
+    again = heal_messages(quick.messages, target=target, policy=policy)
+    assert not [r for r in again.repairs if r.changed]
+    assert again.messages == quick.messages
+
+
+def test_the_benchmark_corpus_is_renamed_for_mistral_without_the_index(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every unbroken corpus history is plain but for its ids in Mistral's eyes: the engine
+    renames it without building the index (and the broken ones take the index's way)."""
+    import heal._engine as engine
+
+    built: list[int] = []
+
+    class Counted(HistoryIndex):
+        def __init__(self, messages: Any) -> None:
+            built.append(len(messages))
+            super().__init__(messages)
+
+    monkeypatch.setattr(engine, "HistoryIndex", Counted)
+    renamed = indexed = 0
+    for history in _CORPUS:
+        before = len(built)
+        result = heal_messages(history, provider="mistral")
+        assert {r.rule for r in result.repairs} >= {"mistral-tool-call-id"}
+        if len(built) == before:
+            renamed += 1
+            assert {r.rule for r in result.repairs} == {"mistral-tool-call-id"}
+        else:
+            indexed += 1
+    # 10% of the corpus is broken: those and only a few more go to the index.
+    assert renamed >= 0.85 * len(_CORPUS)
+    assert indexed >= 1
+
+
+def test_a_plan_with_a_guard_or_a_kept_rename_renames_with_the_index() -> None:
+    plan = _plan_for(Target("mistral"), None, None, "request")
+    assert plan.renamer is not None
+    assert not plan.guards  # mistral-assistant-file protects nothing: Mistral signs nothing
+    kept = _plan_for(Target("mistral"), {"mistral-tool-call-id": "keep"}, None, "request")
+    assert kept.renamer is None
+    for provider in ("openai-chat", "anthropic", None):
+        assert _plan_for(Target(provider), None, None, "request").renamer is None
+    anthropic = _plan_for(Target("anthropic"), None, None, "request")
+    assert [rule.id for rule in anthropic.guards] != []

@@ -519,6 +519,13 @@ class Rule(ABC):
         del ctx
         return ()
 
+    @property
+    def may_protect(self) -> bool:
+        """Whether :meth:`protects` can name any message: the plan asks only such rules (its
+        guards). True when the class overrides :meth:`protects`; a family whose instances
+        protect nothing for some providers says so here."""
+        return type(self).protects is not Rule.protects
+
     def applies_to(self, provider: str | None) -> bool:
         """Whether the rule runs for this provider."""
         return self.providers is None or (provider is not None and provider in self.providers)

@@ -691,6 +691,10 @@ class AssistantFile(FamilyRule[AssistantFiles]):
     def protects(self, ctx: Context) -> tuple[int, ...]:
         return signed_guard(ctx, self.facts.signing)
 
+    @property
+    def may_protect(self) -> bool:
+        return self.facts.signing is not None  # a provider that signs nothing: no guard
+
     def _unsendable(self, part: FilePart) -> bool:
         if not self.facts.urls_only:
             return True
