@@ -167,7 +167,7 @@ class MistralToolCallId(Rule):
         refs: list[tuple[int, int, _IdPart]] = [*index.calls, *index.results, *index.requests]
         found = [(m, p, part, part.__dict__["tool_call_id"]) for m, p, part in refs]
         found.sort()  # by place: a place is never repeated, so the parts are never compared
-        return _renamed(found, ctx.profile) or ()
+        return _renames_of(found, ctx.profile) or ()
 
     def renames_in(
         self, messages: Sequence[ModelMessage], profile: ProviderProfile
@@ -191,10 +191,10 @@ class MistralToolCallId(Rule):
                 p += 1
                 if type(part) is call_cls or type(part) is result_cls:
                     add((m, p, part, part.__dict__["tool_call_id"]))
-        return _renamed(found, profile)
+        return _renames_of(found, profile)
 
 
-def _renamed(
+def _renames_of(
     found: list[tuple[int, int, _IdPart, str]], profile: ProviderProfile
 ) -> IdRenames | None:
     """The batch of renames for ``found`` (each part with an id and its id, in history
