@@ -11,6 +11,7 @@ clean exactly where the index does, for every provider: it is no stub.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import pytest
@@ -22,6 +23,7 @@ from heal import PROVIDERS, heal_messages, load_messages
 from heal._engine import HealScope, _plan_for, heal_not_plain
 from heal.messages import ModelMessage
 from heal.providers import ProviderId
+from heal.rules import Context, Finding, Rule
 from heal.rules._index import FACTS, HistoryIndex
 from heal.rules._quick import _KNOWN, quick_terms, quickly_clean
 from heal.targets import Target
@@ -628,13 +630,32 @@ def test_the_benchmark_corpus_is_renamed_for_mistral_without_the_index(
     assert indexed >= 1
 
 
+class _Guard(Rule):
+    """A Mistral rule that may protect messages (it overrides ``protects``)."""
+
+    id = "test-mistral-guard"
+    summary = "protects messages for Mistral"
+    providers = frozenset({"mistral"})
+    triggers = frozenset({"files"})
+
+    def check(self, ctx: Context, choice: str) -> Iterable[Finding]:
+        return ()
+
+    def protects(self, ctx: Context) -> Iterable[int]:
+        return ()
+
+
 def test_a_plan_with_a_guard_or_a_kept_rename_renames_with_the_index() -> None:
     plan = _plan_for(Target("mistral"), None, None, "request")
     assert plan.renamer is not None
     assert not plan.guards  # mistral-assistant-file protects nothing: Mistral signs nothing
+    guarded = _plan_for(Target("mistral"), None, [_Guard()], "request")
+    assert [rule.id for rule in guarded.guards] == ["test-mistral-guard"]
+    assert guarded.renamer is None
     kept = _plan_for(Target("mistral"), {"mistral-tool-call-id": "keep"}, None, "request")
     assert kept.renamer is None
     for provider in ("openai-chat", "anthropic", None):
         assert _plan_for(Target(provider), None, None, "request").renamer is None
+    # Anthropic signs its thinking: its assistant-file rule guards the latest signed message.
     anthropic = _plan_for(Target("anthropic"), None, None, "request")
-    assert [rule.id for rule in anthropic.guards] != []
+    assert "anthropic-assistant-file" in [rule.id for rule in anthropic.guards]
