@@ -47,7 +47,7 @@ from heal import ConfigError, InputError, Policy, load_messages
 from heal._verdict import ENDS, Terms, provider_terms, terms_for
 from heal.adapters import anthropic, gemini, langchain, openai_chat, openai_responses, pydantic_ai
 from heal.adapters._common import NativeHealResult
-from heal.providers import PROVIDERS, ProviderId
+from heal.providers import PROVIDERS, ProviderId, get_profile
 from heal.rules import Context, Finding, Rule, default_registry, register_rule
 from heal.targets import Target
 from tests.test_json import PLAIN, plain_histories
@@ -1772,3 +1772,11 @@ def test_the_walk_stops_at_a_call_id_no_provider_takes(
         assert module._plainly_clean(dump(PLAIN), None)
         assert not module._plainly_clean(dump(_kimi_ids(PLAIN)), None)
     assert seen == [("user", ["call_1", "call_2"]), (None, [])]
+
+
+def test_no_provider_takes_a_call_id_with_a_colon() -> None:
+    """What the walks' early refusal rests on (refusing is exact either way: this is speed)."""
+    for provider in ALL_PROVIDERS:
+        profile = get_profile(provider)
+        assert not profile.accepts_tool_call_id("functions.search:3")
+        assert not profile.valid_tool_call_id("call:1")
