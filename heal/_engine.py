@@ -715,21 +715,19 @@ def _renamed_plainly(
         [new_id for _, _, _, new_id in batch.renames]
     ):
         return None
-    out, _, _ = _renamed(messages, batch.renames)
+    out, _ = _renamed(messages, batch.renames)
     return out, tuple(_rename_records(rule, batch, _Origin(messages), Action.REPLACE))
 
 
 def _renamed(
     messages: list[ModelMessage], renames: list[tuple[int, int, IdPart, str]]
-) -> tuple[list[ModelMessage], list[tuple[int, int, Part]], list[int]]:
-    """``messages`` with each of ``renames`` (message, part, old part, new id) made, the
-    place of each new part, and the messages changed, in order."""
+) -> tuple[list[ModelMessage], dict[int, list[Part]]]:
+    """``messages`` with each of ``renames`` (message, part, old part, new id) made, and the
+    new parts of each message changed."""
     out = list(messages)
-    places: list[tuple[int, int, Part]] = []
     edited: dict[int, list[Part]] = {}
     for m, p, part, new_id in renames:
         new = with_field(part, "tool_call_id", new_id)
-        places.append((m, p, new))
         content = edited.get(m)
         if content is None:
             # A part with an id is in a list of parts, never in text content.
@@ -737,7 +735,7 @@ def _renamed(
         content[p] = new
     for m, content in edited.items():
         out[m] = with_field(messages[m], "content", tuple(content))
-    return out, places, sorted(edited)
+    return out, edited
 
 
 def _apply_renames(
@@ -745,8 +743,10 @@ def _apply_renames(
 ) -> tuple[list[ModelMessage], _Origin, HistoryIndex]:
     """:func:`_apply` for a batch of renamed ids, and the index of the history it makes. Every
     part keeps its place, so the origin holds as it is."""
-    out, places, edited = _renamed(messages, batch.renames)
-    kept = _kept_runs(edited, len(out))
+    renames = batch.renames
+    out, edited = _renamed(messages, renames)
+    places: list[tuple[int, int, Part]] = [(m, p, edited[m][p]) for m, p, _, _ in renames]
+    kept = _kept_runs(sorted(edited), len(out))
     return out, origin, index.after_edit(out, kept, places, ids_one_to_one=batch.one_to_one)
 
 
