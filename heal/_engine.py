@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import repeat
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from pydantic import BaseModel
 
@@ -40,6 +40,8 @@ from heal.messages import (
     ModelMessage,
     Part,
     ReasoningPart,
+    ToolCallPart,
+    ToolResultPart,
     load_messages,
 )
 from heal.policy import KEEP, Policy
@@ -67,7 +69,9 @@ from heal.rules._base import (
 )
 from heal.rules._index import FACTS, Fact, HistoryIndex
 from heal.rules._quick import QuickTerms, quick_terms, quickly_clean
+from heal.rules.anthropic import AnthropicToolIdFormat
 from heal.rules.mistral import MistralToolCallId
+from heal.rules.tool_shape import InvalidToolCallId
 from heal.targets import Target
 
 if TYPE_CHECKING:
@@ -199,11 +203,19 @@ def _healed(
     quick: bool,
 ) -> HealResult:
     healed, repairs = _run_collector_paused(loaded, plan, goal, quick)
+    deliver(repairs, on_repair, strict)
+    return HealResult(healed, repairs)
+
+
+def deliver(
+    repairs: tuple[Repair, ...], on_repair: Callable[[Repair], object] | None, strict: bool
+) -> None:
+    """What a heal does with its repairs before it returns: each to ``on_repair``, then, when
+    ``strict`` and one of them changed the history, :class:`HealingError`."""
     if on_repair is not None:
         _notify(on_repair, repairs)
     if strict and any(r.action is not Action.KEEP for r in repairs):
         raise HealingError(repairs)
-    return HealResult(healed, repairs)
 
 
 def validate_messages(
@@ -301,8 +313,8 @@ class _Plan:
     in a fixed order. None when some rule declares nothing, so a history is never clean."""
     quick: QuickTerms | None
     """The terms of the quick verdict for :attr:`verdict` (None: the index decides alone)."""
-    renamer: tuple[int, QuickTerms] | None = None
-    """The step that renames the ids the target's format refuses, when the engine may do it
+    renamer: tuple[tuple[int, ...], QuickTerms] | None = None
+    """The steps that rename the ids the target refuses, in order, when the engine may run them
     without the index (see :func:`_renamed_plainly`), and the quick terms of the other steps'
     needs; else None."""
 
@@ -387,22 +399,37 @@ def _cached_plan(
     guards = tuple(rule for rule, *_ in steps if rule.may_protect)
     verdict = _verdict(steps)
     quick = quick_terms(verdict)
-    renamer = None if quick is None or guards else _plain_renamer(steps, quick)
+    renamer = None if quick is None else _plain_renamer(steps, quick, bool(guards))
     return _Plan(tuple(steps), guards, get_profile(target.provider), verdict, quick, renamer)
 
 
-def _plain_renamer(steps: Sequence[_Step], quick: QuickTerms) -> tuple[int, QuickTerms] | None:
-    """The plan's step of ``mistral-tool-call-id`` when it is applied (not kept), with the quick
-    terms of the other steps' needs; None without one, or when those terms differ from the
-    plan's (``quick``) in more than the ids' exact format, which that step alone needs. (Only a
-    plan without guards asks: a guard could protect a message the renames change.)"""
-    for k, (rule, _choice, keep, _lists, _facts) in enumerate(steps):
-        if type(rule) is MistralToolCallId and not keep:
-            others = quick_terms(_verdict([*steps[:k], *steps[k + 1 :]]))
-            if others is None or replace(others, exact_ids=True) != quick:
-                return None
-            return k, others
-    return None
+_PLAIN_RENAMERS = frozenset({InvalidToolCallId, AnthropicToolIdFormat, MistralToolCallId})
+"""The rules whose renamings the engine can make without the index (``renamed_ids``)."""
+
+
+def _plain_renamer(
+    steps: Sequence[_Step], quick: QuickTerms, guarded: bool
+) -> tuple[tuple[int, ...], QuickTerms] | None:
+    """The plan's steps of the rules that rename ids the target refuses (``invalid-tool-call-id``,
+    its Anthropic alias, ``mistral-tool-call-id``) that are applied with their one choice, and
+    the quick terms of the other steps' needs; None without such a step, or when those terms
+    differ from the plan's (``quick``) in more than the ids' format, which those steps alone
+    need, or when the plan has guards (``guarded``) and a renaming rule keeps off the messages
+    they protect (they would decide which parts it renames)."""
+    renaming = tuple(
+        k
+        for k, (rule, choice, keep, _lists, _facts) in enumerate(steps)
+        if type(rule) in _PLAIN_RENAMERS and not keep and choice == rule.choices[0]
+    )
+    if not renaming or (guarded and not all(steps[k][0].edits_protected for k in renaming)):
+        return None
+    others = quick_terms(_verdict([step for k, step in enumerate(steps) if k not in renaming]))
+    if (
+        others is None
+        or replace(others, valid_ids=quick.valid_ids, exact_ids=quick.exact_ids) != quick
+    ):
+        return None
+    return renaming, others
 
 
 def planned_rules(target: Target) -> tuple[Rule, ...]:
@@ -505,7 +532,7 @@ def _run(
 
     First, unless ``quick`` is false, the quick verdict (:mod:`heal.rules._quick`): a plainly
     clean history is returned before the index is built, and one plain but for ids the
-    target's format refuses is renamed without it (:func:`_renamed_plainly`).
+    target refuses is renamed without it (:func:`_renamed_plainly`).
     """
     profile = plan.profile
     terms = plan.quick if quick else None
@@ -667,56 +694,169 @@ def _rename_records(rule: Rule, batch: IdRenames, origin: _Origin, action: Actio
             else:
                 message_index, part_index = loc
         records.append(
-            construct_complete(
-                Repair,
-                _REPAIR_FIELDS,
-                {
-                    "rule": rule_id,
-                    "action": action,
-                    "message_index": message_index,
-                    "part_index": part_index,
-                    "anchor_index": anchor,
-                    "tool_call_id": old,
-                    "reason": f"{fields['type']} id {old!r} {why}; now {new_id!r}",
-                    "removed": {"toolCallId": old},
-                    "added": {"toolCallId": new_id},
-                    "scope": scope,
-                },
+            rename_record(
+                rule_id,
+                scope,
+                action,
+                where=(message_index, part_index, anchor),
+                kind=fields["type"],
+                old=old,
+                new_id=new_id,
+                why=why,
             )
         )
     return records
 
 
+def rename_record(
+    rule_id: str,
+    scope: Scope,
+    action: Action,
+    *,
+    where: tuple[int | None, int | None, int | None],
+    kind: str,
+    old: str,
+    new_id: str,
+    why: str,
+) -> Repair:
+    """The record of one renamed id of a built-in rule, as :meth:`_Origin.repair` makes it from
+    its finding (``renamed_id_finding``), for ASCII ids and reason: ``where`` is the message,
+    part and anchor index, ``kind`` the part's type (``tool-call``, ...)."""
+    message_index, part_index, anchor = where
+    return construct_complete(
+        Repair,
+        _REPAIR_FIELDS,
+        {
+            "rule": rule_id,
+            "action": action,
+            "message_index": message_index,
+            "part_index": part_index,
+            "anchor_index": anchor,
+            "tool_call_id": old,
+            "reason": f"{kind} id {old!r} {why}; now {new_id!r}",
+            "removed": {"toolCallId": old},
+            "added": {"toolCallId": new_id},
+            "scope": scope,
+        },
+    )
+
+
 def _renamed_plainly(
-    messages: list[ModelMessage], plan: _Plan, renamer: tuple[int, QuickTerms], target: Target
+    messages: list[ModelMessage],
+    plan: _Plan,
+    renamer: tuple[tuple[int, ...], QuickTerms],
+    target: Target,
 ) -> tuple[list[ModelMessage], tuple[Repair, ...]] | None:
-    """What :func:`_run` returns for a history that is plain but for ids the target's format
-    refuses (a history moved to Mistral), made without the index; None to leave the history to
-    the index, which then decides as always.
+    """What :func:`_run` returns for a history that is plain but for ids the target refuses (a
+    history moved to Mistral, or holding Kimi's ids), made without the index; None to leave
+    the history to the index, which then decides as always.
 
     The history passes the quick verdict of every other step's needs (``others``), so the
-    index would skip every other step and run the renaming step alone, whose batch
-    :meth:`MistralToolCallId.renames_in` reads from the messages (the parts it lists are those
-    the walk lets pass). Those terms are the plan's but for the ids' exact format, and the walk
-    reads ids only for their format and for which parts share one; a batch maps each refused id
-    to its own new one and leaves no two ids equal that were not. So when every new id is
-    accepted, the renamed history passes the plan's quick verdict: the index would find it
-    clean after the batch and stop there. The same messages and records, made without the
-    scan, its facts and its update (13% less time on the benchmark corpus for Mistral);
-    ``tests/test_quick.py`` holds the two ways to one result."""
-    step, others = renamer
+    index would skip every other step and run the renaming steps alone, in plan order, each on
+    the history the one before left, until its verdict is clean. Each renaming rule's
+    ``renamed_ids`` makes the renaming its ``check`` makes from the index, and the batch holds
+    the parts with an id listed here (those the walk lets pass: calls and results of their own
+    classes), as the check's does. Those
+    terms are the plan's but for the ids' format, and the walk reads ids only for their format
+    and for which parts share one; a batch maps each refused id to its own new one and leaves
+    no two ids equal that were not, so every other step still finds nothing after it. Once
+    every id is in the format the plan's verdict asks for, the renamed history passes the
+    plan's quick verdict: the index would find it clean there and stop. If the last renaming
+    step leaves an id still refused, the index decides. The same messages and records, made
+    without the scan, its facts and its update; ``tests/test_quick.py`` holds the two ways to
+    one result."""
+    steps, others = renamer
     profile = plan.profile
     if not quickly_clean(messages, others, target, profile):
         return None
-    rule = plan.steps[step][0]
-    assert type(rule) is MistralToolCallId  # see _plain_renamer
-    batch = rule.renames_in(messages, profile)
-    if batch is None or not profile.all_accepted_tool_call_ids(
-        [new_id for _, _, _, new_id in batch.renames]
-    ):
+    call_cls, result_cls = ToolCallPart, ToolResultPart
+    found: list[tuple[int, int, IdPart, str]] = []
+    add = found.append
+    m = -1
+    for message in messages:
+        m += 1
+        content = message.__dict__["content"]
+        if type(content) is str:
+            continue
+        p = -1
+        for part in content:
+            p += 1
+            if type(part) is call_cls or type(part) is result_cls:
+                add((m, p, part, part.__dict__["tool_call_id"]))
+    chain = _id_renames(plan, steps, {entry[3] for entry in found})
+    if chain is None:
         return None
-    out, _ = _renamed(messages, batch.renames)
-    return out, tuple(_rename_records(rule, batch, _Origin(messages), Action.REPLACE))
+    origin = _Origin(messages)  # every part keeps its place: one origin serves every batch
+    out = messages
+    records: list[Repair] = []
+    for rule, mapping in chain:
+        batch = IdRenames.mapped(found, mapping, rule.renamed_why)
+        records += _rename_records(rule, batch, origin, Action.REPLACE)
+        out, edited = _renamed(out, batch.renames)
+        if len(chain) > 1:  # the next rule renames the new parts
+            new_ids = {(m, p): new_id for m, p, _, new_id in batch.renames}
+            for j, (m, p, _, _) in enumerate(found):
+                new_id = new_ids.get((m, p))
+                if new_id is not None:
+                    found[j] = (m, p, cast("IdPart", edited[m][p]), new_id)
+    return out, tuple(records)
+
+
+IdRule = InvalidToolCallId | MistralToolCallId
+"""The rules whose renamings the engine makes without the index (see :data:`_PLAIN_RENAMERS`)."""
+
+
+def _id_renames(
+    plan: _Plan, steps: tuple[int, ...], ids: set[str]
+) -> list[tuple[IdRule, dict[str, str]]] | None:
+    """The renamings the plan's id rules (its ``steps``) make, in order, of a history plain
+    but for its ``ids`` (all of them; see :func:`_renamed_plainly`): each rule's of the ids the
+    ones before left, up to the first that leaves every id in the format the plan's verdict
+    asks for; None when there is nothing to rename, or ids still refused after the last."""
+    profile = plan.profile
+    assert plan.quick is not None  # a plan with a renamer has quick terms (_cached_plan)
+    accepted = (
+        profile.all_accepted_tool_call_ids
+        if plan.quick.exact_ids
+        else profile.all_valid_tool_call_ids
+    )
+    chain: list[tuple[IdRule, dict[str, str]]] = []
+    for k in steps:
+        rule = plan.steps[k][0]
+        assert isinstance(rule, (InvalidToolCallId, MistralToolCallId))  # see _PLAIN_RENAMERS
+        mapping = rule.renamed_ids(ids, profile)
+        if mapping is None:
+            continue
+        chain.append((rule, mapping))
+        ids = {mapping.get(tid, tid) for tid in ids}
+        if accepted(ids):
+            return chain
+    return None
+
+
+def plain_id_renames(
+    ids: set[str], provider: Any, model: Any, thinking: Any, tools: Any
+) -> list[tuple[IdRule, dict[str, str]]] | None:
+    """The renamings :func:`heal_messages` makes of a history's tool-call ``ids`` (all of
+    them), in order, each rule with its map from old to new ids, under the default policy and
+    rules, at request scope, for the target of ``provider``, ``model``, ``thinking`` and
+    ``tools``. None when the plan renames no ids without the index, or they are still refused
+    after its last id rule, or the target is not one (``heal_messages`` raises its error).
+
+    They are its result only for a history that, so renamed, is plainly clean for the target
+    (a format's verdict says so): the caller checks that. Then only the facts that read what
+    ids are can differ between the two (the renamings are one to one), and only the id rules
+    need those, so the index would run them alone, each on the ids the one before left, up to
+    the first that leaves them all accepted."""
+    try:
+        target = _target(provider, model, thinking, tools, None)
+    except ConfigError:
+        return None
+    plan = _plan_for(target, None, None, "request")
+    renamer = plan.renamer
+    if renamer is None or renamer[1].valid_ids or renamer[1].exact_ids:
+        return None  # another step reads what ids are: it would find the refused ones too
+    return _id_renames(plan, renamer[0], ids)
 
 
 def _renamed(

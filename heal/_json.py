@@ -38,7 +38,13 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import TypeAdapter
 
-from heal._engine import heal_messages, heal_not_plain
+from heal._engine import (
+    deliver,
+    heal_messages,
+    heal_not_plain,
+    plain_id_renames,
+    rename_record,
+)
 from heal._verdict import (
     AFTER,
     Terms,
@@ -63,7 +69,7 @@ from heal.messages import (
 )
 from heal.policy import Policy
 from heal.providers import HEAL_NAMESPACE, ProviderId, get_profile
-from heal.repairs import Repair
+from heal.repairs import Action, Repair
 from heal.targets import Target
 
 __all__ = [
@@ -130,11 +136,13 @@ def heal_json(
     A history that :func:`clean_verdict` finds plainly clean comes back as the very object
     passed in, with no repairs, and is never loaded into models; the verdict is asked only under
     the default policy and rules, with no keyword argument but ``strict``, ``on_repair`` and
-    the target's ``model``, ``thinking`` and ``tools``. Any other is healed by
-    :func:`heal.heal_messages` (which gets ``provider``, ``policy`` and every other keyword
-    argument, such as ``rules``, ``strict`` or ``model=``) and written as :func:`dumps` writes
-    it, even when nothing changed. Errors are ``heal_messages``' own: a text that is not a
-    valid history raises :class:`~heal.errors.InputError`, an unknown provider
+    the target's ``model``, ``thinking`` and ``tools``. One that is plainly clean but for
+    tool-call ids the target refuses (Kimi's ``functions.search:3``; any id but Mistral's own,
+    for Mistral) is renamed in the decoded data, without models, as heal_messages renames it.
+    Any other is healed by :func:`heal.heal_messages` (which gets ``provider``, ``policy`` and
+    every other keyword argument, such as ``rules``, ``strict`` or ``model=``) and written as
+    :func:`dumps` writes it, even when nothing changed. Errors are ``heal_messages``' own: a
+    text that is not a valid history raises :class:`~heal.errors.InputError`, an unknown provider
     :class:`~heal.errors.ConfigError`. A healed history that bytes cannot hold (a lone surrogate
     left in a tool input) raises :class:`~heal.errors.InputError` for ``bytes`` input.
     """
@@ -180,6 +188,10 @@ def _heal_json(
         tools=target.get("tools"),
     ):
         return JsonHealResult(data, ())
+    if asked:
+        renamed = _renamed_ids(data, decoded, provider, target)
+        if renamed is not None:
+            return renamed
     read = None if decoded is _UNREADABLE else _load_decoded(data, decoded)
     written = None
     if read is None:
@@ -193,6 +205,96 @@ def _heal_json(
         result = heal(loaded, provider=provider, policy=policy, **target)
         written = _write(result.messages, loaded, decoded, canonical, by_orjson)
     return JsonHealResult(_as_given(data, result.messages, written), result.repairs)
+
+
+def _renamed_ids(
+    data: T, decoded: Any, provider: ProviderId | None, target: dict[str, Any]
+) -> JsonHealResult[T] | None:
+    """The result for a history plain but for tool-call ids the target refuses (Kimi's
+    ``functions.search:3``; any id but Mistral's own, for Mistral), made from the decoded
+    dicts, without models; None to heal it the full way, which then decides as always.
+
+    The ids are renamed as the engine's id rules rename them (:func:`plain_id_renames`), and
+    the renamed history must be plainly clean (:func:`clean_verdict`): then it is
+    ``heal_messages``' result for the history, with one record per renamed part (the
+    engine's own, made as it makes them), and the text is what the full path writes, each
+    message its decoded dict (every message must be canonical) with the new ids in place.
+    ``tests/test_json.py`` holds the two ways to one result."""
+    if type(decoded) is not list:
+        return None
+    found: list[tuple[int, int, dict[str, Any], str]] = []
+    for m, message in enumerate(decoded):
+        if type(message) is not dict:
+            return None
+        content = message.get("content")
+        if type(content) is not list:
+            continue
+        for p, part in enumerate(content):
+            if type(part) is dict and (
+                (kind := part.get("type")) == "tool-call" or kind == "tool-result"
+            ):
+                tid = part.get("toolCallId")
+                if type(tid) is not str or not tid.isascii():
+                    return None  # the full path says what is wrong, or escapes it in records
+                found.append((m, p, part, tid))
+    if not found:
+        return None
+    model, thinking, tools = target.get("model"), target.get("thinking"), target.get("tools")
+    chain = plain_id_renames({entry[3] for entry in found}, provider, model, thinking, tools)
+    if chain is None:
+        return None
+    ids = [entry[3] for entry in found]
+    records: list[Repair] = []
+    for rule, mapping in chain:
+        rule_id, scope, why = rule.id, rule.scope, rule.renamed_why
+        for j, (m, p, part, _) in enumerate(found):
+            old = ids[j]
+            new_id = mapping.get(old)
+            if new_id is not None:
+                ids[j] = new_id
+                records.append(
+                    rename_record(
+                        rule_id,
+                        scope,
+                        Action.REPLACE,
+                        where=(m, p, None),
+                        kind=part["type"],
+                        old=old,
+                        new_id=new_id,
+                        why=why,
+                    )
+                )
+    out = list(decoded)
+    edited: dict[int, list[Any]] = {}
+    for (m, p, part, old), new_id in zip(found, ids, strict=True):
+        if new_id != old:
+            content = edited.get(m)
+            if content is None:
+                content = edited[m] = list(decoded[m]["content"])
+                out[m] = {**decoded[m], "content": content}
+            renamed = dict(part)  # its keys in place, as the full path writes a renamed part
+            renamed["toolCallId"] = new_id
+            content[p] = renamed
+    if not clean_verdict(out, provider, model=model, thinking=thinking, tools=tools) or not all(
+        map(_canonical, decoded)
+    ):
+        return None
+    by_orjson = False
+    if _orjson_loads is not None:
+        numbers = _numbers(data)
+        if numbers == _LONG_INTEGERS:
+            return None  # read from the text, such a history may load otherwise
+        by_orjson = numbers == _PLAIN_NUMBERS
+    if by_orjson and _orjson_dumps is not None:
+        try:
+            written: str | bytes = _orjson_dumps(out)
+        except TypeError:  # orjson.JSONEncodeError
+            return None
+    else:
+        written = _encode(out)
+    repairs = tuple(records)
+    deliver(repairs, target.get("on_repair"), bool(target.get("strict")))
+    return JsonHealResult(_as_given(data, [], written), repairs)
 
 
 def _as_given(data: T, messages: list[ModelMessage], written: str | bytes | None) -> T:

@@ -18,7 +18,7 @@ import copy
 import gc
 import json
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager, nullcontext, suppress
 from datetime import datetime
 from decimal import Decimal
 from functools import partial
@@ -30,6 +30,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import heal._json as heal_json_module
+from benchmarks.corpus import corpus
 from heal import (
     PROVIDERS,
     ConfigError,
@@ -106,8 +107,9 @@ def _user(draw: st.DrawFn) -> dict[str, Any]:
 
 
 @st.composite
-def plain_histories(draw: st.DrawFn) -> History:
-    """A history of the shapes the verdict accepts, then maybe one defect at its edges."""
+def plain_histories(draw: st.DrawFn, edges: bool = True) -> History:
+    """A history of the shapes the verdict accepts, then maybe one defect at its edges (never,
+    unless ``edges``)."""
     style = draw(st.sampled_from(_ID_STYLES))
     counter = iter(range(1, 1000))
     history: History = [
@@ -133,7 +135,7 @@ def plain_histories(draw: st.DrawFn) -> History:
     # A request ends with the user's message, or with the results the model is to read.
     if history[-1]["role"] == "assistant" or draw(st.booleans()):
         history.append(_user(draw))
-    if draw(st.booleans()):
+    if edges and draw(st.booleans()):
         draw(st.sampled_from(_EDGES))(draw, history)
     return history
 
@@ -809,6 +811,114 @@ def _refuse_to_load(*args: Any, **kwargs: Any) -> Any:
     raise AssertionError("a plainly clean history was loaded")
 
 
+_MIXED_IDS = (
+    "functions.search:1",
+    "functions_search_1",
+    "functions.f:2",
+    "a b",
+    "x" * 70,
+    "call_1",
+    "a00000001",
+)
+"""Ids no provider takes beside ones they collide with once sanitized, and valid ones."""
+
+
+@st.composite
+def _renamed_histories(draw: st.DrawFn) -> History:
+    """A plain history whose call ids are drawn from :data:`_MIXED_IDS` (several styles in one
+    history), maybe with one defect at its edges."""
+    history = draw(plain_histories(edges=draw(st.booleans())))
+    ids = iter(draw(st.permutations(_MIXED_IDS)))
+    new: dict[str, str] = {}
+    for message in history:
+        if isinstance(message["content"], list):
+            for part in message["content"]:
+                if part.get("type") in ("tool-call", "tool-result"):
+                    old = part["toolCallId"]
+                    if old not in new:
+                        new[old] = next(ids, old)
+                    part["toolCallId"] = new[old]
+    return history
+
+
+@given(
+    history=_renamed_histories(),
+    options=st.sampled_from([{"provider": provider} for provider in ALL_PROVIDERS] + MODEL_TARGETS),
+    standard=st.booleans(),
+)
+def test_ids_renamed_without_models_are_what_heal_messages_renames(
+    history: History, options: dict[str, Any], standard: bool
+) -> None:
+    """A history plain but for ids the target refuses is renamed from its decoded dicts
+    (heal._json._renamed_ids): the same repairs as heal_messages, the same text as the
+    full path writes (orjson's or the standard library's)."""
+    seen: list[int] = []
+    made = heal_json_module._renamed_ids
+
+    def spy(*args: Any) -> Any:
+        found = made(*args)
+        seen.append(found is not None)
+        return found
+
+    with (
+        mock.patch.object(heal_json_module, "_renamed_ids", spy),
+        _standard_library_only() if standard else nullcontext(),
+    ):
+        for data in _texts(history)[:3]:
+            expected = heal_messages(data, **options)
+            got = _heal_json(data, **options)
+            assert got.repairs == expected.repairs
+            if got.data is not data:
+                text = dumps(expected.messages)
+                assert got.data == (text if isinstance(data, str) else text.encode())
+    event(f"renamed without models: {any(seen)}")
+
+
+_REASONING_TEXTS = [json.dumps(c) for c in corpus(conversations=40, shape="reasoning")]
+
+
+@pytest.mark.parametrize("provider", [None, "openai-chat", "mistral", "openai-responses"])
+def test_kimi_ids_are_renamed_without_loading_models(provider: Any) -> None:
+    """The reasoning corpus' histories from Kimi's ids (half of its ids) are renamed without a
+    model for the targets that let their reasoning stand: heal_json loads only the broken
+    ones, and gives what heal_messages gives."""
+    loaded: list[int] = []
+    load = heal_json_module._load_decoded
+
+    def spy(data: Any, decoded: Any) -> Any:
+        loaded.append(1)
+        return load(data, decoded)
+
+    renamed = 0
+    with mock.patch.object(heal_json_module, "_load_decoded", spy):
+        for text in _REASONING_TEXTS:
+            before = len(loaded)
+            got = heal_json(text, provider=provider)
+            expected = heal_messages(text, provider=provider)
+            assert got.repairs == expected.repairs
+            assert got.data == (text if not expected.repairs else dumps(expected.messages))
+            if len(loaded) == before and got.repairs:
+                renamed += 1
+                assert {r.rule for r in got.repairs} <= {
+                    "invalid-tool-call-id",
+                    "mistral-tool-call-id",
+                }
+    # OpenAI's Responses API keeps reasoning of its own alone: a third of the corpus.
+    assert renamed >= (0.25 if provider == "openai-responses" else 0.8) * len(_REASONING_TEXTS)
+
+
+def test_ids_renamed_without_models_go_to_on_repair_and_strict() -> None:
+    text = _REASONING_TEXTS[0]
+    expected = heal_messages(text)
+    assert expected.repairs
+    told: list[Any] = []
+    assert heal_json(text, on_repair=told.append).repairs == expected.repairs
+    assert told == list(expected.repairs)
+    with pytest.raises(HealingError) as raised:
+        heal_json(text, strict=True)
+    assert raised.value.repairs == expected.repairs
+
+
 def test_a_plainly_clean_history_comes_back_as_it_was_without_loading() -> None:
     text = json.dumps(PLAIN, indent=1)  # not heal's own spacing: the caller's text comes back
     data = text.encode()
@@ -940,6 +1050,26 @@ def test_errors_are_heal_messages_errors() -> None:
         heal_json("[{")
     with pytest.raises(TypeError):
         heal_json(PLAIN)  # type: ignore[type-var]
+
+
+@pytest.mark.parametrize(
+    "part",
+    [
+        {"type": {}},  # a type JSON cannot hash
+        {"type": ["tool-call"]},
+        {"type": "tool-call", "toolCallId": [1], "toolName": "f", "input": {}},
+        {"type": "tool-result", "toolCallId": None, "toolName": "f"},
+    ],
+)
+def test_a_part_of_an_odd_shape_is_heal_messages_error(part: dict[str, Any]) -> None:
+    # The ids are looked for in any decoded history the verdict refuses, before loading.
+    history: History = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [_call("functions.f:1", "f", {}), part]},
+    ]
+    _same_as_heal_messages(history)
+    with pytest.raises(InputError, match=r"messages\[1\]\.content\[1\]"):
+        heal_json(json.dumps(history))
 
 
 def test_a_healed_history_bytes_cannot_hold_is_an_input_error() -> None:

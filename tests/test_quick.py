@@ -92,17 +92,35 @@ def test_healing_without_the_quick_verdict_gives_the_same_result(
 _IDS = ("call_a1", "toolu_01Xy", "abcDEF123", "xyz987QWE", "fc-7", "c1")
 """Call ids of several providers' formats: Mistral's nine letters and digits among them."""
 _MISTRAL_IDS = ("abcDEF123", "xyz987QWE", "A1b2C3d4E", "Q0w9E8r7T")
+_REFUSED_IDS = (
+    "functions.search:0",
+    "functions_search_0",
+    "functions.f:1",
+    "a b",
+    "",
+    "x" * 70,
+    "call_é",
+    "call_\ud800",
+    "call_a1",
+    "abcDEF123",
+)
+"""Ids no provider takes (Kimi's with a colon, a space, empty, too long, beyond ASCII: their
+records escape them) beside ones that collide with them once sanitized and valid ones."""
 _NAMES = ("search", "get_weather", "f")
 _WORDS = ("hi", "hello world", "ok", "What's next?")
 
 
 @st.composite
-def _plain_turns(draw: st.DrawFn) -> list[dict[str, Any]]:
+def _plain_turns(
+    draw: st.DrawFn, id_sets: tuple[tuple[str, ...], ...] = (_IDS, _MISTRAL_IDS, _REFUSED_IDS)
+) -> list[dict[str, Any]]:
     """A plain history: system messages first, then user and assistant turns, assistant calls
-    answered in the tool messages right after (one or split over several)."""
+    answered in the tool messages right after (one or split over several), with the ids of
+    one of ``id_sets``."""
     words = st.sampled_from(_WORDS)
-    # Mistral's format alone, half the time: the only ids its plan finds clean.
-    ids = iter(draw(st.permutations(draw(st.sampled_from((_IDS, _MISTRAL_IDS))))))
+    # By default Mistral's format alone a third of the time (the only ids its plan finds
+    # clean), and a third of the time ids no provider takes.
+    ids = iter(draw(st.permutations(draw(st.sampled_from(id_sets)))))
     out: list[dict[str, Any]] = [
         {"role": "system", "content": draw(words)} for _ in range(draw(st.integers(0, 2)))
     ]
@@ -262,7 +280,7 @@ def near_plain_histories(draw: st.DrawFn) -> list[dict[str, Any]]:
     return history
 
 
-@given(history=_plain_turns())
+@given(history=_plain_turns(id_sets=(_IDS, _MISTRAL_IDS)))
 def test_a_plain_history_is_quickly_clean_for_provider_none(history: Any) -> None:
     messages = load_messages(history)
     assert _verdicts(messages, Target(None), None, "request") == (True, True)
@@ -572,22 +590,16 @@ def test_a_history_a_plain_verdict_refused_skips_the_quick_verdict(
     assert used == ["heal_not_plain", "heal_messages"] * 2
 
 
-_MISTRAL_TARGETS = [
-    Target.of("mistral", model, tools=tools)
-    for model in (None, "mistral-large-latest", "magistral-medium-latest")
-    for tools in (None, ["search", "f"])
-]
-
-
 @given(
-    history=near_plain_histories(),
-    target=st.sampled_from(_MISTRAL_TARGETS),
+    history=st.one_of(_plain_turns(id_sets=(_REFUSED_IDS,)), near_plain_histories()),
+    target=targets(),
     policy=policies,
 )
 def test_renaming_ids_without_the_index_gives_the_same_result(
     history: Any, target: Target, policy: Any
 ) -> None:
-    """A history plain but for ids Mistral refuses is renamed without the index (the engine's
+    """A history plain but for ids the target refuses (any id, for Mistral; Kimi's, a blank or
+    a long one, for every provider) is renamed without the index (the engine's
     _renamed_plainly): the same messages and records as the index's way, which heal_not_plain
     takes; healed again, it stays as it is."""
     messages = load_messages(history)
@@ -600,34 +612,64 @@ def test_renaming_ids_without_the_index_gives_the_same_result(
     assert again.messages == quick.messages
 
 
+class _CountedIndex(HistoryIndex):
+    built = 0
+
+    def __init__(self, messages: Any) -> None:
+        _CountedIndex.built += 1
+        super().__init__(messages)
+
+
+def _renamed_without_index(
+    monkeypatch: pytest.MonkeyPatch, histories: list[list[ModelMessage]], provider: Any
+) -> tuple[int, set[str]]:
+    """How many of ``histories`` heal for ``provider`` without an index, and the rules of
+    their repairs."""
+    import heal._engine as engine
+
+    monkeypatch.setattr(engine, "HistoryIndex", _CountedIndex)
+    renamed = 0
+    rules: set[str] = set()
+    for history in histories:
+        before = _CountedIndex.built
+        result = heal_messages(history, provider=provider)
+        if _CountedIndex.built == before:
+            renamed += 1
+            assert result.repairs
+            rules.update(r.rule for r in result.repairs)
+    return renamed, rules
+
+
 def test_the_benchmark_corpus_is_renamed_for_mistral_without_the_index(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Every unbroken corpus history is plain but for its ids in Mistral's eyes: the engine
     renames it without building the index (and the broken ones take the index's way)."""
-    import heal._engine as engine
+    renamed, rules = _renamed_without_index(monkeypatch, _CORPUS, "mistral")
+    # 10% of the corpus is broken: those and only a few more go to the index (the ones with
+    # an invalid id are renamed twice, without it).
+    assert 0.85 * len(_CORPUS) <= renamed < len(_CORPUS)
+    assert rules == {"mistral-tool-call-id", "invalid-tool-call-id"}
 
-    built: list[int] = []
 
-    class Counted(HistoryIndex):
-        def __init__(self, messages: Any) -> None:
-            built.append(len(messages))
-            super().__init__(messages)
+_REASONING = [
+    load_messages(c) for c in corpus(conversations=60, length=50, broken=0.1, shape="reasoning")
+]
 
-    monkeypatch.setattr(engine, "HistoryIndex", Counted)
-    renamed = indexed = 0
-    for history in _CORPUS:
-        before = len(built)
-        result = heal_messages(history, provider="mistral")
-        assert {r.rule for r in result.repairs} >= {"mistral-tool-call-id"}
-        if len(built) == before:
-            renamed += 1
-            assert {r.rule for r in result.repairs} == {"mistral-tool-call-id"}
-        else:
-            indexed += 1
-    # 10% of the corpus is broken: those and only a few more go to the index.
-    assert renamed >= 0.85 * len(_CORPUS)
-    assert indexed >= 1
+
+@pytest.mark.parametrize("provider", [None, "openai-chat", "mistral", "deepseek"], ids=str)
+def test_kimi_ids_are_renamed_without_the_index(
+    monkeypatch: pytest.MonkeyPatch, provider: Any
+) -> None:
+    """Half the reasoning corpus' ids are Kimi's (``functions.search:3``), which no provider
+    takes; a target that lets its reasoning stand renames its unbroken histories without an
+    index, in one batch, or two for Mistral."""
+    renamed, rules = _renamed_without_index(monkeypatch, _REASONING, provider)
+    assert 0.8 * len(_REASONING) <= renamed < len(_REASONING)
+    expected = {"invalid-tool-call-id"}
+    if provider == "mistral":
+        expected.add("mistral-tool-call-id")
+    assert rules == expected
 
 
 class _Guard(Rule):
@@ -645,17 +687,32 @@ class _Guard(Rule):
         return ()
 
 
-def test_a_plan_with_a_guard_or_a_kept_rename_renames_with_the_index() -> None:
-    plan = _plan_for(Target("mistral"), None, None, "request")
-    assert plan.renamer is not None
-    assert not plan.guards  # mistral-assistant-file protects nothing: Mistral signs nothing
+def _renaming(target: Target, policy: Any = None, rules: Any = None) -> list[str] | None:
+    """The ids of the rules a plan renames ids with, without the index (None: it does not)."""
+    plan = _plan_for(target, policy, rules, "request")
+    if plan.renamer is None:
+        return None
+    return [plan.steps[k][0].id for k in plan.renamer[0]]
+
+
+def test_which_plans_rename_without_the_index() -> None:
+    assert _renaming(Target("mistral")) == ["invalid-tool-call-id", "mistral-tool-call-id"]
+    assert not _plan_for(Target("mistral"), None, None, "request").guards
+    # mistral-assistant-file protects nothing (Mistral signs nothing), but a guard of its own
+    # would decide which parts Mistral's rule (it keeps off protected messages) renames.
     guarded = _plan_for(Target("mistral"), None, [_Guard()], "request")
     assert [rule.id for rule in guarded.guards] == ["test-mistral-guard"]
-    assert guarded.renamer is None
-    kept = _plan_for(Target("mistral"), {"mistral-tool-call-id": "keep"}, None, "request")
-    assert kept.renamer is None
-    for provider in ("openai-chat", "anthropic", None):
-        assert _plan_for(Target(provider), None, None, "request").renamer is None
-    # Anthropic signs its thinking: its assistant-file rule guards the latest signed message.
+    assert _renaming(Target("mistral"), None, [_Guard()]) is None
+    kept = _renaming(Target("mistral"), {"mistral-tool-call-id": "keep"})
+    assert kept == ["invalid-tool-call-id"]
+    assert _renaming(Target("mistral"), {"invalid-tool-call-id": "keep"}) == [
+        "mistral-tool-call-id"
+    ]
+    assert _renaming(Target(None), {"invalid-tool-call-id": "keep"}) is None
+    for provider in ("openai-chat", "google", None):
+        assert _renaming(Target(provider)) == ["invalid-tool-call-id"]
+    # Anthropic signs its thinking: its assistant-file rule guards the latest signed message,
+    # and its id rules rename ids in protected messages too.
     anthropic = _plan_for(Target("anthropic"), None, None, "request")
     assert "anthropic-assistant-file" in [rule.id for rule in anthropic.guards]
+    assert _renaming(Target("anthropic")) == ["invalid-tool-call-id", "anthropic-tool-id-format"]

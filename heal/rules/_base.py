@@ -239,6 +239,22 @@ class IdRenames:
         share an id is then as it was, and the pairing verdict is kept rather than computed
         again. False (the default) promises nothing."""
 
+    @classmethod
+    def mapped(
+        cls, found: list[tuple[int, int, IdPart, str]], mapping: Mapping[str, str], why: str
+    ) -> IdRenames:
+        """The batch renaming each of ``found`` (every part of a history with an id, with its
+        id, in history order) whose id ``mapping`` holds to its new id there: one to one when
+        ``mapping`` names every id of a value to rename, each to one no other id is or
+        becomes, as an id rule's ``renamed_ids`` does."""
+        get = mapping.get
+        renames = []
+        for m, p, part, tid in found:
+            new_id = get(tid)
+            if new_id is not None:
+                renames.append((m, p, part, new_id))
+        return cls(renames, why, one_to_one=True)
+
     def __len__(self) -> int:
         return len(self.renames)
 

@@ -86,6 +86,9 @@ class QuickTerms:
     """The history may end with an assistant message (no ``final_assistant``)."""
     calls_before_user: bool
     """Calls must come before the last user message (``calls_after_last_user``)."""
+    valid_ids: bool
+    """Ids must be in the shared format: the characters and length every provider takes
+    (``invalid_tool_call_ids``)."""
     exact_ids: bool
     """Ids must be in the profile's exact format too (``unaccepted_tool_call_ids``)."""
     offered: bool
@@ -164,6 +167,7 @@ def quick_terms(verdict: tuple[frozenset[str], tuple[Fact, ...]] | None) -> Quic
         any_head="head_not_user" not in named,
         assistant_end="final_assistant" not in named,
         calls_before_user="calls_after_last_user" in named,
+        valid_ids="invalid_tool_call_ids" in named,
         exact_ids="unaccepted_tool_call_ids" in named,
         offered="unoffered_tools" in named,
     )
@@ -193,7 +197,15 @@ def quickly_clean(
     calls_ok = terms.calls
     runs_ok = terms.role_runs
     reasoned_calls = terms.reasoned_calls
-    accepts = profile.accepts_tool_call_id if terms.exact_ids else profile.valid_tool_call_id
+    # What each id must be: in the exact format, in the shared one, or anything (no rule of
+    # the plan reads what ids are, only which parts share one).
+    accepts = (
+        profile.accepts_tool_call_id
+        if terms.exact_ids
+        else profile.valid_tool_call_id
+        if terms.valid_ids
+        else None
+    )
     ids: list[str] = []
     add_id = ids.append
     names: set[str] = set()
@@ -255,7 +267,7 @@ def quickly_clean(
                 ):
                     return False
                 tid = fields["tool_call_id"]
-                if (not ids or ":" in tid) and not accepts(tid):
+                if accepts is not None and (not ids or ":" in tid) and not accepts(tid):
                     # A history from a provider whose ids this one refuses has them from its
                     # first call on, and one that changed provider holds Kimi's (colons, which
                     # no provider takes): refused here, not after reading the rest.
@@ -307,7 +319,7 @@ def quickly_clean(
         and (
             profile.all_accepted_tool_call_ids(ids)
             if terms.exact_ids
-            else profile.all_valid_tool_call_ids(ids)
+            else accepts is None or profile.all_valid_tool_call_ids(ids)
         )
         and profile.all_valid_tool_names(names)
         and (not terms.offered or offered is None or offered.issuperset(names))

@@ -21,13 +21,12 @@ requires (``Expected last role User or Tool (or Assistant with prefix True)``), 
 from __future__ import annotations
 
 import string
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from hashlib import blake2s
 from typing import TYPE_CHECKING
 
 from heal.messages import (
     AssistantMessage,
-    ModelMessage,
     ToolApprovalRequest,
     ToolCallPart,
     ToolResultPart,
@@ -167,59 +166,37 @@ class MistralToolCallId(Rule):
         refs: list[tuple[int, int, _IdPart]] = [*index.calls, *index.results, *index.requests]
         found = [(m, p, part, part.__dict__["tool_call_id"]) for m, p, part in refs]
         found.sort()  # by place: a place is never repeated, so the parts are never compared
-        return _renames_of(found, ctx.profile) or ()
+        mapping = self.renamed_ids({entry[3] for entry in found}, ctx.profile)
+        return () if mapping is None else IdRenames.mapped(found, mapping, self.renamed_why)
 
-    def renames_in(
-        self, messages: Sequence[ModelMessage], profile: ProviderProfile
-    ) -> IdRenames | None:
-        """What :meth:`check` returns, read from ``messages`` instead of the index, for a
-        history whose only parts with an id are calls and results of their own classes (no
-        approval request, no subclass), as the quick verdict lets them pass: the engine
-        renames a history that is plain but for its ids without building the index (a history
-        moved to Mistral is that, nearly always). None when there is nothing to rename."""
-        call_cls, result_cls = ToolCallPart, ToolResultPart
-        found: list[tuple[int, int, _IdPart, str]] = []
-        add = found.append
-        m = -1
-        for message in messages:
-            m += 1
-            content = message.__dict__["content"]
-            if type(content) is str:
-                continue
-            p = -1
-            for part in content:
-                p += 1
-                if type(part) is call_cls or type(part) is result_cls:
-                    add((m, p, part, part.__dict__["tool_call_id"]))
-        return _renames_of(found, profile)
+    renamed_why = "is not 9 letters and digits"
+    """What is wrong with each id :meth:`renamed_ids` renames (its records' reason)."""
 
-
-def _renames_of(
-    found: list[tuple[int, int, _IdPart, str]], profile: ProviderProfile
-) -> IdRenames | None:
-    """The batch of renames for ``found`` (each part with an id and its id, in history
-    order), or None when every id is in the profile's exact format."""
-    exact = profile.tool_call_id_exact_pattern  # Mistral's: nine letters and digits
-    if exact is None:
-        return None
-    ids = {entry[3] for entry in found}
-    fits = exact.fullmatch
-    foreign = {tid for tid in ids if not fits(tid)}
-    if not foreign:
-        return None
-    used = ids - foreign
-    mapping: dict[str, str] = {}
-    for old in sorted(foreign):  # sorted: the result does not depend on history order
-        attempt = 0
-        new = mistral_tool_call_id(old)
-        while new in used:
-            attempt += 1
-            new = mistral_tool_call_id(old, attempt)
-        used.add(new)
-        mapping[old] = new
-    renames = [(m, p, part, mapping[tid]) for m, p, part, tid in found if tid in mapping]
-    # Every part of a foreign id, each id to its own new one: one to one.
-    return IdRenames(renames, "is not 9 letters and digits", one_to_one=True)
+    def renamed_ids(self, ids: Iterable[str], profile: ProviderProfile) -> dict[str, str] | None:
+        """Each of ``ids`` (every id of a history) not in the profile's exact format, with its
+        new id: the renaming its ``check`` makes, which the engine also makes of a history
+        plain but for its ids, without the index (a history moved to Mistral is that, nearly
+        always). None when there is none. Each id to one no other value of ``ids`` is or
+        becomes."""
+        exact = profile.tool_call_id_exact_pattern  # Mistral's: nine letters and digits
+        if exact is None:
+            return None
+        fits = exact.fullmatch
+        used = set(ids)
+        foreign = [tid for tid in used if not fits(tid)]
+        if not foreign:
+            return None
+        used.difference_update(foreign)
+        mapping: dict[str, str] = {}
+        for old in sorted(foreign):  # sorted: the result does not depend on history order
+            attempt = 0
+            new = mistral_tool_call_id(old)
+            while new in used:
+                attempt += 1
+                new = mistral_tool_call_id(old, attempt)
+            used.add(new)
+            mapping[old] = new
+        return mapping
 
 
 class MistralUserAfterTool(Rule):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from heal._construct import replaced
 from heal.messages import (
@@ -32,6 +32,9 @@ from heal.rules._base import (
     SetPart,
 )
 from heal.rules._naming import rename_all
+
+if TYPE_CHECKING:
+    from heal.providers import ProviderProfile
 
 __all__ = ["DuplicateToolCallId", "InvalidToolCallId", "InvalidToolInput", "InvalidToolName"]
 
@@ -284,30 +287,28 @@ class InvalidToolCallId(Rule):
         ids.update(ref[2].tool_call_id for ref in index.requests)
         if profile.all_valid_tool_call_ids(ids):
             return ()
-        if index.paired:
-            ids.update(ref[2].tool_call_id for ref in index.results)
+        found = [(m, p, part, part.tool_call_id) for m, p, part in _id_parts(ctx)]
+        found.sort()  # by place: a place is never repeated, so the parts are never compared
+        mapping = self.renamed_ids({entry[3] for entry in found}, profile)
+        return () if mapping is None else IdRenames.mapped(found, mapping, self.renamed_why)
+
+    renamed_why = "is not a valid tool-call id"
+    """What is wrong with each id :meth:`renamed_ids` renames (its records' reason)."""
+
+    def renamed_ids(self, ids: Iterable[str], profile: ProviderProfile) -> dict[str, str] | None:
+        """Each of ``ids`` (every id of a history) the rule renames, with its new id: the
+        renaming its ``check`` makes, which the engine also makes of a history plain but for
+        its ids, without the index. None when every id is valid. Each id to one no other
+        value of ``ids`` is or becomes (``rename_all``)."""
         valid = profile.valid_tool_call_id
-        good = {tid for tid in ids if valid(tid)}
-        # Each part to rename with its id, in history order (a place is never repeated, so the
-        # sort compares places alone).
-        bad: list[tuple[int, int, str, _IdPart]] = []
-        for m, p, part in _id_parts(ctx):
-            tid = part.tool_call_id
-            if tid not in good:
-                bad.append((m, p, tid, part))
-        bad.sort()
-        mapping = rename_all(
-            {ref[2] for ref in bad},
-            good,
-            profile.tool_call_id_forbidden,
-            profile.tool_call_id_max,
-            "call",
-        )
-        # Every part of a bad id, each id to one no other value uses (rename_all): one to one.
-        return IdRenames(
-            [(m, p, part, mapping[tid]) for m, p, tid, part in bad],
-            "is not a valid tool-call id",
-            one_to_one=True,
+        good: list[str] = []
+        bad: list[str] = []
+        for tid in ids:
+            (good if valid(tid) else bad).append(tid)
+        if not bad:
+            return None
+        return rename_all(
+            bad, good, profile.tool_call_id_forbidden, profile.tool_call_id_max, "call"
         )
 
 
