@@ -166,7 +166,12 @@ def heal_messages(
     goal = _target(provider, model, thinking, tools, target)
     loaded = load_messages(messages)
     plan = _plan_for(goal, policy, rules, scope)
-    return _healed(loaded, plan, goal, on_repair=on_repair, strict=strict, quick=True)
+    return _healed(loaded, plan, goal, on_repair=on_repair, strict=strict, plain="verdict")
+
+
+_PlainWays = Literal["verdict", "renames", "none"]
+"""Which of the ways around the index :func:`_run` tries: the quick verdict and then the plain
+renaming (``verdict``), the renaming alone (``renames``), or neither (``none``)."""
 
 
 def heal_not_plain(
@@ -182,15 +187,21 @@ def heal_not_plain(
     on_repair: Callable[[Repair], object] | None = None,
     strict: bool = False,
     scope: HealScope = "request",
+    renames: bool = True,
 ) -> HealResult:
     """:func:`heal_messages` for a history that a format's plain verdict has just refused
-    (:func:`heal.heal_json`'s): the same result, without the quick verdict. Such a history is
-    broken nearly always, and the quick verdict would only walk it up to its first flaw before
-    the index is built (on the benchmark corpus, 15% more instructions for a broken history)."""
+    (:func:`heal.heal_json`'s, an adapter's): the same result, without the quick verdict. Such
+    a history is broken nearly always, and the quick verdict would only walk it up to its first
+    flaw before the index is built (on the benchmark corpus, 15% more instructions for a broken
+    history). A format's verdict does not tell ids apart from other flaws, though: a history
+    plain but for ids the target refuses is still renamed without the index (as
+    :func:`heal_messages` renames it), unless not ``renames`` (the caller has tried that
+    itself: :func:`heal.heal_json`)."""
     goal = _target(provider, model, thinking, tools, target)
     loaded = load_messages(messages)
     plan = _plan_for(goal, policy, rules, scope)
-    return _healed(loaded, plan, goal, on_repair=on_repair, strict=strict, quick=False)
+    plain: _PlainWays = "renames" if renames else "none"
+    return _healed(loaded, plan, goal, on_repair=on_repair, strict=strict, plain=plain)
 
 
 def _healed(
@@ -200,9 +211,9 @@ def _healed(
     *,
     on_repair: Callable[[Repair], object] | None,
     strict: bool,
-    quick: bool,
+    plain: _PlainWays,
 ) -> HealResult:
-    healed, repairs = _run_collector_paused(loaded, plan, goal, quick)
+    healed, repairs = _run_collector_paused(loaded, plan, goal, plain)
     deliver(repairs, on_repair, strict)
     return HealResult(healed, repairs)
 
@@ -492,13 +503,13 @@ it disabled.
 
 
 def _run_collector_paused(
-    messages: list[ModelMessage], plan: _Plan, target: Target, quick: bool = True
+    messages: list[ModelMessage], plan: _Plan, target: Target, plain: _PlainWays = "verdict"
 ) -> tuple[list[ModelMessage], tuple[Repair, ...]]:
     if len(messages) < PAUSE_GC_FROM or not gc.isenabled():
-        return _run(messages, plan, target, quick)
+        return _run(messages, plan, target, plain)
     gc.disable()
     try:
-        return _run(messages, plan, target, quick)
+        return _run(messages, plan, target, plain)
     finally:
         gc.enable()
 
@@ -519,7 +530,7 @@ def _run(
     messages: list[ModelMessage],
     plan: _Plan,
     target: Target,
-    quick: bool = True,
+    plain: _PlainWays = "verdict",
 ) -> tuple[list[ModelMessage], tuple[Repair, ...]]:
     """Run the plan's rules in order, over and over, until every rule has checked the current
     history without changing it.
@@ -530,14 +541,14 @@ def _run(
     history, so the next pass stops before them; and the index built after an edit serves every
     rule until the next edit. Results, repairs and their order are the pass loop's exactly.
 
-    First, unless ``quick`` is false, the quick verdict (:mod:`heal.rules._quick`): a plainly
-    clean history is returned before the index is built, and one plain but for ids the
-    target refuses is renamed without it (:func:`_renamed_plainly`).
+    First, as ``plain`` says, the quick verdict (:mod:`heal.rules._quick`): a plainly clean
+    history is returned before the index is built; and the plain renaming: one plain but for
+    ids the target refuses is renamed without it (:func:`_renamed_plainly`).
     """
     profile = plan.profile
-    terms = plan.quick if quick else None
-    if terms is not None:
-        if quickly_clean(messages, terms, target, profile):
+    terms = plan.quick
+    if terms is not None and plain != "none":
+        if plain == "verdict" and quickly_clean(messages, terms, target, profile):
             return messages, ()  # plainly clean: the index would find the verdict below clean
         if plan.renamer is not None:
             renamed = _renamed_plainly(messages, plan, plan.renamer, target)

@@ -199,10 +199,15 @@ def _heal_json(
     else:
         loaded, canonical, by_orjson = read
         # A history the verdict refused is broken nearly always, and the engine's quick
-        # verdict would refuse it too: heal_not_plain skips it. A call the verdict was not
-        # asked about (a policy, extra rules) goes to heal_messages, which asks it.
-        heal = heal_not_plain if asked else heal_messages
-        result = heal(loaded, provider=provider, policy=policy, **target)
+        # verdict would refuse it too: heal_not_plain skips it (and the renaming, tried above).
+        # A call the verdict was not asked about (a policy, extra rules) goes to
+        # heal_messages, which asks it.
+        if asked:
+            result = heal_not_plain(
+                loaded, provider=provider, policy=policy, renames=False, **target
+            )
+        else:
+            result = heal_messages(loaded, provider=provider, policy=policy, **target)
         written = _write(result.messages, loaded, decoded, canonical, by_orjson)
     return JsonHealResult(_as_given(data, result.messages, written), result.repairs)
 

@@ -717,8 +717,8 @@ def test_a_batch_heals_as_its_findings_do(
 ) -> None:
     # The engine makes a batch's records and edits itself; the pass loop iterates it (a
     # renamed_id_finding per part, an insert per message), made into records and edits as any
-    # finding is. heal_not_plain takes the index's way (a history plain but for its ids is
-    # renamed without it by heal_messages: tests/test_quick.py compares the two).
+    # finding is. heal_not_plain without renames takes the index's way (a history plain but
+    # for its ids is renamed without it otherwise: tests/test_quick.py compares the two).
     import heal._engine as engine
 
     batches: list[int] = []
@@ -732,7 +732,7 @@ def test_a_batch_heals_as_its_findings_do(
 
     for kind, (records_of, action, apply) in list(engine._BATCHES.items()):
         monkeypatch.setitem(engine._BATCHES, kind, (counted(records_of), action, apply))
-    result = heal_not_plain(history, provider=provider, policy=policy)
+    result = heal_not_plain(history, provider=provider, policy=policy, renames=False)
     assert batches  # the engine took the batch's own way
     messages, repairs = _pass_loop(history, Target(provider), policy)
     assert dump_messages(result.messages) == messages

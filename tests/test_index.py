@@ -426,8 +426,9 @@ def test_histories_moved_to_mistral_are_indexed_without_a_scan_after_the_renames
         scans = _counting_scans(patch)
         patch.setattr(HistoryIndex, "_check_paired", counting_pairings)
         # heal_messages renames a history this plain without the index at all (see
-        # tests/test_quick.py); heal_not_plain takes the index's way, which this test follows.
-        healed = heal_not_plain(messages, provider="mistral")
+        # tests/test_quick.py); heal_not_plain without renames takes the index's way, which
+        # this test follows.
+        healed = heal_not_plain(messages, provider="mistral", renames=False)
     assert [r.rule for r in healed.repairs] == ["mistral-tool-call-id"] * 2
     # The scans: the history, then each index the check compares with; none after the edit.
     assert scans == [3, 3]

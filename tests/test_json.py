@@ -907,6 +907,48 @@ def test_kimi_ids_are_renamed_without_loading_models(provider: Any) -> None:
     assert renamed >= (0.25 if provider == "openai-responses" else 0.8) * len(_REASONING_TEXTS)
 
 
+def _with_kimi_ids(history: History) -> History:
+    out = copy.deepcopy(history)
+    for message in out:
+        if isinstance(message["content"], list):
+            for part in message["content"]:
+                if part["type"] in ("tool-call", "tool-result"):
+                    part["toolCallId"] = part["toolCallId"].replace("_", ".") + ":0"
+    return out
+
+
+def _reordered(value: dict[str, Any]) -> dict[str, Any]:
+    return dict(reversed(value.items()))
+
+
+@pytest.mark.parametrize("where", ["message", "call", "result", "output"])
+def test_a_history_with_keys_out_of_order_is_renamed_as_the_full_path_writes_it(
+    where: str,
+) -> None:
+    """The verdict reads keys in any order, a dump writes them in the models' order: a history
+    holding a dict in another order is written as the full path writes it."""
+    history = _with_kimi_ids(PLAIN)
+    assert heal_json(json.dumps(history)).repairs
+    for i, message in enumerate(history):
+        content = message["content"]
+        if where == "message" and message["role"] == "tool":
+            history[i] = _reordered(message)
+            break
+        if isinstance(content, list):
+            parts = [k for k, part in enumerate(content) if part["type"] == f"tool-{where}"]
+            if where == "output":
+                parts = [k for k, part in enumerate(content) if part["type"] == "tool-result"]
+            if parts:
+                part = content[parts[0]]
+                if where == "output":
+                    content[parts[0]] = {**part, "output": _reordered(part["output"])}
+                else:
+                    content[parts[0]] = _reordered(part)
+                break
+    assert json.dumps(history) != json.dumps(_with_kimi_ids(PLAIN))  # only the order differs
+    _same_as_heal_messages(history)
+
+
 def test_ids_renamed_without_models_go_to_on_repair_and_strict() -> None:
     text = _REASONING_TEXTS[0]
     expected = heal_messages(text)

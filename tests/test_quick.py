@@ -79,14 +79,16 @@ def test_quickly_clean_implies_the_index_finds_it_clean(
 def test_healing_without_the_quick_verdict_gives_the_same_result(
     history: Any, target: Target
 ) -> None:
-    """heal_not_plain (heal_json's path for a history its verdict refused) is heal_messages
-    without the quick verdict: the same messages, the same repairs."""
+    """heal_not_plain (the formats' path for a history their verdict refused) is heal_messages
+    without the quick verdict, with or without the plain renaming: the same messages, the same
+    repairs."""
     messages = load_messages(history)
     for each in (messages, heal_messages(messages, target=target).messages):
         with_quick = heal_messages(each, target=target)
-        without = heal_not_plain(each, target=target)
-        assert without.repairs == with_quick.repairs
-        assert without.messages == with_quick.messages
+        for renames in (True, False):
+            without = heal_not_plain(each, target=target, renames=renames)
+            assert without.repairs == with_quick.repairs
+            assert without.messages == with_quick.messages
 
 
 _IDS = ("call_a1", "toolu_01Xy", "abcDEF123", "xyz987QWE", "fc-7", "c1")
@@ -601,10 +603,10 @@ def test_renaming_ids_without_the_index_gives_the_same_result(
     """A history plain but for ids the target refuses (any id, for Mistral; Kimi's, a blank or
     a long one, for every provider) is renamed without the index (the engine's
     _renamed_plainly): the same messages and records as the index's way, which heal_not_plain
-    takes; healed again, it stays as it is."""
+    takes without renames; healed again, it stays as it is."""
     messages = load_messages(history)
     quick = heal_messages(messages, target=target, policy=policy)
-    full = heal_not_plain(messages, target=target, policy=policy)
+    full = heal_not_plain(messages, target=target, policy=policy, renames=False)
     assert quick.repairs == full.repairs
     assert quick.messages == full.messages
     again = heal_messages(quick.messages, target=target, policy=policy)

@@ -348,7 +348,8 @@ def heal_native(
     the messages to dump and any repairs of its own (already at native locations).
     ``quick=False``, for a history the adapter's plain verdict has just refused: healed
     without the engine's quick verdict (:func:`heal._engine.heal_not_plain`), which would
-    refuse it too.
+    refuse it too (a history plain but for ids the target refuses is still renamed without
+    the index).
     """
     heal = heal_messages if quick else heal_not_plain
     with collector_paused(len(loaded.messages)):

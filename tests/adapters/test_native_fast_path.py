@@ -1780,3 +1780,51 @@ def test_no_provider_takes_a_call_id_with_a_colon() -> None:
         profile = get_profile(provider)
         assert not profile.accepts_tool_call_id("functions.search:3")
         assert not profile.valid_tool_call_id("call:1")
+
+
+_HEALS: list[Any] = [
+    pytest.param(
+        anthropic.heal_anthropic,
+        lambda h: anthropic.dump_messages(h, shape="params"),
+        "anthropic",
+        id="anthropic",
+    ),
+    pytest.param(openai_chat.heal_openai_chat, openai_chat.dump_messages, None, id="openai-chat"),
+    pytest.param(pydantic_ai.heal_pydantic_ai, pydantic_ai.dump_messages, None, id="pydantic-ai"),
+    pytest.param(langchain.heal_langchain, langchain.dump_messages, None, id="langchain"),
+    pytest.param(gemini.heal_gemini, gemini.dump_messages, "google", id="gemini"),
+    pytest.param(
+        openai_responses.heal_openai_responses,
+        openai_responses.dump_messages,
+        "openai-responses",
+        id="responses",
+    ),
+]
+
+
+@pytest.mark.parametrize(("heal", "dump", "provider"), _HEALS)
+def test_a_history_plain_but_for_kimi_ids_is_renamed_without_the_index(
+    heal: Callable[..., NativeHealResult[Any]], dump: Callable[[Any], Any], provider: Any
+) -> None:
+    """The format's walk refuses a history with Kimi's ids at the first one, and the engine,
+    asked without its quick verdict, still renames them without building the index: the same
+    history and repairs as the index's way."""
+    import heal._engine as engine
+    from heal.rules._index import HistoryIndex
+
+    native = dump(_kimi_ids(PLAIN))
+    built: list[int] = []
+
+    class Counted(HistoryIndex):
+        def __init__(self, messages: Any) -> None:
+            built.append(len(messages))
+            super().__init__(messages)
+
+    with mock.patch.object(engine, "HistoryIndex", Counted):
+        renamed = heal(copy.deepcopy(native), provider=provider)
+    assert built == []
+    assert {r.rule for r in renamed.repairs} == {"invalid-tool-call-id"}
+    with mock.patch.object(engine, "_renamed_plainly", lambda *args: None):
+        indexed = heal(copy.deepcopy(native), provider=provider)
+    assert renamed.repairs == indexed.repairs
+    assert renamed.messages == indexed.messages
