@@ -163,7 +163,7 @@ def heal_messages(
         scope: ``"request"`` (default) runs every rule, to send the result now; ``"history"``
             runs only rules whose changes belong in stored history, for writing it back.
     """
-    goal = _target(provider, model, thinking, tools, target)
+    goal = resolve_target(provider, model, thinking, tools, target)
     loaded = load_messages(messages)
     plan = _plan_for(goal, policy, rules, scope)
     return _healed(loaded, plan, goal, on_repair=on_repair, strict=strict, plain="verdict")
@@ -197,7 +197,7 @@ def heal_not_plain(
     plain but for ids the target refuses is still renamed without the index (as
     :func:`heal_messages` renames it), unless not ``renames`` (the caller has tried that
     itself: :func:`heal.heal_json`)."""
-    goal = _target(provider, model, thinking, tools, target)
+    goal = resolve_target(provider, model, thinking, tools, target)
     loaded = load_messages(messages)
     plan = _plan_for(goal, policy, rules, scope)
     plain: _PlainWays = "renames" if renames else "none"
@@ -249,7 +249,7 @@ def validate_messages(
     too. ``valid`` is true when healing would change nothing. The target keywords are those of
     :func:`heal_messages`.
     """
-    goal = _target(provider, model, thinking, tools, target)
+    goal = resolve_target(provider, model, thinking, tools, target)
     loaded = load_messages(messages)
     plan = _plan_for(goal, policy, rules, scope)
     _, issues = _run_collector_paused(loaded, plan, goal)
@@ -262,7 +262,11 @@ _TARGETS: dict[tuple[Any, ...], Target] = {}
 keywords: built once, not on every call."""
 
 
-def _target(provider: Any, model: Any, thinking: Any, tools: Any, target: Target | None) -> Target:
+def resolve_target(
+    provider: Any, model: Any, thinking: Any, tools: Any, target: Target | None
+) -> Target:
+    """The target of a heal's keywords, as :func:`heal_messages` reads them (a ``target`` given
+    alone, or one made of the others); :class:`~heal.errors.ConfigError` when it is not one."""
     if target is not None:
         if provider is not None or model is not None or thinking is not None or tools is not None:
             raise ConfigError(
@@ -845,29 +849,54 @@ def _id_renames(
     return None
 
 
-def plain_id_renames(
-    ids: set[str], provider: Any, model: Any, thinking: Any, tools: Any
-) -> list[tuple[IdRule, dict[str, str]]] | None:
+def plain_id_renames(ids: set[str], target: Target) -> list[tuple[IdRule, dict[str, str]]] | None:
     """The renamings :func:`heal_messages` makes of a history's tool-call ``ids`` (all of
     them), in order, each rule with its map from old to new ids, under the default policy and
-    rules, at request scope, for the target of ``provider``, ``model``, ``thinking`` and
-    ``tools``. None when the plan renames no ids without the index, or they are still refused
-    after its last id rule, or the target is not one (``heal_messages`` raises its error).
+    rules, at request scope, for ``target``. None when the plan renames no ids without the
+    index, or they are still refused after its last id rule.
 
     They are its result only for a history that, so renamed, is plainly clean for the target
     (a format's verdict says so): the caller checks that. Then only the facts that read what
     ids are can differ between the two (the renamings are one to one), and only the id rules
     need those, so the index would run them alone, each on the ids the one before left, up to
     the first that leaves them all accepted."""
-    try:
-        target = _target(provider, model, thinking, tools, None)
-    except ConfigError:
-        return None
     plan = _plan_for(target, None, None, "request")
     renamer = plan.renamer
     if renamer is None or renamer[1].valid_ids or renamer[1].exact_ids:
         return None  # another step reads what ids are: it would find the refused ones too
     return _id_renames(plan, renamer[0], ids)
+
+
+def plain_rename_records(
+    chain: list[tuple[IdRule, dict[str, str]]],
+    found: Sequence[tuple[tuple[int | None, int | None, int | None], str, str]],
+) -> tuple[list[str], list[Repair]]:
+    """The new id of each of ``found`` (every part of a history with an id, in the order of
+    its canonical parts: where its record puts it, as message, part and anchor index; its
+    type, ``tool-call`` or ``tool-result``; its ASCII id) after ``chain``
+    (:func:`plain_id_renames`), and the records the engine makes of the renamings."""
+    ids = [entry[2] for entry in found]
+    records: list[Repair] = []
+    for rule, mapping in chain:
+        rule_id, scope, why = rule.id, rule.scope, rule.renamed_why
+        for j, (where, kind, _) in enumerate(found):
+            old = ids[j]
+            new_id = mapping.get(old)
+            if new_id is not None:
+                ids[j] = new_id
+                records.append(
+                    rename_record(
+                        rule_id,
+                        scope,
+                        Action.REPLACE,
+                        where=where,
+                        kind=kind,
+                        old=old,
+                        new_id=new_id,
+                        why=why,
+                    )
+                )
+    return ids, records
 
 
 def _renamed(

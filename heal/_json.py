@@ -43,7 +43,8 @@ from heal._engine import (
     heal_messages,
     heal_not_plain,
     plain_id_renames,
-    rename_record,
+    plain_rename_records,
+    resolve_target,
 )
 from heal._verdict import (
     AFTER,
@@ -69,7 +70,7 @@ from heal.messages import (
 )
 from heal.policy import Policy
 from heal.providers import HEAL_NAMESPACE, ProviderId, get_profile
-from heal.repairs import Action, Repair
+from heal.repairs import Repair
 from heal.targets import Target
 
 __all__ = [
@@ -245,30 +246,16 @@ def _renamed_ids(
     if not found:
         return None
     model, thinking, tools = target.get("model"), target.get("thinking"), target.get("tools")
-    chain = plain_id_renames({entry[3] for entry in found}, provider, model, thinking, tools)
+    try:
+        goal = resolve_target(provider, model, thinking, tools, None)
+    except ConfigError:
+        return None  # the full path raises it
+    chain = plain_id_renames({entry[3] for entry in found}, goal)
     if chain is None:
         return None
-    ids = [entry[3] for entry in found]
-    records: list[Repair] = []
-    for rule, mapping in chain:
-        rule_id, scope, why = rule.id, rule.scope, rule.renamed_why
-        for j, (m, p, part, _) in enumerate(found):
-            old = ids[j]
-            new_id = mapping.get(old)
-            if new_id is not None:
-                ids[j] = new_id
-                records.append(
-                    rename_record(
-                        rule_id,
-                        scope,
-                        Action.REPLACE,
-                        where=(m, p, None),
-                        kind=part["type"],
-                        old=old,
-                        new_id=new_id,
-                        why=why,
-                    )
-                )
+    ids, records = plain_rename_records(
+        chain, [((m, p, None), part["type"], tid) for m, p, part, tid in found]
+    )
     out = list(decoded)
     edited: dict[int, list[Any]] = {}
     for (m, p, part, old), new_id in zip(found, ids, strict=True):

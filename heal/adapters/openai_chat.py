@@ -106,6 +106,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from json.scanner import make_scanner
 from typing import Any, Literal, cast
 
+from heal._engine import deliver, plain_id_renames, plain_rename_records
 from heal._verdict import (
     AFTER,
     MAX_DEPTH,
@@ -271,8 +272,15 @@ def heal_openai_chat(
     )
     # The verdict is asked under the default options, for a target it knows (terms).
     terms = terms_for(goal) if by_default(policy, rules, scope) else None
-    if terms is not None and _plainly_clean(messages, goal.provider, terms):
-        return NativeHealResult(cast(list[NativeMessage], messages), ())
+    if terms is not None:
+        if _plainly_clean(messages, goal.provider, terms):
+            return NativeHealResult(cast(list[NativeMessage], messages), ())
+        if type(messages) is list:
+            with collector_paused(len(messages)):
+                renamed = _renamed_ids(messages, goal, terms)
+            if renamed is not None:
+                deliver(renamed.repairs, on_repair, strict)
+                return renamed
     native = _as_list(messages)
     original = messages if isinstance(messages, list) else native
     loader = _Loader(native, fast=_PARTIAL)
@@ -291,6 +299,72 @@ def heal_openai_chat(
         original=original,
         quick=terms is None,
     )
+
+
+def _renamed_ids(
+    messages: list[Any], goal: Target, terms: Terms
+) -> NativeHealResult[list[NativeMessage]] | None:
+    """The result for a list of message dicts plain but for tool-call ids the target refuses
+    (Kimi's ``functions.search:3``; any id but Mistral's own, for Mistral), made from the
+    caller's dicts, without models; None to heal it the full way, which then decides.
+
+    The ids are renamed as the engine's id rules rename them
+    (:func:`heal._engine.plain_id_renames`), and the renamed list must be plainly clean
+    (:func:`_plainly_clean`, under the same ``terms``): then it is the full path's result, with
+    the engine's records at native places (a call's and a result's message), and the renamed
+    messages are the caller's dicts with the new ids in place, as :class:`_Writer` writes a
+    renamed call or result. ``tests/adapters/test_native_fast_path.py`` holds the two ways to
+    one result."""
+    found: list[tuple[tuple[int | None, int | None, int | None], str, str]] = []
+    for i, message in enumerate(messages):
+        if type(message) is not dict:
+            return None  # an SDK message: the full path writes it
+        role = message.get("role")
+        if role == "assistant":
+            calls = message.get("tool_calls")
+            if calls is None:
+                continue
+            if type(calls) is not list:
+                return None
+            for call in calls:
+                tid = call.get("id") if type(call) is dict else None
+                if type(tid) is not str or not tid.isascii():
+                    return None  # the full path says what is wrong, or escapes it in records
+                found.append(((i, None, None), "tool-call", tid))
+        elif role == "tool":
+            tid = message.get("tool_call_id")
+            if type(tid) is not str or not tid.isascii():
+                return None
+            found.append(((i, None, None), "tool-result", tid))
+    if not found:
+        return None
+    chain = plain_id_renames({entry[2] for entry in found}, goal)
+    if chain is None:
+        return None
+    ids, records = plain_rename_records(chain, found)
+    out = list(messages)
+    edited: dict[int, list[Any]] = {}  # the new tool_calls list of each assistant message
+    k = 0
+    for i, message in enumerate(messages):
+        if message.get("role") == "assistant":
+            calls = message.get("tool_calls")
+            if calls is None:
+                continue
+            for j in range(len(calls)):
+                if ids[k] != found[k][2]:
+                    new_calls = edited.get(i)
+                    if new_calls is None:
+                        new_calls = edited[i] = list(calls)
+                        out[i] = {**message, "tool_calls": new_calls}
+                    new_calls[j] = {**calls[j], "id": ids[k]}
+                k += 1
+        elif message.get("role") == "tool":
+            if ids[k] != found[k][2]:
+                out[i] = {**message, "tool_call_id": ids[k]}
+            k += 1
+    if not _plainly_clean(out, goal.provider, terms):
+        return None
+    return NativeHealResult(out, tuple(records))
 
 
 def _plainly_clean(messages: Any, provider: ProviderId | None, terms: Terms = PLAIN_TERMS) -> bool:

@@ -934,12 +934,13 @@ def test_a_long_history_is_read_and_written_with_the_collector_paused() -> None:
     native = _long_chat(PAUSE_GC_FROM // 3 + 1)  # every id renamed: all of it written
     heal = partial(openai_chat.heal_openai_chat, native, provider="openai-chat")
     assert heal().changed
-    # Paused, it runs at most once as each pause ends (three: reading, healing, writing);
-    # not paused, over and over as the objects pile up.
+    # Paused, it runs at most once as each pause ends (four: renaming the caller's dicts,
+    # which the verdict refuses here, a user message after results; reading, healing,
+    # writing); not paused, over and over as the objects pile up.
     paused = _collections(heal)
     with mock.patch.object(_common, "PAUSE_GC_FROM", 10**9):
         running = _collections(heal)
-    assert paused <= 3 < running
+    assert paused <= 4 < running
     assert gc.isenabled()
 
 
