@@ -116,6 +116,7 @@ from heal._verdict import (
     ended,
     plain_input,
     plain_texts,
+    plain_thoughts,
     terms_for,
     walked_clean,
 )
@@ -396,17 +397,23 @@ def _plainly_clean(messages: Any, provider: ProviderId | None, terms: Terms = PL
     """
     if type(messages) is not list or not messages:
         return False
-    return walked_clean(provider, terms, _plain_messages, messages)
+    return walked_clean(provider, terms, _plain_messages, messages, terms.rich)
 
 
 _ABSENT: Any = object()
 
 
-def _plain_messages(messages: list[Any], ids: list[str], names: list[str]) -> str | None:
+def _plain_messages(
+    messages: list[Any], rich: bool, ids: list[str], names: list[str]
+) -> str | None:
     """The one pass of :func:`_plainly_clean`: the canonical role of the last message when every
     message has a plain shape in a plain place (else None), with the call ids and tool names
     added to ``ids`` and ``names``. Exact key counts and indexing (a missing key raises
-    KeyError) check each dict's keys."""
+    KeyError) check each dict's keys. ``rich`` (:attr:`heal._verdict.Terms.rich`: no rule of
+    the plan reads reasoning or provider options): an assistant message with text or calls may
+    carry its reasoning in one string field, ``reasoning_content`` or ``reasoning``, which
+    loads as a reasoning part before them marked with its field (heal's mark, which no rule
+    reads there), and a call Gemini's signature (``extra_content``)."""
     waiting: dict[str, str] | None = None  # the calls not answered yet: id -> name
     previous = ""
     final: Any = None  # the content of the last assistant message
@@ -414,6 +421,7 @@ def _plain_messages(messages: list[Any], ids: list[str], names: list[str]) -> st
     # end: a call per text would cost more than the test.
     texts: list[Any] = []
     add_text = texts.append
+    thoughts: list[Any] | None = None  # the reasoning texts (rich only)
     for message in messages:
         if type(message) is not dict:
             # An SDK message (response.choices[0].message, stored as it came), as the loader
@@ -451,7 +459,21 @@ def _plain_messages(messages: list[Any], ids: list[str], names: list[str]) -> st
             continue
         content = message.get("content", _ABSENT)
         calls = message.get("tool_calls", _ABSENT)
-        if len(message) != 1 + (content is not _ABSENT) + (calls is not _ABSENT):
+        size = 1 + (content is not _ABSENT) + (calls is not _ABSENT)
+        if rich and len(message) != size:
+            # One reasoning field (both, or reasoning_details, leave the size wrong below).
+            thought = message.get("reasoning_content", _ABSENT)
+            if thought is _ABSENT:
+                thought = message.get("reasoning", _ABSENT)
+            if thought is not _ABSENT:
+                if type(thought) is not str:
+                    return None
+                size += 1
+                if thoughts is None:
+                    thoughts = [thought]
+                else:
+                    thoughts.append(thought)
+        if len(message) != size:
             # Null fields beside them (an SDK message's model_dump()): kept as marks, which no
             # rule reads; null calls are none (alone beside the content, they are refused below,
             # which costs nothing but the full path).
@@ -471,7 +493,11 @@ def _plain_messages(messages: list[Any], ids: list[str], names: list[str]) -> st
                 return None
             waiting = {}
             for call in calls:
-                if type(call) is not dict or len(call) != 3 or call["type"] != "function":
+                if type(call) is not dict or call["type"] != "function":
+                    return None
+                if len(call) != 3 and (
+                    not rich or len(call) != 4 or _extra_signature(call["extra_content"]) is None
+                ):
                     return None
                 call_id = call["id"]
                 function = call["function"]
@@ -487,11 +513,21 @@ def _plain_messages(messages: list[Any], ids: list[str], names: list[str]) -> st
                 names.append(name)
         final = content  # the last assistant message's (a history may end with it)
         previous = role
-    if not plain_texts(texts):
+    if not plain_texts(texts) or (thoughts is not None and not plain_thoughts(thoughts)):
         return None
     if waiting is not None:
         return None
     return ended(previous, final[-1]["text"] if type(final) is list else final)
+
+
+def _extra_signature(extra: Any) -> str | None:
+    """Gemini's thought signature when a call's ``extra_content`` holds it alone (loaded as
+    the call's ``providerOptions.google.thoughtSignature``); else None."""
+    google = extra.get("google") if type(extra) is dict and len(extra) == 1 else None
+    if type(google) is not dict or len(google) != 1:
+        return None
+    signature = google.get("thought_signature")
+    return signature if type(signature) is str else None
 
 
 def _text_parts(content: Any, add_text: Callable[[Any], object]) -> bool:
@@ -1283,12 +1319,8 @@ def _fast_call(call: Any) -> ToolCallPart | None:
     size = len(call)
     signature: str | None = None
     if size == 4:
-        extra = call.get("extra_content")
-        google = extra.get("google") if type(extra) is dict and len(extra) == 1 else None
-        if type(google) is not dict or len(google) != 1:
-            return None
-        signature = google.get("thought_signature")
-        if type(signature) is not str:
+        signature = _extra_signature(call.get("extra_content"))
+        if signature is None:
             return None
     elif size != 3:
         return None

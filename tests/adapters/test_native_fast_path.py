@@ -43,7 +43,7 @@ from pydantic_ai import messages as pa
 
 import heal._verdict as verdict_module
 from benchmarks.corpus import corpus
-from heal import ConfigError, InputError, Policy, load_messages
+from heal import ConfigError, InputError, Policy, heal_messages, load_messages
 from heal._verdict import ENDS, Terms, provider_terms, terms_for
 from heal.adapters import anthropic, gemini, langchain, openai_chat, openai_responses, pydantic_ai
 from heal.adapters._common import NativeHealResult
@@ -557,7 +557,11 @@ def _c_call_shape(draw: st.DrawFn, native: list[dict[str, Any]]) -> None:
     if not calls:
         return
     call = draw(st.sampled_from(calls))
-    change = draw(st.sampled_from(("no-type", "custom", "extra", "function-extra", "signature")))
+    change = draw(
+        st.sampled_from(
+            ("no-type", "custom", "extra", "function-extra", "signature", "other-extra-content")
+        )
+    )
     if change == "no-type":
         del call["type"]
     elif change == "custom":
@@ -567,8 +571,20 @@ def _c_call_shape(draw: st.DrawFn, native: list[dict[str, Any]]) -> None:
         call["index"] = 0
     elif change == "function-extra":
         call["function"]["strict"] = True
-    else:
+    elif change == "signature":
         call["extra_content"] = {"google": {"thought_signature": "c2ln"}}
+    else:
+        call["extra_content"] = draw(
+            st.sampled_from(
+                (
+                    {"google": {"thought_signature": "c2ln", "other": 1}},
+                    {"google": {"thought_signature": None}},
+                    {"google": {"thought_signature": "c2ln"}, "openai": {}},
+                    {"heal": {"thought_signature": "c2ln"}},
+                    {},
+                )
+            )
+        )
 
 
 def _c_tool_message(draw: st.DrawFn, native: list[dict[str, Any]]) -> None:
@@ -610,6 +626,14 @@ def _c_assistant_fields(draw: st.DrawFn, native: list[dict[str, Any]]) -> None:
                 ("tool_calls", []),
                 ("tool_calls", None),
                 ("reasoning_content", "Thinking."),
+                ("reasoning_content", ""),
+                ("reasoning_content", " "),
+                ("reasoning_content", "caf\u00e9 \ud800"),
+                ("reasoning_content", None),
+                ("reasoning_content", ["Thinking."]),
+                ("reasoning", "Thinking."),
+                ("reasoning_details", [{"type": "reasoning.text", "text": "Thinking."}]),
+                ("both", "Thinking."),
                 ("function_call", None),
                 ("name", "bot"),
                 ("audio", None),
@@ -617,6 +641,10 @@ def _c_assistant_fields(draw: st.DrawFn, native: list[dict[str, Any]]) -> None:
         )
     )
     if field == "tool_calls" and message.get("tool_calls"):
+        return
+    if field == "both":  # vLLM sends both; OpenRouter may send another text in each
+        message["reasoning"] = value
+        message["reasoning_content"] = draw(st.sampled_from((value, "Other.")))
         return
     message[field] = value
 
@@ -1021,6 +1049,29 @@ def test_the_benchmark_conversations_are_plainly_clean_unless_broken() -> None:
             with _full_path(module):
                 result = heal(native, provider=provider)
             assert module._plainly_clean(native, provider) == (result.repairs == ())
+
+
+@pytest.mark.parametrize("provider", [None, "openai-chat", "xai", "openai-compatible"])
+def test_openai_chat_reasoning_conversations_are_plainly_clean_where_no_rule_reads_it(
+    provider: ProviderId | None,
+) -> None:
+    """The reasoning corpus written in Chat Completions carries each assistant message's
+    reasoning as ``reasoning_content`` (DeepSeek's, vLLM's, Kimi's field): for a target whose
+    rules read no reasoning, every conversation healed once (its ids renamed, its defects
+    mended) is plainly clean, and one the full path finds something in is not."""
+    clean = 0
+    for raw in corpus(conversations=40, length=20, shape="reasoning"):
+        history = heal_messages(raw, provider=provider).messages
+        native = openai_chat.dump_messages(history)
+        assert any("reasoning_content" in message for message in native)
+        with _full_path(openai_chat):
+            result = openai_chat.heal_openai_chat(native, provider=provider)
+        terms = provider_terms(provider)
+        assert terms is not None
+        plainly = openai_chat._plainly_clean(native, provider, terms)
+        assert plainly == (result.repairs == ())
+        clean += plainly
+    assert clean >= 36
 
 
 def test_the_benchmark_conversations_are_plainly_clean_in_pydantic_ai_unless_broken() -> None:
@@ -1470,6 +1521,10 @@ CHAT_CLEAN = {
     "arguments-ascii",
     "arguments-nested-64",
     "call-name-digit-first",  # only Gemini refuses it
+    # No rule of OpenAI Chat's plan reads reasoning or provider options: the reasoning an
+    # OpenAI-compatible server returns, and Gemini's signature on a call, load as they are.
+    "answer-reasoning",
+    "call-signature",
 }
 """The defects that are no defect for OpenAI Chat: still plainly clean."""
 
