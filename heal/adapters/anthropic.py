@@ -89,6 +89,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Literal, cast, overload
 from urllib.parse import unquote_to_bytes
 
+from heal._engine import deliver, plain_id_renames, plain_rename_records
 from heal._verdict import (
     AFTER,
     PLAIN_TERMS,
@@ -302,8 +303,13 @@ def heal_anthropic(
     )
     # The verdict is asked under the default options, for a target it knows (terms).
     terms = terms_for(goal) if by_default(policy, rules, scope) else None
-    if terms is not None and _plainly_clean(history, goal.provider, terms):
-        return NativeHealResult(history, ())
+    if terms is not None:
+        if _plainly_clean(history, goal.provider, terms):
+            return NativeHealResult(history, ())
+        renamed = _renamed_ids(history, goal, terms)
+        if renamed is not None:
+            deliver(renamed.repairs, on_repair, strict)
+            return renamed
     native_messages, original_system, has_system = _split(history)
     params = isinstance(history, Mapping)
     blocks = params and isinstance(original_system, list)
@@ -348,6 +354,64 @@ def heal_anthropic(
     except HealingError as exc:
         raise HealingError([native(r) for r in exc.repairs]) from None
     return NativeHealResult(result.messages, tuple(native(r) for r in result.repairs))
+
+
+_ID_KEYS = {"tool_use": ("id", "tool-call"), "tool_result": ("tool_use_id", "tool-result")}
+"""The key of each block kind's tool-call id, and the canonical part it loads as."""
+
+
+def _renamed_ids(history: Any, goal: Target, terms: Terms) -> NativeHealResult[Any] | None:
+    """The result for a history plain but for tool-call ids the target refuses (Kimi's
+    ``functions.search:3``), made from the caller's dicts, without models; None to heal it
+    the full way, which then decides.
+
+    The ids are renamed as the engine's id rules rename them
+    (:func:`heal._engine.plain_id_renames`), and the renamed history must be plainly clean
+    (:func:`_plainly_clean`, under the same ``terms``): then it is the full path's result, with
+    the engine's records at native places (a block of ``messages``), and each renamed block is
+    the caller's dict with the new id in place, in a copy of its message (and of the
+    parameters), as :class:`_Writer` writes it. ``tests/adapters/test_native_fast_path.py``
+    holds the two ways to one result."""
+    messages = history.get("messages") if type(history) is dict else history
+    if type(messages) is not list:
+        return None
+    with collector_paused(len(messages)):
+        found: list[tuple[tuple[int | None, int | None, int | None], str, str]] = []
+        keys: list[str] = []
+        for i, message in enumerate(messages):
+            content = message.get("content") if type(message) is dict else None
+            if type(content) is not list:
+                continue  # a string, or what the verdict refuses below
+            for j, block in enumerate(content):
+                name = block.get("type") if type(block) is dict else None
+                kind = _ID_KEYS.get(name) if type(name) is str else None  # a dict is unhashable
+                if kind is None:
+                    continue
+                tid = block.get(kind[0])
+                if type(tid) is not str or not tid.isascii():
+                    return None  # the full path says what is wrong, or escapes it in records
+                found.append(((i, j, None), kind[1], tid))
+                keys.append(kind[0])
+        if not found:
+            return None
+        chain = plain_id_renames({entry[2] for entry in found}, goal)
+        if chain is None:
+            return None
+        ids, records = plain_rename_records(chain, found)
+        out = list(messages)
+        edited: dict[int, list[Any]] = {}
+        for ((m, p, _), _, old), new_id, key in zip(found, ids, keys, strict=True):
+            if new_id != old:
+                assert m is not None and p is not None
+                content = edited.get(m)
+                if content is None:
+                    content = edited[m] = list(messages[m]["content"])
+                    out[m] = {**messages[m], "content": content}
+                content[p] = {**content[p], key: new_id}
+        renamed = {**history, "messages": out} if type(history) is dict else out
+        if not _plainly_clean(renamed, goal.provider, terms):
+            return None
+    return NativeHealResult(renamed, tuple(records))
 
 
 def _plainly_clean(history: Any, provider: ProviderId | None, terms: Terms = PLAIN_TERMS) -> bool:

@@ -1882,8 +1882,8 @@ def test_a_history_plain_but_for_kimi_ids_is_renamed_without_the_index(
 ) -> None:
     """The format's walk refuses a history with Kimi's ids at the first one, and the engine,
     asked without its quick verdict, still renames them without building the index (OpenAI
-    Chat's adapter renames them in the caller's dicts, without models): the same history and
-    repairs as the index's way."""
+    Chat's and Anthropic's adapters rename them in the caller's dicts, without models): the
+    same history and repairs as the index's way."""
     import heal._engine as engine
     from heal.rules._index import HistoryIndex
 
@@ -1902,6 +1902,7 @@ def test_a_history_plain_but_for_kimi_ids_is_renamed_without_the_index(
     with (
         mock.patch.object(engine, "_renamed_plainly", lambda *args: None),
         mock.patch.object(openai_chat, "_renamed_ids", lambda *args: None),
+        mock.patch.object(anthropic, "_renamed_ids", lambda *args: None),
     ):
         indexed = heal(copy.deepcopy(native), provider=provider)
     assert renamed.repairs == indexed.repairs
@@ -1931,3 +1932,53 @@ def test_openai_chat_renames_ids_without_loading() -> None:
             assert _ordered(fast.messages) == _ordered(slow.messages)
             renamed += skipped
         assert renamed >= 0.85 * len(cases), provider
+
+
+def test_anthropic_renames_ids_without_loading() -> None:
+    """Claude's own conversations of the reasoning corpus (signed thinking; half their ids
+    Kimi's), as Anthropic parameters and as a list: the adapter renames the ids in the caller's
+    dicts, without loading the unbroken ones, and gives what the full path gives."""
+    natives: list[Any] = []
+    for raw in corpus(conversations=90, length=30, shape="reasoning"):
+        try:
+            params = anthropic.dump_messages(load_messages(raw), shape="params")
+        except InputError:  # another provider's reasoning, which Anthropic cannot hold
+            continue
+        if any(
+            block.get("type") == "thinking"
+            for message in params["messages"]
+            if isinstance(message["content"], list)
+            for block in message["content"]
+        ):
+            natives += [params, params["messages"]]
+    assert len(natives) >= 40
+    renamed = 0
+    for native in natives:
+        heal = partial(anthropic.heal_anthropic, native, provider="anthropic")
+        fast, skipped = _fast(anthropic, heal)
+        with mock.patch.object(anthropic, "_renamed_ids", lambda *args: None):
+            slow = heal()
+        assert fast.repairs == slow.repairs
+        assert _ordered(fast.messages) == _ordered(slow.messages)
+        renamed += skipped and bool(fast.repairs)
+    assert renamed >= 0.5 * len(natives)
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        {"type": {}},  # a type a dict cannot be looked up by
+        {"type": "tool_use", "id": [1], "name": "f", "input": {}},
+        {"type": "tool_result", "tool_use_id": None, "content": "x"},
+        "text",
+    ],
+)
+def test_a_block_of_an_odd_shape_is_the_full_paths_error(block: Any) -> None:
+    # The ids are looked for before loading, in any history the verdict refuses.
+    native = anthropic.dump_messages(_kimi_ids(PLAIN), shape="params")
+    native["messages"][2]["content"].append(block)
+    fast = _outcome(partial(anthropic.heal_anthropic, native))
+    with mock.patch.object(anthropic, "_renamed_ids", lambda *args: None):
+        slow = _outcome(partial(anthropic.heal_anthropic, native))
+    assert isinstance(fast, tuple) and fast == slow
+    assert fast[0] is InputError and "messages[2].content[" in fast[1]
