@@ -279,10 +279,11 @@ def heal_anthropic(
     or a messages list. A history that needs nothing comes back as the very object passed in;
     under the default policy and a target whose model and tools it fits
     (:func:`heal._verdict.terms_for`), a plainly clean one (:func:`_plainly_clean`: text, calls
-    and their results) is answered so without building a canonical model. When something
-    needs a repair, the messages it leaves alone (and the
-    ``system`` parameter) come back as the caller's own objects and only the others are written
-    (:class:`_Writer`); the repairs name places in the history passed in.
+    and their results) is answered so without building a canonical model, and one plain but
+    for tool-call ids the target refuses has them renamed in the caller's dicts, without one
+    either (:func:`_renamed_ids`). When something needs a repair, the messages it leaves
+    alone (and the ``system`` parameter) come back as the caller's own objects and only the
+    others are written (:class:`_Writer`); the repairs name places in the history passed in.
 
     The target is what :func:`heal.heal_messages` takes: ``model`` (``"claude-sonnet-4-6"``),
     ``thinking`` (whether the request enables thinking), ``tools`` (names or definitions), or

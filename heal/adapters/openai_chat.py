@@ -263,8 +263,10 @@ def heal_openai_chat(
     policy and a target whose model and tools it fits (:func:`heal._verdict.terms_for`), a
     plainly clean one
     (:func:`_plainly_clean`: text, calls and their results) is answered so without building a
-    canonical model. When something needs a repair, the messages it leaves alone come back as
-    the caller's own objects and only the others are written (:class:`_Writer`). The target
+    canonical model, and one plain but for tool-call ids the target refuses has them renamed in
+    the caller's dicts, without one either (:func:`_renamed_ids`). When something needs a
+    repair, the messages it leaves alone come back as the caller's own objects and only the
+    others are written (:class:`_Writer`). The target
     (``model``, ``thinking``, ``tools`` as names or definitions, or all of them as one
     ``target``, used as given) and the options are those of :func:`heal.heal_messages`.
     """
