@@ -68,7 +68,14 @@ from heal.rules._base import (
     renamed_id_finding,
 )
 from heal.rules._index import FACTS, Fact, HistoryIndex
-from heal.rules._quick import QuickTerms, quick_terms, quickly_clean
+from heal.rules._quick import (
+    CLEAN,
+    NOT_PLAIN,
+    QuickTerms,
+    quick_terms,
+    quick_verdict,
+    quickly_clean,
+)
 from heal.rules.anthropic import AnthropicToolIdFormat
 from heal.rules.mistral import MistralToolCallId
 from heal.rules.tool_shape import InvalidToolCallId
@@ -546,15 +553,19 @@ def _run(
     rule until the next edit. Results, repairs and their order are the pass loop's exactly.
 
     First, as ``plain`` says, the quick verdict (:mod:`heal.rules._quick`): a plainly clean
-    history is returned before the index is built; and the plain renaming: one plain but for
-    ids the target refuses is renamed without it (:func:`_renamed_plainly`).
+    history is returned before the index is built; and the plain renaming, when the verdict
+    stopped at ids the target refuses (or was not asked): one plain but for them is renamed
+    without the index (:func:`_renamed_plainly`).
     """
     profile = plan.profile
     terms = plan.quick
     if terms is not None and plain != "none":
-        if plain == "verdict" and quickly_clean(messages, terms, target, profile):
+        said = quick_verdict(messages, terms, target, profile) if plain == "verdict" else None
+        if said == CLEAN:
             return messages, ()  # plainly clean: the index would find the verdict below clean
-        if plan.renamer is not None:
+        # The renaming, when the walk stopped at the ids (a broken history goes to the index
+        # without a second walk), or when asked for it alone.
+        if plan.renamer is not None and said != NOT_PLAIN:
             renamed = _renamed_plainly(messages, plan, plan.renamer, target)
             if renamed is not None:
                 return renamed

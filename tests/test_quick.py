@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import event, given
 from hypothesis import strategies as st
 
 from benchmarks.corpus import corpus
@@ -25,7 +25,15 @@ from heal.messages import ModelMessage
 from heal.providers import ProviderId
 from heal.rules import Context, Finding, Rule
 from heal.rules._index import FACTS, HistoryIndex
-from heal.rules._quick import _KNOWN, quick_terms, quickly_clean
+from heal.rules._quick import (
+    _KNOWN,
+    CLEAN,
+    NOT_PLAIN,
+    REFUSED_IDS,
+    quick_terms,
+    quick_verdict,
+    quickly_clean,
+)
 from heal.targets import Target
 from tests.strategies import histories, policies
 from tests.test_targets import targets
@@ -718,3 +726,66 @@ def test_which_plans_rename_without_the_index() -> None:
     anthropic = _plan_for(Target("anthropic"), None, None, "request")
     assert "anthropic-assistant-file" in [rule.id for rule in anthropic.guards]
     assert _renaming(Target("anthropic")) == ["invalid-tool-call-id", "anthropic-tool-id-format"]
+
+
+@given(
+    history=st.one_of(_plain_turns(id_sets=(_REFUSED_IDS,)), near_plain_histories()),
+    target=targets(),
+    policy=policies,
+)
+def test_a_history_the_walk_refuses_for_more_than_ids_is_never_renamed_plainly(
+    history: Any, target: Target, policy: Any
+) -> None:
+    """The engine tries the plain renaming only when the quick verdict stopped at the ids
+    (REFUSED_IDS): every other refusal is one the walk of the other rules' needs makes too,
+    so the renaming would find it not plain. Skipping it loses nothing."""
+    import heal._engine as engine
+
+    messages = load_messages(history)
+    plan = _plan_for(target, policy, None, "request")
+    if plan.quick is None or plan.renamer is None:
+        return
+    said = quick_verdict(messages, plan.quick, target, plan.profile)
+    renamed = engine._renamed_plainly(messages, plan, plan.renamer, target)
+    if said == NOT_PLAIN:
+        assert renamed is None
+    if said == CLEAN:
+        assert renamed is None  # nothing to rename
+    event(f"quick verdict {said}, renamed {renamed is not None}")
+
+
+def test_the_quick_verdict_says_when_the_ids_stopped_it() -> None:
+    target = Target(None)
+    plan = _plan_for(target, None, None, "request")
+    assert plan.quick is not None
+
+    def said(history: list[dict[str, Any]]) -> int:
+        return quick_verdict(load_messages(history), plan.quick, target, plan.profile)  # type: ignore[arg-type]
+
+    def turn(call_id: str, result_id: str | None = None) -> list[dict[str, Any]]:
+        return [
+            {"role": "user", "content": "hi"},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool-call", "toolCallId": call_id, "toolName": "f", "input": {}}
+                ],
+            },
+            {
+                "role": "tool",
+                "content": [
+                    {
+                        "type": "tool-result",
+                        "toolCallId": call_id if result_id is None else result_id,
+                        "toolName": "f",
+                        "output": {"type": "text", "value": "ok"},
+                    }
+                ],
+            },
+        ]
+
+    assert said(turn("call_1")) == CLEAN
+    assert said(turn("functions.f:0")) == REFUSED_IDS  # the first id, read no further
+    assert said(turn("call_1") + turn("a b")) == REFUSED_IDS  # a later one, at the end
+    assert said(turn("call_1", "call_2")) == NOT_PLAIN  # a result without its call
+    assert said(turn("call_1") + turn("call_1")) == NOT_PLAIN  # a replayed id

@@ -9,6 +9,7 @@ import gc
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, PrivateAttr
@@ -335,6 +336,7 @@ def heal_native(
     original: Any = None,
     after: AfterHeal | None = None,
     quick: bool = True,
+    renames: bool = True,
 ) -> NativeHealResult[T]:
     """Heal loaded native messages and dump them back, with repairs at native locations.
 
@@ -349,9 +351,9 @@ def heal_native(
     ``quick=False``, for a history the adapter's plain verdict has just refused: healed
     without the engine's quick verdict (:func:`heal._engine.heal_not_plain`), which would
     refuse it too (a history plain but for ids the target refuses is still renamed without
-    the index).
+    the index, unless not ``renames``: the adapter tried that in the caller's objects).
     """
-    heal = heal_messages if quick else heal_not_plain
+    heal = heal_messages if quick else partial(heal_not_plain, renames=renames)
     with collector_paused(len(loaded.messages)):
         result = heal(
             loaded.messages,

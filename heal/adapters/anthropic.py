@@ -351,6 +351,7 @@ def heal_anthropic(
             scope=scope,
             original=history,
             quick=terms is None,
+            renames=False,  # tried in the caller's dicts (_renamed_ids) when terms is not None
         )
     except HealingError as exc:
         raise HealingError([native(r) for r in exc.repairs]) from None

@@ -301,6 +301,7 @@ def heal_openai_chat(
         scope=scope,
         original=original,
         quick=terms is None,
+        renames=False,  # tried in the caller's dicts (_renamed_ids) when terms is not None
     )
 
 

@@ -247,12 +247,7 @@ class IdRenames:
         id, in history order) whose id ``mapping`` holds to its new id there: one to one when
         ``mapping`` names every id of a value to rename, each to one no other id is or
         becomes, as an id rule's ``renamed_ids`` does."""
-        get = mapping.get
-        renames = []
-        for m, p, part, tid in found:
-            new_id = get(tid)
-            if new_id is not None:
-                renames.append((m, p, part, new_id))
+        renames = [(m, p, part, mapping[tid]) for m, p, part, tid in found if tid in mapping]
         return cls(renames, why, one_to_one=True)
 
     def __len__(self) -> int:

@@ -44,7 +44,15 @@ if TYPE_CHECKING:
     from heal.providers import ProviderProfile
     from heal.targets import Target
 
-__all__ = ["QuickTerms", "quick_terms", "quickly_clean"]
+__all__ = [
+    "CLEAN",
+    "NOT_PLAIN",
+    "REFUSED_IDS",
+    "QuickTerms",
+    "quick_terms",
+    "quick_verdict",
+    "quickly_clean",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,12 +181,28 @@ def quick_terms(verdict: tuple[frozenset[str], tuple[Fact, ...]] | None) -> Quic
     )
 
 
+NOT_PLAIN, CLEAN, REFUSED_IDS = 0, 1, 2
+"""What :func:`quick_verdict` answers: not plainly clean (ask the index), plainly clean, or not
+plainly clean for its tool-call ids at least (the ids of the first call, or one with a colon,
+or all of them together, are not in the format the terms ask for; the walk read no further
+than such an id, or found nothing else)."""
+
+
 def quickly_clean(
     messages: Sequence[ModelMessage], terms: QuickTerms, target: Target, profile: ProviderProfile
 ) -> bool:
     """Whether ``messages`` is plainly clean under ``terms`` for ``target`` and its provider's
     ``profile``: True implies that the index of ``messages`` finds the verdict the terms were
     made from clean. False says nothing but "ask the index"."""
+    return quick_verdict(messages, terms, target, profile) == CLEAN
+
+
+def quick_verdict(
+    messages: Sequence[ModelMessage], terms: QuickTerms, target: Target, profile: ProviderProfile
+) -> int:
+    """:func:`quickly_clean`'s walk, telling why a history is not plainly clean when its ids
+    are the reason found (:data:`REFUSED_IDS`): the engine then asks whether renaming them is
+    all there is to do; for any other reason it goes to the index at once."""
     # As in HistoryIndex._scan: local names, class identity tests, and fields read from a
     # model's __dict__ where more than one is read.
     text_cls, call_cls, result_cls, reasoning_cls = (
@@ -225,38 +249,38 @@ def quickly_clean(
             if waiting:
                 # A call's result block ended without its result (an early answer: the result's
                 # pairing test, or the last tests, would refuse the history too).
-                return False
+                return NOT_PLAIN
             if role == "user":
                 if previous == "tool" and (not terms.user_after_tool or results_not_first(message)):
-                    return False
+                    return NOT_PLAIN
                 last_user = i
             if role == "system":
                 if turns and not terms.late_system:
-                    return False
+                    return NOT_PLAIN
             elif not turns:
                 turns = True
                 if role != "user" and not terms.any_head:
-                    return False
+                    return NOT_PLAIN
             last_non_tool = i
         if role == previous and not runs_ok:
-            return False
+            return NOT_PLAIN
         previous = role
         content = fields["content"]
         if type(content) is str:
             if not content.isascii() or content.isspace() or not content:
-                return False
+                return NOT_PLAIN
             continue
         if not content:
-            return False
+            return NOT_PLAIN
         for part in content:
             if type(part) is text_cls:
                 text = part.text
                 if not text.isascii() or text.isspace() or not text:
-                    return False
+                    return NOT_PLAIN
                 if call_at == i and not text_after_call_ok:
-                    return False
+                    return NOT_PLAIN
                 if not part_options_ok and part.provider_options is not None:
-                    return False
+                    return NOT_PLAIN
             elif type(part) is call_cls:
                 fields = part.__dict__
                 if (
@@ -265,62 +289,65 @@ def quickly_clean(
                     or fields["provider_executed"]
                     or (not tool_options_ok and fields["provider_options"] is not None)
                 ):
-                    return False
+                    return NOT_PLAIN
                 tid = fields["tool_call_id"]
                 if accepts is not None and (not ids or ":" in tid) and not accepts(tid):
                     # A history from a provider whose ids this one refuses has them from its
                     # first call on, and one that changed provider holds Kimi's (colons, which
                     # no provider takes): refused here, not after reading the rest.
-                    return False
+                    return REFUSED_IDS
                 add_id(tid)
                 add_name(fields["tool_name"])
                 waiting[tid] = call_at = i
             elif type(part) is result_cls:
                 fields = part.__dict__
                 if not is_tool or (not tool_options_ok and fields["provider_options"] is not None):
-                    return False
+                    return NOT_PLAIN
                 add_name(fields["tool_name"])
                 output = fields["output"]
                 kind = type(output)
                 if kind is text_output or kind is error_output:
                     value = output.value
                     if not value.isascii() or value.isspace() or not value:
-                        return False
+                        return NOT_PLAIN
                 elif kind is content_output:
                     if not content_ok:
-                        return False
+                        return NOT_PLAIN
                 elif kind is not json_output and kind is not error_json:
-                    return False  # an execution denial, or a subclass
+                    return NOT_PLAIN  # an execution denial, or a subclass
                 if waiting.pop(fields["tool_call_id"], -2) != last_non_tool:
-                    return False  # no call waits for it right before
+                    return NOT_PLAIN  # no call waits for it right before
             elif type(part) is reasoning_cls:
                 if (
                     not reasoning_ok
                     or not part.text.isascii()
                     or (not part_options_ok and part.provider_options is not None)
                 ):
-                    return False
+                    return NOT_PLAIN
                 reasoning_at = i
             else:
-                return False  # files, images, approvals, subclasses: the index lists them
+                return NOT_PLAIN  # files, images, approvals, subclasses: the index lists them
         if reasoned_calls and call_at == i and reasoning_at != i and role == "assistant":
-            return False
+            return NOT_PLAIN
     if waiting or not turns:
-        return False  # a call without its result; only_system (an empty history too)
+        return NOT_PLAIN  # a call without its result; only_system (an empty history too)
     if previous == "assistant" and not terms.assistant_end:
-        return False
+        return NOT_PLAIN
     if not ids:
-        return True
+        return CLEAN
     if terms.calls_before_user and call_at > last_user:
-        return False
+        return NOT_PLAIN
     offered = target.tools
-    return (
-        len(set(ids)) == len(ids)
-        and (
-            profile.all_accepted_tool_call_ids(ids)
-            if terms.exact_ids
-            else accepts is None or profile.all_valid_tool_call_ids(ids)
-        )
-        and profile.all_valid_tool_names(names)
-        and (not terms.offered or offered is None or offered.issuperset(names))
-    )
+    if (
+        len(set(ids)) != len(ids)
+        or not profile.all_valid_tool_names(names)
+        or (terms.offered and offered is not None and not offered.issuperset(names))
+    ):
+        return NOT_PLAIN
+    if accepts is None or (
+        profile.all_accepted_tool_call_ids(ids)
+        if terms.exact_ids
+        else profile.all_valid_tool_call_ids(ids)
+    ):
+        return CLEAN
+    return REFUSED_IDS
