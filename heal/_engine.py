@@ -860,11 +860,15 @@ def _id_renames(
     return None
 
 
-def plain_id_renames(ids: set[str], target: Target) -> list[tuple[IdRule, dict[str, str]]] | None:
-    """The renamings :func:`heal_messages` makes of a history's tool-call ``ids`` (all of
-    them), in order, each rule with its map from old to new ids, under the default policy and
-    rules, at request scope, for ``target``. None when the plan renames no ids without the
-    index, or they are still refused after its last id rule.
+def plain_id_renames(
+    found: Sequence[tuple[tuple[int | None, int | None, int | None], str, str]], target: Target
+) -> tuple[list[str], list[Repair]] | None:
+    """The renamings :func:`heal_messages` makes of a history's tool-call ids under the
+    default policy and rules, at request scope, for ``target``: the new id of each of ``found``
+    (every part of the history with an id, in the order of its canonical parts: where its
+    record puts it, as message, part and anchor index; its type, ``tool-call`` or
+    ``tool-result``; its ASCII id), and the records the engine makes of them. None when the
+    plan renames no ids without the index, or they are still refused after its last id rule.
 
     They are its result only for a history that, so renamed, is plainly clean for the target
     (a format's verdict says so): the caller checks that. Then only the facts that read what
@@ -875,17 +879,9 @@ def plain_id_renames(ids: set[str], target: Target) -> list[tuple[IdRule, dict[s
     renamer = plan.renamer
     if renamer is None or renamer[1].valid_ids or renamer[1].exact_ids:
         return None  # another step reads what ids are: it would find the refused ones too
-    return _id_renames(plan, renamer[0], ids)
-
-
-def plain_rename_records(
-    chain: list[tuple[IdRule, dict[str, str]]],
-    found: Sequence[tuple[tuple[int | None, int | None, int | None], str, str]],
-) -> tuple[list[str], list[Repair]]:
-    """The new id of each of ``found`` (every part of a history with an id, in the order of
-    its canonical parts: where its record puts it, as message, part and anchor index; its
-    type, ``tool-call`` or ``tool-result``; its ASCII id) after ``chain``
-    (:func:`plain_id_renames`), and the records the engine makes of the renamings."""
+    chain = _id_renames(plan, renamer[0], {entry[2] for entry in found})
+    if chain is None:
+        return None
     ids = [entry[2] for entry in found]
     records: list[Repair] = []
     for rule, mapping in chain:

@@ -43,7 +43,6 @@ from heal._engine import (
     heal_messages,
     heal_not_plain,
     plain_id_renames,
-    plain_rename_records,
     resolve_target,
 )
 from heal._verdict import (
@@ -250,12 +249,12 @@ def _renamed_ids(
         goal = resolve_target(provider, model, thinking, tools, None)
     except ConfigError:
         return None  # the full path raises it
-    chain = plain_id_renames({entry[3] for entry in found}, goal)
-    if chain is None:
-        return None
-    ids, records = plain_rename_records(
-        chain, [((m, p, None), part["type"], tid) for m, p, part, tid in found]
+    renamed_ids = plain_id_renames(
+        [((m, p, None), part["type"], tid) for m, p, part, tid in found], goal
     )
+    if renamed_ids is None:
+        return None
+    ids, records = renamed_ids
     out = list(decoded)
     edited: dict[int, list[Any]] = {}
     for (m, p, part, old), new_id in zip(found, ids, strict=True):

@@ -907,7 +907,9 @@ def test_kimi_ids_are_renamed_without_loading_models(provider: Any) -> None:
     assert renamed >= (0.25 if provider == "openai-responses" else 0.8) * len(_REASONING_TEXTS)
 
 
-def _with_kimi_ids(history: History) -> History:
+def kimi_ids(history: History) -> History:
+    """``history`` with every tool-call id in the form of Kimi's OpenAI-compatible server
+    (``call.1:0``), which no provider takes."""
     out = copy.deepcopy(history)
     for message in out:
         if isinstance(message["content"], list):
@@ -927,7 +929,7 @@ def test_a_history_with_keys_out_of_order_is_renamed_as_the_full_path_writes_it(
 ) -> None:
     """The verdict reads keys in any order, a dump writes them in the models' order: a history
     holding a dict in another order is written as the full path writes it."""
-    history = _with_kimi_ids(PLAIN)
+    history = kimi_ids(PLAIN)
     assert heal_json(json.dumps(history)).repairs
     for i, message in enumerate(history):
         content = message["content"]
@@ -945,7 +947,7 @@ def test_a_history_with_keys_out_of_order_is_renamed_as_the_full_path_writes_it(
                 else:
                     content[parts[0]] = _reordered(part)
                 break
-    assert json.dumps(history) != json.dumps(_with_kimi_ids(PLAIN))  # only the order differs
+    assert json.dumps(history) != json.dumps(kimi_ids(PLAIN))  # only the order differs
     _same_as_heal_messages(history)
 
 

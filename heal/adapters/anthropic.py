@@ -89,7 +89,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Literal, cast, overload
 from urllib.parse import unquote_to_bytes
 
-from heal._engine import deliver, plain_id_renames, plain_rename_records
+from heal._engine import deliver, plain_id_renames
 from heal._verdict import (
     AFTER,
     PLAIN_TERMS,
@@ -396,10 +396,10 @@ def _renamed_ids(history: Any, goal: Target, terms: Terms) -> NativeHealResult[A
                 keys.append(kind[0])
         if not found:
             return None
-        chain = plain_id_renames({entry[2] for entry in found}, goal)
-        if chain is None:
+        renamed_ids = plain_id_renames(found, goal)
+        if renamed_ids is None:
             return None
-        ids, records = plain_rename_records(chain, found)
+        ids, records = renamed_ids
         out = list(messages)
         edited: dict[int, list[Any]] = {}
         for ((m, p, _), _, old), new_id, key in zip(found, ids, keys, strict=True):

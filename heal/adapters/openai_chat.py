@@ -106,7 +106,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from json.scanner import make_scanner
 from typing import Any, Literal, cast
 
-from heal._engine import deliver, plain_id_renames, plain_rename_records
+from heal._engine import deliver, plain_id_renames
 from heal._verdict import (
     AFTER,
     MAX_DEPTH,
@@ -342,10 +342,10 @@ def _renamed_ids(
             found.append(((i, None, None), "tool-result", tid))
     if not found:
         return None
-    chain = plain_id_renames({entry[2] for entry in found}, goal)
-    if chain is None:
+    renamed_ids = plain_id_renames(found, goal)
+    if renamed_ids is None:
         return None
-    ids, records = plain_rename_records(chain, found)
+    ids, records = renamed_ids
     out = list(messages)
     edited: dict[int, list[Any]] = {}  # the new tool_calls list of each assistant message
     k = 0

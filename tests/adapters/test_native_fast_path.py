@@ -50,7 +50,7 @@ from heal.adapters._common import NativeHealResult
 from heal.providers import PROVIDERS, ProviderId, get_profile
 from heal.rules import Context, Finding, Rule, default_registry, register_rule
 from heal.targets import Target
-from tests.test_json import PLAIN, plain_histories
+from tests.test_json import PLAIN, kimi_ids, plain_histories
 from tests.verdict_targets import MODEL_TARGETS
 
 from . import strategies_anthropic as s_anthropic
@@ -1798,18 +1798,6 @@ def test_pydantic_ai_verdict_holds_with_empty_messages_anywhere(
     )
 
 
-def _kimi_ids(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``history`` with every tool-call id in the form of Kimi's OpenAI-compatible server
-    (``call.1:0``), which no provider takes."""
-    out = copy.deepcopy(history)
-    for message in out:
-        if isinstance(message["content"], list):
-            for part in message["content"]:
-                if part["type"] in ("tool-call", "tool-result"):
-                    part["toolCallId"] = part["toolCallId"].replace("_", ".") + ":0"
-    return out
-
-
 @pytest.mark.parametrize(
     ("module", "walk", "dump"),
     [
@@ -1844,7 +1832,7 @@ def test_the_walk_stops_at_a_call_id_no_provider_takes(
 
     with mock.patch.object(module, walk, spy):
         assert module._plainly_clean(dump(PLAIN), None)
-        assert not module._plainly_clean(dump(_kimi_ids(PLAIN)), None)
+        assert not module._plainly_clean(dump(kimi_ids(PLAIN)), None)
     assert seen == [("user", ["call_1", "call_2"]), (None, [])]
 
 
@@ -1887,7 +1875,7 @@ def test_a_history_plain_but_for_kimi_ids_is_renamed_without_the_index(
     import heal._engine as engine
     from heal.rules._index import HistoryIndex
 
-    native = dump(_kimi_ids(PLAIN))
+    native = dump(kimi_ids(PLAIN))
     built: list[int] = []
 
     class Counted(HistoryIndex):
@@ -1915,7 +1903,7 @@ def test_openai_chat_renames_ids_without_loading() -> None:
     unbroken ones, and gives what the full path gives."""
     histories = [load_messages(c) for c in corpus(conversations=60, length=30, broken=0.1)]
     natives = [openai_chat.dump_messages(h) for h in histories]
-    kimi = [openai_chat.dump_messages(_kimi_ids(PLAIN))]
+    kimi = [openai_chat.dump_messages(kimi_ids(PLAIN))]
     runs: list[tuple[ProviderId | None, list[Any]]] = [
         ("mistral", natives),
         (None, kimi),
@@ -1975,7 +1963,7 @@ def test_anthropic_renames_ids_without_loading() -> None:
 )
 def test_a_block_of_an_odd_shape_is_the_full_paths_error(block: Any) -> None:
     # The ids are looked for before loading, in any history the verdict refuses.
-    native = anthropic.dump_messages(_kimi_ids(PLAIN), shape="params")
+    native = anthropic.dump_messages(kimi_ids(PLAIN), shape="params")
     native["messages"][2]["content"].append(block)
     fast = _outcome(partial(anthropic.heal_anthropic, native))
     with mock.patch.object(anthropic, "_renamed_ids", lambda *args: None):
