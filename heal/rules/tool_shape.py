@@ -287,10 +287,18 @@ class InvalidToolCallId(Rule):
         ids.update(ref[2].tool_call_id for ref in index.requests)
         if profile.all_valid_tool_call_ids(ids):
             return ()
-        found = [(m, p, part, part.tool_call_id) for m, p, part in _id_parts(ctx)]
-        found.sort()  # by place: a place is never repeated, so the parts are never compared
-        mapping = self.renamed_ids({entry[3] for entry in found}, profile)
-        return () if mapping is None else IdRenames.mapped(found, mapping, self.renamed_why)
+        if index.paired:
+            ids.update(ref[2].tool_call_id for ref in index.results)
+        mapping = self._renaming(ids, profile)
+        # Each part to rename with its id, in history order (a place is never repeated, so the
+        # sort compares places alone).
+        bad = [
+            (m, p, part, tid)
+            for m, p, part in _id_parts(ctx)
+            if (tid := part.tool_call_id) in mapping
+        ]
+        bad.sort()
+        return IdRenames.mapped(bad, mapping, self.renamed_why)
 
     renamed_why = "is not a valid tool-call id"
     """What is wrong with each id :meth:`renamed_ids` renames (its records' reason)."""
@@ -302,13 +310,15 @@ class InvalidToolCallId(Rule):
         value of ``ids`` is or becomes (``rename_all``)."""
         if profile.all_valid_tool_call_ids(ids):  # nearly always: at C speed over them all
             return None
+        return self._renaming(ids, profile)
+
+    def _renaming(self, ids: Collection[str], profile: ProviderProfile) -> dict[str, str]:
+        """:meth:`renamed_ids` of ids not all valid."""
         valid = profile.valid_tool_call_id
         good: list[str] = []
         bad: list[str] = []
         for tid in ids:
             (good if valid(tid) else bad).append(tid)
-        if not bad:
-            return None
         return rename_all(
             bad, good, profile.tool_call_id_forbidden, profile.tool_call_id_max, "call"
         )
