@@ -43,7 +43,7 @@ from pydantic_ai import messages as pa
 
 import heal._verdict as verdict_module
 from benchmarks.corpus import corpus
-from heal import ConfigError, InputError, Policy, heal_messages, load_messages
+from heal import ConfigError, HealingError, InputError, Policy, heal_messages, load_messages
 from heal._verdict import ENDS, Terms, provider_terms, terms_for
 from heal.adapters import anthropic, gemini, langchain, openai_chat, openai_responses, pydantic_ai
 from heal.adapters._common import NativeHealResult
@@ -1970,3 +1970,35 @@ def test_a_block_of_an_odd_shape_is_the_full_paths_error(block: Any) -> None:
         slow = _outcome(partial(anthropic.heal_anthropic, native))
     assert isinstance(fast, tuple) and fast == slow
     assert fast[0] is InputError and "messages[2].content[" in fast[1]
+
+
+@pytest.mark.parametrize(
+    ("heal", "native"),
+    [
+        pytest.param(
+            anthropic.heal_anthropic,
+            anthropic.dump_messages(kimi_ids(PLAIN), shape="params"),
+            id="anthropic",
+        ),
+        pytest.param(
+            openai_chat.heal_openai_chat,
+            openai_chat.dump_messages(kimi_ids(PLAIN)),
+            id="openai-chat",
+        ),
+    ],
+)
+def test_ids_renamed_without_loading_go_to_on_repair_and_strict(
+    heal: Callable[..., NativeHealResult[Any]], native: Any
+) -> None:
+    """The repairs of a renaming in the caller's dicts reach on_repair, and strict raises, as
+    the full path's do."""
+    told: list[Any] = []
+    fast = heal(native, on_repair=told.append)
+    assert fast.repairs and told == list(fast.repairs)
+    with _full_path(anthropic), _full_path(openai_chat):
+        slow_told: list[Any] = []
+        slow = heal(native, on_repair=slow_told.append)
+    assert slow_told == told == list(slow.repairs)
+    with pytest.raises(HealingError) as raised:
+        heal(native, strict=True)
+    assert raised.value.repairs == fast.repairs
