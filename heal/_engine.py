@@ -782,10 +782,10 @@ def _renamed_plainly(
     the history the one before left, until its verdict is clean. Each renaming rule's
     ``renamed_ids`` makes the renaming its ``check`` makes from the index, and the batch holds
     the parts with an id listed here (those the walk lets pass: calls and results of their own
-    classes), as the check's does. Those
-    terms are the plan's but for the ids' format, and the walk reads ids only for their format
-    and for which parts share one; a batch maps each refused id to its own new one and leaves
-    no two ids equal that were not, so every other step still finds nothing after it. Once
+    classes), as the check's does. Those terms are the plan's but for the ids' format, and the
+    walk reads ids only for their format and for which parts share one; a batch maps each
+    refused id to its own new one and leaves no two ids equal that were not, so every other
+    step still finds nothing after it. Once
     every id is in the format the plan's verdict asks for, the renamed history passes the
     plan's quick verdict: the index would find it clean there and stop. If the last renaming
     step leaves an id still refused, the index decides. The same messages and records, made
@@ -815,11 +815,12 @@ def _renamed_plainly(
     origin = _Origin(messages)  # every part keeps its place: one origin serves every batch
     out = messages
     records: list[Repair] = []
+    last = chain[-1][0]
     for rule, mapping in chain:
         batch = IdRenames.mapped(found, mapping, rule.renamed_why)
         records += _rename_records(rule, batch, origin, Action.REPLACE)
         out, edited = _renamed(out, batch.renames)
-        if len(chain) > 1:  # the next rule renames the new parts
+        if rule is not last:  # the next rule renames the new parts
             new_ids = {(m, p): new_id for m, p, _, new_id in batch.renames}
             for j, (m, p, _, _) in enumerate(found):
                 new_id = new_ids.get((m, p))
@@ -867,8 +868,9 @@ def plain_id_renames(
     default policy and rules, at request scope, for ``target``: the new id of each of ``found``
     (every part of the history with an id, in the order of its canonical parts: where its
     record puts it, as message, part and anchor index; its type, ``tool-call`` or
-    ``tool-result``; its ASCII id), and the records the engine makes of them. None when the
-    plan renames no ids without the index, or they are still refused after its last id rule.
+    ``tool-result``; its ASCII id), and the records the engine makes of them. None when there
+    is no id to rename, the plan renames no ids without the index, or they are still refused
+    after its last id rule.
 
     They are its result only for a history that, so renamed, is plainly clean for the target
     (a format's verdict says so): the caller checks that. Then only the facts that read what

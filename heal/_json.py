@@ -242,8 +242,6 @@ def _renamed_ids(
                 if type(tid) is not str or not tid.isascii():
                     return None  # the full path says what is wrong, or escapes it in records
                 found.append((m, p, part, tid))
-    if not found:
-        return None
     model, thinking, tools = target.get("model"), target.get("thinking"), target.get("tools")
     try:
         goal = resolve_target(provider, model, thinking, tools, None)

@@ -22,7 +22,7 @@ from heal._construct import (
     set_fields,
     set_private,
 )
-from heal._engine import PAUSE_GC_FROM, HealScope, heal_messages, heal_not_plain
+from heal._engine import PAUSE_GC_FROM, HealScope, deliver, heal_messages, heal_not_plain
 from heal.errors import ConfigError, InputError
 from heal.messages import (
     AssistantMessage,
@@ -373,14 +373,7 @@ def heal_native(
         if after is not None:
             healed, extra = after(healed, result.repairs)
         repairs = (*(native_repair(r, loaded) for r in result.repairs), *extra)
-    if on_repair is not None:
-        from heal._engine import _notify
-
-        _notify(on_repair, repairs)
-    if strict and any(r.action.value != "keep" for r in repairs):
-        from heal.errors import HealingError
-
-        raise HealingError(repairs)
+    deliver(repairs, on_repair, strict)
     if not result.changed and not extra and original is not None:
         return NativeHealResult(original, repairs)
     with collector_paused(len(healed)):

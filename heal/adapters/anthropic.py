@@ -394,8 +394,6 @@ def _renamed_ids(history: Any, goal: Target, terms: Terms) -> NativeHealResult[A
                     return None  # the full path says what is wrong, or escapes it in records
                 found.append(((i, j, None), kind[1], tid))
                 keys.append(kind[0])
-        if not found:
-            return None
         renamed_ids = plain_id_renames(found, goal)
         if renamed_ids is None:
             return None

@@ -320,6 +320,7 @@ def _renamed_ids(
     renamed call or result. ``tests/adapters/test_native_fast_path.py`` holds the two ways to
     one result."""
     found: list[tuple[tuple[int | None, int | None, int | None], str, str]] = []
+    calls_at: list[int | None] = []  # each one's place in its message's tool_calls (a call's)
     for i, message in enumerate(messages):
         if type(message) is not dict:
             return None  # an SDK message: the full path writes it
@@ -330,42 +331,37 @@ def _renamed_ids(
                 continue
             if type(calls) is not list:
                 return None
-            for call in calls:
+            for k, call in enumerate(calls):
                 tid = call.get("id") if type(call) is dict else None
                 if type(tid) is not str or not tid.isascii():
                     return None  # the full path says what is wrong, or escapes it in records
                 found.append(((i, None, None), "tool-call", tid))
+                calls_at.append(k)
         elif role == "tool":
             tid = message.get("tool_call_id")
             if type(tid) is not str or not tid.isascii():
                 return None
             found.append(((i, None, None), "tool-result", tid))
-    if not found:
-        return None
+            calls_at.append(None)
     renamed_ids = plain_id_renames(found, goal)
     if renamed_ids is None:
         return None
     ids, records = renamed_ids
     out = list(messages)
     edited: dict[int, list[Any]] = {}  # the new tool_calls list of each assistant message
-    k = 0
-    for i, message in enumerate(messages):
-        if message.get("role") == "assistant":
-            calls = message.get("tool_calls")
-            if calls is None:
-                continue
-            for j in range(len(calls)):
-                if ids[k] != found[k][2]:
-                    new_calls = edited.get(i)
-                    if new_calls is None:
-                        new_calls = edited[i] = list(calls)
-                        out[i] = {**message, "tool_calls": new_calls}
-                    new_calls[j] = {**calls[j], "id": ids[k]}
-                k += 1
-        elif message.get("role") == "tool":
-            if ids[k] != found[k][2]:
-                out[i] = {**message, "tool_call_id": ids[k]}
-            k += 1
+    for ((m, _, _), _, old), new_id, at in zip(found, ids, calls_at, strict=True):
+        if new_id == old:
+            continue
+        assert m is not None
+        message = messages[m]
+        if at is None:
+            out[m] = {**message, "tool_call_id": new_id}
+            continue
+        new_calls = edited.get(m)
+        if new_calls is None:
+            new_calls = edited[m] = list(message["tool_calls"])
+            out[m] = {**message, "tool_calls": new_calls}
+        new_calls[at] = {**new_calls[at], "id": new_id}
     if not _plainly_clean(out, goal.provider, terms):
         return None
     return NativeHealResult(out, tuple(records))
