@@ -865,8 +865,11 @@ def test_ids_renamed_without_models_are_what_heal_messages_renames(
         _standard_library_only() if standard else nullcontext(),
     ):
         for data in _texts(history)[:3]:
-            expected = heal_messages(data, **options)
-            got = _heal_json(data, **options)
+            expected = _outcome(partial(heal_messages, data, **options))
+            got = _outcome(partial(_heal_json, data, **options))
+            if isinstance(expected, tuple):  # an input heal_messages refuses: the same error
+                assert got == expected
+                continue
             assert got.repairs == expected.repairs
             if got.data is not data:
                 text = dumps(expected.messages)
