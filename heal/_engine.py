@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import repeat
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
@@ -71,10 +71,10 @@ from heal.rules._index import FACTS, Fact, HistoryIndex
 from heal.rules._quick import (
     CLEAN,
     NOT_PLAIN,
+    REFUSED_IDS,
     QuickTerms,
     quick_terms,
     quick_verdict,
-    quickly_clean,
 )
 from heal.rules.anthropic import AnthropicToolIdFormat
 from heal.rules.mistral import MistralToolCallId
@@ -560,13 +560,22 @@ def _run(
     profile = plan.profile
     terms = plan.quick
     if terms is not None and plain != "none":
-        said = quick_verdict(messages, terms, target, profile) if plain == "verdict" else None
+        renamer = plan.renamer
+        # With a renamer, the walk reads past refused ids and gathers the call ids for it.
+        ids: list[str] | None = None if renamer is None else []
+        said = (
+            quick_verdict(messages, terms, target, profile, past_ids=ids is not None, ids=ids)
+            if plain == "verdict"
+            else None
+        )
         if said == CLEAN:
             return messages, ()  # plainly clean: the index would find the verdict below clean
-        # The renaming, when the walk stopped at the ids (a broken history goes to the index
-        # without a second walk), or when asked for it alone.
-        if plan.renamer is not None and said != NOT_PLAIN:
-            renamed = _renamed_plainly(messages, plan, plan.renamer, target)
+        # The renaming, when the walk found the history plain but for its ids (a broken
+        # history goes to the index without a second walk), or when asked for it alone.
+        if renamer is not None and said != NOT_PLAIN:
+            renamed = _renamed_plainly(
+                messages, plan, renamer, target, ids=ids if said == REFUSED_IDS else None
+            )
             if renamed is not None:
                 return renamed
     steps = plan.steps
@@ -721,33 +730,29 @@ def _rename_records(rule: Rule, batch: IdRenames, origin: _Origin, action: Actio
                 message_index, part_index = loc
         records.append(
             rename_record(
-                rule_id,
-                scope,
-                action,
-                where=(message_index, part_index, anchor),
-                kind=fields["type"],
-                old=old,
-                new_id=new_id,
-                why=why,
+                (rule_id, scope, action, why),
+                (message_index, part_index, anchor),
+                fields["type"],
+                old,
+                new_id,
             )
         )
     return records
 
 
 def rename_record(
-    rule_id: str,
-    scope: Scope,
-    action: Action,
-    *,
+    by: tuple[str, Scope, Action, str],
     where: tuple[int | None, int | None, int | None],
     kind: str,
     old: str,
     new_id: str,
-    why: str,
 ) -> Repair:
     """The record of one renamed id of a built-in rule, as :meth:`_Origin.repair` makes it from
-    its finding (``renamed_id_finding``), for ASCII ids and reason: ``where`` is the message,
-    part and anchor index, ``kind`` the part's type (``tool-call``, ...)."""
+    its finding (``renamed_id_finding``), for ASCII ids and reason: ``by`` is the rule's id and
+    scope, the action and what is wrong with ``old`` (the rule's ``renamed_why``), ``where``
+    the message, part and anchor index, ``kind`` the part's type (``tool-call``, ...). Its
+    arguments positional: one call per renamed part."""
+    rule_id, scope, action, why = by
     message_index, part_index, anchor = where
     return construct_complete(
         Repair,
@@ -772,6 +777,8 @@ def _renamed_plainly(
     plan: _Plan,
     renamer: tuple[tuple[int, ...], QuickTerms],
     target: Target,
+    *,
+    ids: list[str] | None = None,
 ) -> tuple[list[ModelMessage], tuple[Repair, ...]] | None:
     """What :func:`_run` returns for a history that is plain but for ids the target refuses (a
     history moved to Mistral, or holding Kimi's ids), made without the index; None to leave
@@ -790,42 +797,83 @@ def _renamed_plainly(
     plan's quick verdict: the index would find it clean there and stop. If the last renaming
     step leaves an id still refused, the index decides. The same messages and records, made
     without the scan, its facts and its update; ``tests/test_quick.py`` holds the two ways to
-    one result."""
+    one result.
+
+    ``ids``: the history's call ids, when the caller's quick verdict, which read past the
+    refused ones, found it plain but for them (``quick_verdict(..., past_ids=True, ids=ids)``
+    said ``REFUSED_IDS``): that is the walk of ``others`` finding it clean, so it is not walked
+    again. A result's id is a call's in a history so plain.
+
+    The messages and records are made in one pass over the history: each part with a
+    renamed id is copied once, with the id the last rule gives it, and each rule's records
+    come together, in history order, before the next rule's."""
     steps, others = renamer
     profile = plan.profile
-    if not quickly_clean(messages, others, target, profile):
+    if ids is None:
+        ids = []
+        if quick_verdict(messages, others, target, profile, ids=ids) != CLEAN:
+            return None
+    chain = _id_renames(plan, steps, set(ids))
+    if chain is None:
         return None
+    # The records of each rule in turn; made here as the engine makes a rule's record of its
+    # finding (renamed_id_finding), through the finding when text must be escaped.
+    made: list[list[Repair]] = [[] for _ in chain]
+    plainly = [
+        id(rule) in _BUILTIN_RULES
+        and rule.renamed_why.isascii()
+        and "".join(mapping).isascii()
+        and "".join(mapping.values()).isascii()
+        for rule, mapping in chain
+    ]
+    replace = Action.REPLACE
+    by = [(rule.id, rule.scope, replace, rule.renamed_why) for rule, _ in chain]
+    origin: _Origin | None = None
     call_cls, result_cls = ToolCallPart, ToolResultPart
-    found: list[tuple[int, int, IdPart, str]] = []
-    add = found.append
+    out = list(messages)
     m = -1
     for message in messages:
         m += 1
         content = message.__dict__["content"]
         if type(content) is str:
             continue
+        parts: list[Part] | None = None
         p = -1
         for part in content:
             p += 1
-            if type(part) is call_cls or type(part) is result_cls:
-                add((m, p, part, part.__dict__["tool_call_id"]))
-    chain = _id_renames(plan, steps, {entry[3] for entry in found})
-    if chain is None:
-        return None
-    origin = _Origin(messages)  # every part keeps its place: one origin serves every batch
-    out = messages
-    records: list[Repair] = []
-    last = chain[-1][0]
-    for rule, mapping in chain:
-        batch = IdRenames.mapped(found, mapping, rule.renamed_why)
-        records += _rename_records(rule, batch, origin, Action.REPLACE)
-        out, edited = _renamed(out, batch.renames)
-        if rule is not last:  # the next rule renames the new parts
-            new_ids = {(m, p): new_id for m, p, _, new_id in batch.renames}
-            for j, (m, p, _, _) in enumerate(found):
-                new_id = new_ids.get((m, p))
-                if new_id is not None:
-                    found[j] = (m, p, cast("IdPart", edited[m][p]), new_id)
+            if type(part) is not call_cls and type(part) is not result_cls:
+                continue
+            fields = part.__dict__
+            old = now = fields["tool_call_id"]
+            k = -1
+            for rule, mapping in chain:
+                k += 1
+                new_id = mapping.get(now)
+                if new_id is None:
+                    continue
+                if plainly[k]:
+                    record = rename_record(
+                        by[k],
+                        (m, p, None),  # each part in its place in the input
+                        fields["type"],
+                        now,
+                        new_id,
+                    )
+                else:
+                    if origin is None:
+                        origin = _Origin(messages)
+                    shown = part if now == old else with_field(part, "tool_call_id", now)
+                    finding = renamed_id_finding(m, p, shown, new_id, rule.renamed_why)
+                    record = origin.repair(rule, finding, replace)
+                made[k].append(record)
+                now = new_id
+            if now != old:
+                if parts is None:
+                    parts = list(content)
+                parts[p] = with_field(part, "tool_call_id", now)
+        if parts is not None:
+            out[m] = with_field(message, "content", tuple(parts))
+    records = made[0] if len(made) == 1 else [record for batch in made for record in batch]
     return out, tuple(records)
 
 
@@ -887,24 +935,13 @@ def plain_id_renames(
     ids = [entry[2] for entry in found]
     records: list[Repair] = []
     for rule, mapping in chain:
-        rule_id, scope, why = rule.id, rule.scope, rule.renamed_why
+        by = (rule.id, rule.scope, Action.REPLACE, rule.renamed_why)
         for j, (where, kind, _) in enumerate(found):
             old = ids[j]
             new_id = mapping.get(old)
             if new_id is not None:
                 ids[j] = new_id
-                records.append(
-                    rename_record(
-                        rule_id,
-                        scope,
-                        Action.REPLACE,
-                        where=where,
-                        kind=kind,
-                        old=old,
-                        new_id=new_id,
-                        why=why,
-                    )
-                )
+                records.append(rename_record(by, where, kind, old, new_id))
     return ids, records
 
 

@@ -11,6 +11,7 @@ clean exactly where the index does, for every provider: it is no stub.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -682,6 +683,43 @@ def test_kimi_ids_are_renamed_without_the_index(
     assert rules == expected
 
 
+@pytest.mark.parametrize("provider", [None, "anthropic", "mistral"], ids=str)
+@pytest.mark.parametrize("call_id", ["functions.f:0", "call_\u00e9", "call_\ud800"])
+def test_a_renaming_without_the_index_escapes_ids_as_the_index_does(
+    monkeypatch: pytest.MonkeyPatch, provider: Any, call_id: str
+) -> None:
+    """The plain renaming's records of ids beyond ASCII are made through the finding, as the
+    index's are: a lone surrogate escaped in the record's id and removed value, so every record
+    encodes as UTF-8; ASCII ones without it."""
+    history = [
+        {"role": "user", "content": "hi"},
+        {
+            "role": "assistant",
+            "content": [{"type": "tool-call", "toolCallId": call_id, "toolName": "f", "input": {}}],
+        },
+        {
+            "role": "tool",
+            "content": [
+                {
+                    "type": "tool-result",
+                    "toolCallId": call_id,
+                    "toolName": "f",
+                    "output": {"type": "text", "value": "ok"},
+                }
+            ],
+        },
+    ]
+    messages = load_messages(history)
+    renamed, _ = _renamed_without_index(monkeypatch, [messages], provider)
+    assert renamed == 1
+    plainly = heal_messages(messages, provider=provider)
+    indexed = heal_not_plain(messages, provider=provider, renames=False)
+    assert plainly.repairs == indexed.repairs
+    assert plainly.messages == indexed.messages
+    for record in plainly.repairs:
+        json.dumps(record.model_dump(mode="json")).encode("utf-8")  # no lone surrogate
+
+
 class _Guard(Rule):
     """A Mistral rule that may protect messages (it overrides ``protects``)."""
 
@@ -754,6 +792,30 @@ def test_a_history_the_walk_refuses_for_more_than_ids_is_never_renamed_plainly(
     event(f"quick verdict {said}, renamed {renamed is not None}")
 
 
+@given(
+    history=st.one_of(_plain_turns(id_sets=(_REFUSED_IDS,)), near_plain_histories()),
+    target=targets(),
+    policy=policies,
+)
+def test_reading_past_refused_ids_says_plain_but_for_them(
+    history: Any, target: Target, policy: Any
+) -> None:
+    """quick_verdict(past_ids=True), the engine's one walk for a plan that renames ids without
+    the index: clean exactly when the walk that stops at ids says so, and REFUSED_IDS exactly
+    when the history is not, and the walk of the other steps' needs (the plan's terms but for
+    the ids' format) finds it clean: the renaming's condition, which is then not walked again."""
+    messages = load_messages(history)
+    plan = _plan_for(target, policy, None, "request")
+    if plan.quick is None or plan.renamer is None:
+        return
+    said = quick_verdict(messages, plan.quick, target, plan.profile)
+    read_on = quick_verdict(messages, plan.quick, target, plan.profile, past_ids=True)
+    others = quickly_clean(messages, plan.renamer[1], target, plan.profile)
+    assert (read_on == CLEAN) == (said == CLEAN)
+    assert (read_on == REFUSED_IDS) == (said != CLEAN and others)
+    event(f"quick verdict {said}, read on {read_on}")
+
+
 def test_the_quick_verdict_says_when_the_ids_stopped_it() -> None:
     target = Target(None)
     plan = _plan_for(target, None, None, "request")
@@ -789,3 +851,16 @@ def test_the_quick_verdict_says_when_the_ids_stopped_it() -> None:
     assert said(turn("call_1") + turn("a b")) == REFUSED_IDS  # a later one, at the end
     assert said(turn("call_1", "call_2")) == NOT_PLAIN  # a result without its call
     assert said(turn("call_1") + turn("call_1")) == NOT_PLAIN  # a replayed id
+
+    terms = plan.quick
+
+    def read_on(history: list[dict[str, Any]]) -> int:
+        messages = load_messages(history)
+        return quick_verdict(messages, terms, target, plan.profile, past_ids=True)
+
+    assert read_on(turn("functions.f:0")) == REFUSED_IDS  # read to the end: plain but for it
+    assert read_on(turn("functions.f:0") + turn("a b")) == REFUSED_IDS
+    # Read on past the refused id, the walk finds what else is wrong.
+    assert read_on(turn("functions.f:0") + turn("call_1", "call_2")) == NOT_PLAIN
+    assert read_on(turn("functions.f:0") + turn("functions.f:0")) == NOT_PLAIN
+    assert read_on(turn("call_1")) == CLEAN

@@ -198,11 +198,23 @@ def quickly_clean(
 
 
 def quick_verdict(
-    messages: Sequence[ModelMessage], terms: QuickTerms, target: Target, profile: ProviderProfile
+    messages: Sequence[ModelMessage],
+    terms: QuickTerms,
+    target: Target,
+    profile: ProviderProfile,
+    *,
+    past_ids: bool = False,
+    ids: list[str] | None = None,
 ) -> int:
     """:func:`quickly_clean`'s walk, telling why a history is not plainly clean when its ids
     are the reason found (:data:`REFUSED_IDS`): the engine then asks whether renaming them is
-    all there is to do; for any other reason it goes to the index at once."""
+    all there is to do; for any other reason it goes to the index at once.
+
+    ``past_ids``: read on past a refused id, to the end. :data:`REFUSED_IDS` then says more:
+    the history is plain but for its ids' format (the walk under ``terms`` without
+    ``valid_ids`` and ``exact_ids`` finds it clean), and anything else that is not plain
+    answers :data:`NOT_PLAIN`. The engine asks so when its plan can rename ids without the
+    index (``_Plan.renamer``), which needs that answer: one walk instead of two."""
     # As in HistoryIndex._scan: local names, class identity tests, and fields read from a
     # model's __dict__ where more than one is read.
     text_cls, call_cls, result_cls, reasoning_cls = (
@@ -230,7 +242,9 @@ def quick_verdict(
         if terms.valid_ids
         else None
     )
-    ids: list[str] = []
+    refused = False  # an id was refused, and the walk read on (past_ids)
+    if ids is None:
+        ids = []
     add_id = ids.append
     names: set[str] = set()
     add_name = names.add
@@ -294,8 +308,12 @@ def quick_verdict(
                 if accepts is not None and (not ids or ":" in tid) and not accepts(tid):
                     # A history from a provider whose ids this one refuses has them from its
                     # first call on, and one that changed provider holds Kimi's (colons, which
-                    # no provider takes): refused here, not after reading the rest.
-                    return REFUSED_IDS
+                    # no provider takes): refused here, not after reading the rest, unless
+                    # asked to read on, judging no id more.
+                    if not past_ids:
+                        return REFUSED_IDS
+                    refused = True
+                    accepts = None
                 add_id(tid)
                 add_name(fields["tool_name"])
                 waiting[tid] = call_at = i
@@ -344,6 +362,8 @@ def quick_verdict(
         or (terms.offered and offered is not None and not offered.issuperset(names))
     ):
         return NOT_PLAIN
+    if refused:
+        return REFUSED_IDS
     if accepts is None or (
         profile.all_accepted_tool_call_ids(ids)
         if terms.exact_ids

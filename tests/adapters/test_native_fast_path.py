@@ -1888,9 +1888,9 @@ def test_a_history_plain_but_for_kimi_ids_is_renamed_without_the_index(
     assert built == []
     assert {r.rule for r in renamed.repairs} == {"invalid-tool-call-id"}
     with (
-        mock.patch.object(engine, "_renamed_plainly", lambda *args: None),
-        mock.patch.object(openai_chat, "_renamed_ids", lambda *args: None),
-        mock.patch.object(anthropic, "_renamed_ids", lambda *args: None),
+        mock.patch.object(engine, "_renamed_plainly", lambda *args, **kwargs: None),
+        mock.patch.object(openai_chat, "_renamed_ids", lambda *args, **kwargs: None),
+        mock.patch.object(anthropic, "_renamed_ids", lambda *args, **kwargs: None),
     ):
         indexed = heal(copy.deepcopy(native), provider=provider)
     assert renamed.repairs == indexed.repairs
@@ -1914,7 +1914,7 @@ def test_openai_chat_renames_ids_without_loading() -> None:
         for native in cases:
             heal = partial(openai_chat.heal_openai_chat, native, provider=provider)
             fast, skipped = _fast(openai_chat, heal)
-            with mock.patch.object(openai_chat, "_renamed_ids", lambda *args: None):
+            with mock.patch.object(openai_chat, "_renamed_ids", lambda *args, **kwargs: None):
                 slow = heal()
             assert fast.repairs == slow.repairs
             assert _ordered(fast.messages) == _ordered(slow.messages)
@@ -1944,7 +1944,7 @@ def test_anthropic_renames_ids_without_loading() -> None:
     for native in natives:
         heal = partial(anthropic.heal_anthropic, native, provider="anthropic")
         fast, skipped = _fast(anthropic, heal)
-        with mock.patch.object(anthropic, "_renamed_ids", lambda *args: None):
+        with mock.patch.object(anthropic, "_renamed_ids", lambda *args, **kwargs: None):
             slow = heal()
         assert fast.repairs == slow.repairs
         assert _ordered(fast.messages) == _ordered(slow.messages)
@@ -1966,7 +1966,7 @@ def test_a_block_of_an_odd_shape_is_the_full_paths_error(block: Any) -> None:
     native = anthropic.dump_messages(kimi_ids(PLAIN), shape="params")
     native["messages"][2]["content"].append(block)
     fast = _outcome(partial(anthropic.heal_anthropic, native))
-    with mock.patch.object(anthropic, "_renamed_ids", lambda *args: None):
+    with mock.patch.object(anthropic, "_renamed_ids", lambda *args, **kwargs: None):
         slow = _outcome(partial(anthropic.heal_anthropic, native))
     assert isinstance(fast, tuple) and fast == slow
     assert fast[0] is InputError and "messages[2].content[" in fast[1]
