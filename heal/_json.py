@@ -70,6 +70,7 @@ from heal.messages import (
 from heal.policy import Policy
 from heal.providers import HEAL_NAMESPACE, ProviderId, get_profile
 from heal.repairs import Repair
+from heal.rules._quick import CLEAN, NOT_PLAIN, REFUSED_IDS
 from heal.targets import Target
 
 __all__ = [
@@ -180,15 +181,21 @@ def _heal_json(
             and by_default(policy, target.get("rules"), target.get("scope", "request"))
         )
     )
-    if asked and clean_verdict(
-        decoded,
-        provider,
-        model=target.get("model"),
-        thinking=target.get("thinking"),
-        tools=target.get("tools"),
-    ):
+    said = (
+        _verdict(
+            decoded,
+            provider,
+            target.get("model"),
+            target.get("thinking"),
+            target.get("tools"),
+            past_ids=True,
+        )
+        if asked
+        else NOT_PLAIN
+    )
+    if said == CLEAN:
         return JsonHealResult(data, ())
-    if asked:
+    if said == REFUSED_IDS:
         renamed = _renamed_ids(data, decoded, provider, target)
         if renamed is not None:
             return renamed
@@ -213,34 +220,44 @@ def _heal_json(
 
 
 def _renamed_ids(
-    data: T, decoded: Any, provider: ProviderId | None, target: dict[str, Any]
+    data: T, decoded: list[Any], provider: ProviderId | None, target: dict[str, Any]
 ) -> JsonHealResult[T] | None:
-    """The result for a history plain but for tool-call ids the target refuses (Kimi's
-    ``functions.search:3``; any id but Mistral's own, for Mistral), made from the decoded
-    dicts, without models; None to heal it the full way, which then decides as always.
+    """The result for a history the verdict found plain but for tool-call ids the target
+    refuses (Kimi's ``functions.search:3``; any id but Mistral's own, for Mistral; see
+    :func:`_verdict`), made from the decoded dicts, without models; None to heal it the full
+    way, which then decides as always.
 
-    The ids are renamed as the engine's id rules rename them (:func:`plain_id_renames`), and
-    the renamed history must be plainly clean (:func:`clean_verdict`): then it is
-    ``heal_messages``' result for the history, with one record per renamed part (the
-    engine's own, made as it makes them), and the text is what the full path writes, each
-    message its decoded dict (every message must be canonical) with the new ids in place.
-    ``tests/test_json.py`` holds the two ways to one result."""
-    if type(decoded) is not list:
-        return None
+    The ids are renamed as the engine's id rules rename them (:func:`plain_id_renames`), one to
+    one, and the new ones must be accepted: the renamed history is then plainly clean, and this
+    is ``heal_messages``' result for the history, with one record per renamed part (the
+    engine's own, made as it makes them). The text is what the full path writes: each message
+    its decoded dict with the new ids in place, so every dict must hold its keys in the
+    models' order. ``tests/test_json.py`` holds the two ways to one result."""
+    # One pass over the parts, plain ones (the verdict knows their keys): which hold an id,
+    # and whether each dict's keys are in the order a dump writes them (_canonical's test,
+    # which for such dicts is the order alone).
     found: list[tuple[int, int, dict[str, Any], str]] = []
-    for m, message in enumerate(decoded):
-        if type(message) is not dict:
+    orders = _PLAIN_ORDERS
+    m = -1
+    for message in decoded:
+        m += 1
+        if next(iter(message)) != "role":
             return None
-        content = message.get("content")
-        if type(content) is not list:
+        content = message["content"]
+        if type(content) is str:
             continue
-        for p, part in enumerate(content):
-            if type(part) is dict and (
-                (kind := part.get("type")) == "tool-call" or kind == "tool-result"
-            ):
-                tid = part.get("toolCallId")
-                if type(tid) is not str or not tid.isascii():
-                    return None  # the full path says what is wrong, or escapes it in records
+        p = -1
+        for part in content:
+            p += 1
+            if tuple(part) not in orders:
+                return None
+            kind = part["type"]  # a string, in a plain part
+            if kind in {"tool-call", "tool-result"}:
+                tid = part["toolCallId"]
+                if not tid.isascii():
+                    return None  # the full path escapes it in the records
+                if kind == "tool-result" and next(iter(part["output"])) != "type":
+                    return None
                 found.append((m, p, part, tid))
     model, thinking, tools = target.get("model"), target.get("thinking"), target.get("tools")
     try:
@@ -264,9 +281,11 @@ def _renamed_ids(
             renamed = dict(part)  # its keys in place, as the full path writes a renamed part
             renamed["toolCallId"] = new_id
             content[p] = renamed
-    if not clean_verdict(out, provider, model=model, thinking=thinking, tools=tools) or not all(
-        map(_canonical, decoded)
-    ):
+    # The history is plain but for its ids, which are renamed one to one (an id rule maps
+    # each id to its own new one, which no other id is or becomes): which calls and results
+    # share an id is as it was, so the renamed history is plainly clean once its ids are
+    # accepted (the verdict's walk reads ids for nothing else).
+    if not get_profile(goal.provider).all_accepted_tool_call_ids(ids):
         return None
     by_orjson = False
     if _orjson_loads is not None:
@@ -410,6 +429,15 @@ _OUTPUT_LAYOUTS: dict[str, _Layout] = {
     "content": _layout("type", "value"),
 }
 """Each tool output's fields by their JSON names, in the models' order."""
+
+
+_PLAIN_ORDERS = frozenset(
+    order
+    for kind in ("text", "reasoning", "tool-call", "tool-result")
+    for order, booleans in _PART_LAYOUTS[kind].items()
+    if not booleans
+)
+"""The keys of a plain part (:func:`clean_verdict`'s) in the order a dump writes them."""
 
 
 def _canonical(message: dict[str, Any]) -> bool:
@@ -767,8 +795,26 @@ def clean_verdict(
     format (texts, values, the order of roles, the final id and name check) is
     :mod:`heal._verdict`'s.
     """
+    return _verdict(history, provider, model, thinking, tools, past_ids=False) == CLEAN
+
+
+def _verdict(
+    history: Any,
+    provider: str | None,
+    model: Any,
+    thinking: Any,
+    tools: Any,
+    *,
+    past_ids: bool,
+) -> int:
+    """:func:`clean_verdict`, saying why: ``CLEAN``, ``NOT_PLAIN``, or ``REFUSED_IDS`` when the
+    history is plainly clean but for call ids the provider refuses. Without ``past_ids`` the
+    walk stops at the first call id, or one with a colon, that the provider refuses, and that
+    answer says nothing more than ``NOT_PLAIN``: the ids alone are judged when the walk read no
+    further. With ``past_ids`` it reads on to the end, judging no id: ``REFUSED_IDS`` then
+    says the history is plain but for the ids' format (:func:`heal_json` renames them)."""
     if type(history) is not list or not history:
-        return False
+        return NOT_PLAIN
     terms: Terms | None
     if model is None and thinking is None and tools is None:
         terms = provider_terms(provider)
@@ -776,15 +822,27 @@ def clean_verdict(
         try:
             target = Target.of(provider, model, thinking=thinking, tools=tools)
         except ConfigError:
-            return False  # the full path raises it
+            return NOT_PLAIN  # the full path raises it
         provider, terms = target.provider, terms_for(target)
     if terms is None:
-        return False
-    # The provider is known once it has terms: its profile judges the first call id (below).
-    accepts = get_profile(provider).accepts_tool_call_id
-    return walked_clean(provider, terms, _scan, history, terms.rich or terms.items, accepts) and (
-        not terms.items or _items_plain(history)
-    )
+        return NOT_PLAIN
+    # The provider is known once it has terms: its profile judges the call ids.
+    profile = get_profile(provider)
+    rich = terms.rich or terms.items
+    if not past_ids:
+        plain = walked_clean(provider, terms, _scan, history, rich, profile.accepts_tool_call_id)
+        return CLEAN if plain and (not terms.items or _items_plain(history)) else NOT_PLAIN
+    ids: list[str] = []
+    if not walked_clean(provider, terms, _scan, history, rich, _any_id, ids=ids) or (
+        terms.items and not _items_plain(history)
+    ):
+        return NOT_PLAIN
+    return CLEAN if profile.all_accepted_tool_call_ids(ids) else REFUSED_IDS
+
+
+def _any_id(_tool_call_id: str) -> bool:
+    """The walk's test of an id when the verdict reads past the ids (:func:`_verdict`)."""
+    return True
 
 
 def _scan(

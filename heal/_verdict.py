@@ -521,6 +521,7 @@ def calls_accepted(
     *,
     terms: Terms,
     signed: bool = False,
+    judge_ids: bool = True,
 ) -> bool:
     """The last check of a walk over a history: it found every message plain (``last``, the
     canonical role of the last message, is not None) and the history ends as ``terms`` say; the
@@ -529,7 +530,9 @@ def calls_accepted(
     provider's own that fires on calls of that plain shape (DeepSeek wants reasoning beside
     every call; Gemini a signature on the calls after the last user message, when ``last`` is
     not ``"user"``, unless the walk found one that Google's rules keep on the first call of
-    every assistant message after it: ``signed``, under :attr:`Terms.signatures`)."""
+    every assistant message after it: ``signed``, under :attr:`Terms.signatures`).
+    ``judge_ids``: False leaves out whether the provider accepts the ids' format (the caller
+    asks it of the ids, or of those it renames them to)."""
     if last not in terms.ends:
         return False
     if not ids:
@@ -540,7 +543,7 @@ def calls_accepted(
         return False  # after tool results or an answer, calls may be in the current turn
     return (
         len(set(ids)) == len(ids)
-        and profile.all_accepted_tool_call_ids(ids)
+        and (not judge_ids or profile.all_accepted_tool_call_ids(ids))
         and profile.all_valid_tool_names(names)
         and (terms.offered is None or terms.offered.issuperset(names))
     )
@@ -552,6 +555,7 @@ def walked_clean(
     walk: Callable[..., str | None],
     *history: Any,
     signed: list[bool] | None = None,
+    ids: list[str] | None = None,
 ) -> bool:
     """A format's verdict on a history: True when a verdict may be given (:func:`judge`), the
     format's ``walk`` over ``history`` finds every message plain (it is called with ``history``
@@ -560,14 +564,25 @@ def walked_clean(
     :func:`terms_for`), and :func:`calls_accepted` takes what it gathered. A KeyError in the
     walk is a message or part without a key its kind needs: not plain. ``signed``: a list that
     is part of ``history`` too, to which a walk that reads thought signatures adds True when the
-    calls after the last user message are signed (:func:`calls_accepted`)."""
+    calls after the last user message are signed (:func:`calls_accepted`). ``ids``: a list to
+    gather the call ids in, whose format is then not judged: True says the history is plain but
+    for that (the caller judges the ids, or the ids it renames them to)."""
     profile = judge(provider)
     if profile is None:
         return False
-    ids: list[str] = []
+    found: list[str] = [] if ids is None else ids
     names: list[str] = []
     try:
-        last = walk(*history, ids, names)
+        last = walk(*history, found, names)
     except KeyError:
         return False
-    return calls_accepted(provider, profile, ids, names, last, terms=terms, signed=bool(signed))
+    return calls_accepted(
+        provider,
+        profile,
+        found,
+        names,
+        last,
+        terms=terms,
+        signed=bool(signed),
+        judge_ids=ids is None,
+    )

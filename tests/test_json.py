@@ -46,6 +46,7 @@ from heal import (
 from heal._engine import heal_not_plain
 from heal._json import clean_verdict, dumps
 from heal.rules import Context, Finding, Rule, default_registry, register_rule
+from heal.rules._quick import CLEAN, REFUSED_IDS
 from tests.strategies import histories
 from tests.verdict_targets import MODEL_TARGETS
 
@@ -877,6 +878,67 @@ def test_ids_renamed_without_models_are_what_heal_messages_renames(
     event(f"renamed without models: {any(seen)}")
 
 
+def _ids_every_provider_takes(history: History) -> History:
+    """``history`` with its call ids renamed one to one to nine letters and digits, a format
+    every provider takes (Mistral's), none of them an id of the strategies'."""
+    out = copy.deepcopy(history)
+    new: dict[Any, str] = {}
+    for message in out:
+        if isinstance(message.get("content"), list):
+            for part in message["content"]:
+                if isinstance(part, dict) and part.get("type") in ("tool-call", "tool-result"):
+                    old = part["toolCallId"]
+                    part["toolCallId"] = new.setdefault(old, f"Z{len(new):08d}")
+    return out
+
+
+@given(
+    history=_renamed_histories(),
+    options=st.sampled_from([{"provider": provider} for provider in ALL_PROVIDERS] + MODEL_TARGETS),
+)
+def test_the_verdict_read_past_the_ids_says_plain_but_for_them(
+    history: History, options: dict[str, Any]
+) -> None:
+    """heal_json's verdict reads past refused ids (heal._json._verdict, past_ids): CLEAN exactly
+    when clean_verdict says clean, and REFUSED_IDS exactly when the history is not clean but
+    would be with ids every provider takes in place of its own (one to one): the histories it
+    renames without models, and no other."""
+    said = heal_json_module._verdict(
+        history,
+        options.get("provider"),
+        options.get("model"),
+        options.get("thinking"),
+        options.get("tools"),
+        past_ids=True,
+    )
+    clean = clean_verdict(history, **options)
+    accepted = clean_verdict(_ids_every_provider_takes(history), **options)
+    assert (said == CLEAN) == clean
+    assert (said == REFUSED_IDS) == (not clean and accepted)
+    event(f"verdict {said}")
+
+
+def test_a_broken_history_with_refused_ids_is_not_renamed_without_models() -> None:
+    """A history with ids the target refuses and something else to mend goes to the full path
+    at once: the verdict read past the ids and found the rest, so no renaming is tried."""
+    broken = kimi_ids(PLAIN)
+    broken[-1] = {"role": "user", "content": " "}  # a blank message at the end
+    tried: list[Any] = []
+    made = heal_json_module._renamed_ids
+
+    def spy(*args: Any) -> Any:
+        tried.append(args)
+        return made(*args)
+
+    with mock.patch.object(heal_json_module, "_renamed_ids", spy):
+        result = heal_json(json.dumps(broken))
+        assert {r.rule for r in result.repairs} >= {"invalid-tool-call-id", "empty-message"}
+        assert tried == []
+        assert heal_json(json.dumps(kimi_ids(PLAIN))).repairs  # plain but for the ids
+        assert len(tried) == 1
+    _same_as_heal_messages(broken)
+
+
 _REASONING_TEXTS = [json.dumps(c) for c in corpus(conversations=40, shape="reasoning")]
 
 
@@ -926,7 +988,7 @@ def _reordered(value: dict[str, Any]) -> dict[str, Any]:
     return dict(reversed(value.items()))
 
 
-@pytest.mark.parametrize("where", ["message", "call", "result", "output"])
+@pytest.mark.parametrize("where", ["message", "text", "call", "result", "output"])
 def test_a_history_with_keys_out_of_order_is_renamed_as_the_full_path_writes_it(
     where: str,
 ) -> None:
@@ -940,7 +1002,8 @@ def test_a_history_with_keys_out_of_order_is_renamed_as_the_full_path_writes_it(
             history[i] = _reordered(message)
             break
         if isinstance(content, list):
-            parts = [k for k, part in enumerate(content) if part["type"] == f"tool-{where}"]
+            kind = "text" if where == "text" else f"tool-{where}"
+            parts = [k for k, part in enumerate(content) if part["type"] == kind]
             if where == "output":
                 parts = [k for k, part in enumerate(content) if part["type"] == "tool-result"]
             if parts:
@@ -1076,7 +1139,7 @@ def test_a_long_text_is_healed_with_the_collector_paused(clean: bool) -> None:
     assert len(text) >= heal_json_module.PAUSE_GC_FROM_BYTES
     seen: list[bool] = []
     # A history the verdict refused is healed without the engine's quick verdict.
-    spied = clean_verdict if clean else heal_not_plain
+    spied = heal_json_module._verdict if clean else heal_not_plain
 
     def spy(*args: Any, **kwargs: Any) -> Any:
         seen.append(gc.isenabled())
