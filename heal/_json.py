@@ -34,6 +34,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any, Generic, TypeVar
 
 from pydantic import TypeAdapter
@@ -726,6 +727,8 @@ def _with_new_names(raw: dict[str, Any], new: Any, old: Any) -> dict[str, Any]:
 
 
 _ROLE_AND_CONTENT = frozenset({"role", "content"})
+_DICT = frozenset({dict})
+_STR = frozenset({str})
 
 
 def _holds_float(value: Any) -> bool:
@@ -870,9 +873,10 @@ def _scan(
     texts: list[Any] = []
     inputs: list[Any] = []
     values: list[Any] = []
-    options: list[Any] | None = None  # the parts' provider options (rich only)
-    thoughts: list[Any] | None = None  # the reasoning parts (rich only)
+    options: list[Any] = []  # the parts' provider options (rich only)
+    thoughts: list[Any] = []  # the reasoning parts (rich only)
     add_text = texts.append
+    add_options = options.append
     for message in history:
         if type(message) is not dict or len(message) != 2:
             return None
@@ -888,7 +892,7 @@ def _scan(
                 if len(part) != 4:
                     if not rich or len(part) != 5:
                         return None
-                    options = _noted(options, part["providerOptions"])
+                    add_options(part["providerOptions"])
                 call_id = part["toolCallId"]
                 # A name of the calls, never the default: a result must answer one of them.
                 if (
@@ -923,7 +927,7 @@ def _scan(
                 if len(part) != 2:
                     if not rich or len(part) != 3:
                         return None
-                    options = _noted(options, part["providerOptions"])
+                    add_options(part["providerOptions"])
                 add_text(part["text"])
         else:
             for part in content:
@@ -937,13 +941,13 @@ def _scan(
                     if len(part) != 2:
                         if not rich or len(part) != 3:
                             return None
-                        options = _noted(options, part["providerOptions"])
+                        add_options(part["providerOptions"])
                     add_text(part["text"])
                 elif kind == "tool-call":
                     if len(part) != 4:
                         if not rich or len(part) != 5:
                             return None
-                        options = _noted(options, part["providerOptions"])
+                        add_options(part["providerOptions"])
                     call_id = part["toolCallId"]
                     name = part["toolName"]
                     if type(call_id) is not str or type(name) is not str:
@@ -960,13 +964,13 @@ def _scan(
                     if len(part) != 2:
                         if len(part) != 3:
                             return None
-                        options = _noted(options, part["providerOptions"])
-                    thoughts = _noted(thoughts, part)
+                        add_options(part["providerOptions"])
+                    thoughts.append(part)
                 else:
                     return None
             # A message that ends with reasoning (of reasoning alone, or after its text) is
             # none of the plain shapes.
-            if thoughts is not None and part is thoughts[-1]:
+            if thoughts and part is thoughts[-1]:
                 return None
         previous = role
     if not (plain_texts(texts) and plain_inputs(inputs)):
@@ -974,9 +978,7 @@ def _scan(
     for value in values:
         if not plain_value(value):
             return None
-    if (options is not None or thoughts is not None) and not _rich_plain(
-        options or [], thoughts or []
-    ):
+    if (options or thoughts) and not _rich_plain(options, thoughts):
         return None
     # Calls left unanswered are the last message's, an assistant message: not an end.
     return None if waiting is not None else ended(previous, texts[-1] if texts else None)
@@ -1024,23 +1026,21 @@ def _items_plain(history: list[Any]) -> bool:
     return True
 
 
-def _noted(found: list[Any] | None, value: Any) -> list[Any]:
-    """``found`` with ``value`` added (a new list for None): the rich walk's lists are made only
-    for the histories that need them."""
-    if found is None:
-        return [value]
-    found.append(value)
-    return found
-
-
 def _rich_plain(options: list[Any], thoughts: list[Any]) -> bool:
     """Whether the provider options of a rich walk load as they are and hold nothing of heal's
     (which rules read whatever they need), and the reasoning texts are strings without a lone
-    surrogate (``lone-surrogate`` mends them); a part without ``text`` raises KeyError."""
-    for value in options:
-        if type(value) is not dict or HEAL_NAMESPACE in value:
+    surrogate (``lone-surrogate`` mends them); a part without ``text`` raises KeyError.
+
+    The options are judged together, in passes at C speed over all of them (a rich history
+    holds some in nearly every part), as :func:`heal._verdict.plain_inputs` judges inputs: each
+    a dict of namespaces (strings, none of them heal's), each namespace a dict of plain
+    values."""
+    if options:
+        if set(map(type, options)) != _DICT:
             return False
-        for namespace, found in value.items():
-            if type(namespace) is not str or type(found) is not dict or not plain_value(found):
-                return False
-    return plain_thoughts(part["text"] for part in thoughts)
+        namespaces = set(chain.from_iterable(options))
+        if HEAL_NAMESPACE in namespaces or not set(map(type, namespaces)) <= _STR:
+            return False
+        if not plain_inputs(list(chain.from_iterable(map(dict.values, options)))):
+            return False
+    return plain_thoughts([part["text"] for part in thoughts])

@@ -286,10 +286,34 @@ _OPTIONS: tuple[Any, ...] = (
     {"heal": {"aborted": True}},
     {"openai": {"itemId": 1.5e300 * 1e10}},  # not finite
     {"openai": "msg_1"},
+    {"openai": {"itemId": ("msg_1",)}},  # a Python value JSON cannot hold
+    {1: {"itemId": "msg_1"}},  # a namespace that is not a string
+    ["openai"],  # options that are not an object
     {},
 )
 """Provider options as the AI SDK stores them (OpenAI's item ids, Anthropic's signatures and
 cache marks, Gemini's signatures), heal's own marks, and values that do not load as they are."""
+
+
+@pytest.mark.parametrize("options", _OPTIONS, ids=repr)
+def test_provider_options_are_plain_only_as_json_objects_of_other_namespaces(
+    options: Any,
+) -> None:
+    """Options on a text part (provider None reads none of them): plain when they are a JSON
+    object of namespaces, none of them heal's, each an object of plain values; anything else
+    is left to the full path, which loads or refuses it."""
+    history = copy.deepcopy(PLAIN)
+    history[2]["content"][0]["providerOptions"] = copy.deepcopy(options)
+    plain = (
+        type(options) is dict
+        and all(type(name) is str and name != "heal" for name in options)
+        and options not in ({"openai": {"itemId": 1.5e300 * 1e10}}, {"openai": "msg_1"})
+        and options != {"openai": {"itemId": ("msg_1",)}}
+    )
+    assert clean_verdict(history) is plain
+    if plain:
+        assert heal_messages(history).repairs == ()
+
 
 _THOUGHTS: tuple[Any, ...] = (
     {"type": "reasoning", "text": "Think first."},

@@ -268,9 +268,10 @@ def ai_messages(draw: st.DrawFn) -> AIMessage:
         }
         for _ in range(draw(st.integers(0, 1)))
     ]
-    # OpenAI's input_audio is an input block: an AI message carries it hidden, and loading
-    # refuses an AI message made only of hidden blocks (with web_search_call below, or alone).
-    ai_media = media_blocks().filter(lambda block: block["type"] != "input_audio")
+    # OpenAI's input_audio is an input block and Anthropic's document a user one: an AI
+    # message carries them hidden, and loading refuses an AI message made only of hidden
+    # blocks (with web_search_call below, or alone).
+    ai_media = media_blocks().filter(lambda block: block["type"] not in {"input_audio", "document"})
     blocks: list[Any] = draw(st.lists(text_blocks | _reasoning() | ai_media, max_size=3))
     for call in calls:
         if call["id"] is not None and draw(st.booleans()):
