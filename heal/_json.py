@@ -58,6 +58,7 @@ from heal._verdict import (
     provider_terms,
     terms_for,
     walked_clean,
+    walked_verdict,
 )
 from heal.errors import ConfigError, InputError
 from heal.messages import (
@@ -829,18 +830,16 @@ def _verdict(
         provider, terms = target.provider, terms_for(target)
     if terms is None:
         return NOT_PLAIN
-    # The provider is known once it has terms: its profile judges the call ids.
-    profile = get_profile(provider)
     rich = terms.rich or terms.items
     if not past_ids:
-        plain = walked_clean(provider, terms, _scan, history, rich, profile.accepts_tool_call_id)
+        # The provider is known once it has terms: its profile judges the first call id.
+        accepts = get_profile(provider).accepts_tool_call_id
+        plain = walked_clean(provider, terms, _scan, history, rich, accepts)
         return CLEAN if plain and (not terms.items or _items_plain(history)) else NOT_PLAIN
-    ids: list[str] = []
-    if not walked_clean(provider, terms, _scan, history, rich, _any_id, ids=ids) or (
-        terms.items and not _items_plain(history)
-    ):
+    said = walked_verdict(provider, terms, _scan, history, rich, _any_id)
+    if said != NOT_PLAIN and terms.items and not _items_plain(history):
         return NOT_PLAIN
-    return CLEAN if profile.all_accepted_tool_call_ids(ids) else REFUSED_IDS
+    return said
 
 
 def _any_id(_tool_call_id: str) -> bool:

@@ -48,6 +48,7 @@ from heal.errors import ConfigError
 from heal.policy import Policy
 from heal.providers import ProviderProfile, get_profile
 from heal.rules import BUILTIN_RULES, default_registry
+from heal.rules._quick import CLEAN, NOT_PLAIN, REFUSED_IDS
 from heal.targets import Target
 
 __all__ = [
@@ -75,6 +76,7 @@ __all__ = [
     "terms_for",
     "surrogate",
     "walked_clean",
+    "walked_verdict",
 ]
 
 MAX_DEPTH = 64
@@ -547,6 +549,24 @@ def calls_accepted(
         and profile.all_valid_tool_names(names)
         and (terms.offered is None or terms.offered.issuperset(names))
     )
+
+
+def walked_verdict(
+    provider: str | None,
+    terms: Terms,
+    walk: Callable[..., str | None],
+    *history: Any,
+) -> int:
+    """:func:`walked_clean`, saying why: ``CLEAN``, ``NOT_PLAIN``, or ``REFUSED_IDS`` when the
+    history is plain but for its call ids' format (the adapters then rename them, as the
+    engine's id rules would, without models). ``walk``, called with ``history`` as
+    :func:`walked_clean` calls it, must read past an id the provider refuses (Kimi's, with a
+    colon) rather than stop: the ids are judged here, all together."""
+    ids: list[str] = []
+    if not walked_clean(provider, terms, walk, *history, ids=ids):
+        return NOT_PLAIN
+    # A known provider: walked_clean judged it.
+    return CLEAN if get_profile(provider).all_accepted_tool_call_ids(ids) else REFUSED_IDS
 
 
 def walked_clean(

@@ -86,6 +86,7 @@ import binascii
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import partial
 from typing import Any, Literal, cast, overload
 from urllib.parse import unquote_to_bytes
 
@@ -103,6 +104,7 @@ from heal._verdict import (
     plain_value,
     terms_for,
     walked_clean,
+    walked_verdict,
 )
 from heal.adapters._common import (
     NO_FACTS,
@@ -150,10 +152,11 @@ from heal.messages import (
 )
 from heal.messages import load_messages as _load_canonical
 from heal.policy import Policy
-from heal.providers import HEAL_NAMESPACE, ProviderId
+from heal.providers import HEAL_NAMESPACE, ProviderId, get_profile
 from heal.repairs import Repair
 from heal.rules import Rule
 from heal.rules._options import ANTHROPIC_FORMAT, BLOCK_ORDER
+from heal.rules._quick import CLEAN, NOT_PLAIN, REFUSED_IDS
 from heal.targets import Target, tool_names
 
 __all__ = [
@@ -305,12 +308,14 @@ def heal_anthropic(
     # The verdict is asked under the default options, for a target it knows (terms).
     terms = terms_for(goal) if by_default(policy, rules, scope) else None
     if terms is not None:
-        if _plainly_clean(history, goal.provider, terms):
+        said = _verdict(history, goal.provider, terms)
+        if said == CLEAN:
             return NativeHealResult(history, ())
-        renamed = _renamed_ids(history, goal, terms)
-        if renamed is not None:
-            deliver(renamed.repairs, on_repair, strict)
-            return renamed
+        if said == REFUSED_IDS:
+            renamed = _renamed_ids(history, goal)
+            if renamed is not None:
+                deliver(renamed.repairs, on_repair, strict)
+                return renamed
     native_messages, original_system, has_system = _split(history)
     params = isinstance(history, Mapping)
     blocks = params and isinstance(original_system, list)
@@ -362,18 +367,18 @@ _ID_KEYS = {"tool_use": ("id", "tool-call"), "tool_result": ("tool_use_id", "too
 """The key of each block kind's tool-call id, and the canonical part it loads as."""
 
 
-def _renamed_ids(history: Any, goal: Target, terms: Terms) -> NativeHealResult[Any] | None:
-    """The result for a history plain but for tool-call ids the target refuses (Kimi's
-    ``functions.search:3``), made from the caller's dicts, without models; None to heal it
-    the full way, which then decides.
+def _renamed_ids(history: Any, goal: Target) -> NativeHealResult[Any] | None:
+    """The result for a history the verdict found plain but for tool-call ids the target
+    refuses (Kimi's ``functions.search:3``; see :func:`_verdict`), made from the caller's dicts,
+    without models; None to heal it the full way, which then decides.
 
     The ids are renamed as the engine's id rules rename them
-    (:func:`heal._engine.plain_id_renames`), and the renamed history must be plainly clean
-    (:func:`_plainly_clean`, under the same ``terms``): then it is the full path's result, with
-    the engine's records at native places (a block of ``messages``), and each renamed block is
-    the caller's dict with the new id in place, in a copy of its message (and of the
-    parameters), as :class:`_Writer` writes it. ``tests/adapters/test_native_fast_path.py``
-    holds the two ways to one result."""
+    (:func:`heal._engine.plain_id_renames`), one to one, and the new ones must be accepted:
+    the renamed history is then plainly clean (the walk reads ids for nothing else), and this
+    is the full path's result, with the engine's records at native places (a block of
+    ``messages``); each renamed block is the caller's dict with the new id in place, in a copy
+    of its message (and of the parameters), as :class:`_Writer` writes it.
+    ``tests/adapters/test_native_fast_path.py`` holds the two ways to one result."""
     messages = history.get("messages") if type(history) is dict else history
     if type(messages) is not list:
         return None
@@ -381,11 +386,17 @@ def _renamed_ids(history: Any, goal: Target, terms: Terms) -> NativeHealResult[A
         found: list[tuple[tuple[int | None, int | None, int | None], str, str]] = []
         keys: list[str] = []
         for i, message in enumerate(messages):
-            content = message.get("content") if type(message) is dict else None
+            if type(message) is not dict:
+                return None  # an SDK object, which the full path writes
+            content = message.get("content")
             if type(content) is not list:
-                continue  # a string, or what the verdict refuses below
+                continue  # a string
             for j, block in enumerate(content):
-                name = block.get("type") if type(block) is dict else None
+                # Every block with an id is found (the new ids are judged, not the history
+                # again): an SDK block object goes the full path too.
+                if type(block) is not dict:
+                    return None
+                name = block.get("type")
                 kind = _ID_KEYS.get(name) if type(name) is str else None  # a dict is unhashable
                 if kind is None:
                     continue
@@ -408,9 +419,9 @@ def _renamed_ids(history: Any, goal: Target, terms: Terms) -> NativeHealResult[A
                     content = edited[m] = list(messages[m]["content"])
                     out[m] = {**messages[m], "content": content}
                 content[p] = {**content[p], key: new_id}
-        renamed = {**history, "messages": out} if type(history) is dict else out
-        if not _plainly_clean(renamed, goal.provider, terms):
+        if not get_profile(goal.provider).all_accepted_tool_call_ids(ids):
             return None
+        renamed = {**history, "messages": out} if type(history) is dict else out
     return NativeHealResult(renamed, tuple(records))
 
 
@@ -459,8 +470,28 @@ def _plainly_clean(history: Any, provider: ProviderId | None, terms: Terms = PLA
     return walked_clean(provider, terms, _plain_messages, messages, system, terms)
 
 
+def _verdict(history: Any, provider: ProviderId | None, terms: Terms) -> int:
+    """:func:`_plainly_clean`, saying why (:func:`heal._verdict.walked_verdict`):
+    ``REFUSED_IDS`` for a history plain but for its call ids' format, which the walk reads
+    past."""
+    if type(history) is dict:
+        messages = history.get("messages")
+        system = history.get("system", _ABSENT)
+    else:
+        messages, system = history, _ABSENT
+    if type(messages) is not list or not messages:
+        return NOT_PLAIN
+    return walked_verdict(provider, terms, _read_past_ids, messages, system, terms)
+
+
 def _plain_messages(
-    messages: list[Any], system: Any, terms: Terms, ids: list[str], names: list[str]
+    messages: list[Any],
+    system: Any,
+    terms: Terms,
+    ids: list[str],
+    names: list[str],
+    *,
+    past_ids: bool = False,
 ) -> str | None:
     """The one pass of :func:`_plainly_clean`: the canonical role of the last message when every
     message has a plain shape in a plain place (else None), with the call ids and tool names
@@ -473,7 +504,8 @@ def _plain_messages(
     (:attr:`heal._verdict.Terms.text_options`), and on a tool_result block when none reads a
     result's but for a call's ``caller`` (:attr:`~heal._verdict.Terms.result_options`).
     Signed thinking is read under :attr:`~heal._verdict.Terms.thinking` (see
-    :func:`_plainly_clean`)."""
+    :func:`_plainly_clean`). ``past_ids``: read past a call id with a colon (Kimi's, which no
+    provider takes) rather than stop there (:func:`_verdict`)."""
     text_cache = 3 if terms.text_options else 2  # the size of a text block with one
     result_cache = terms.result_options
     thinking = terms.thinking
@@ -593,7 +625,7 @@ def _plain_messages(
                     if waiting is None:
                         waiting = {}
                     waiting[call_id] = name
-                    if ":" in call_id:
+                    if ":" in call_id and not past_ids:
                         return None  # Kimi's id form, which no provider takes: all renamed
                     ids.append(call_id)
                     names.append(name)
@@ -625,6 +657,10 @@ _MAPPED_KEYS: dict[str, frozenset[str]] = {
     "tool_use": frozenset({"type", "id", "name", "input"}),
 }
 """The keys of a text and a tool_use block that the loader maps to the part's own fields."""
+
+
+_read_past_ids = partial(_plain_messages, past_ids=True)
+"""The walk of :func:`_verdict`."""
 
 
 def _null_rest(block: dict[str, Any], size: int) -> dict[str, Any] | None:

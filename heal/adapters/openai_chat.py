@@ -103,6 +103,7 @@ import base64
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import partial
 from json.scanner import make_scanner
 from typing import Any, Literal, cast
 
@@ -119,6 +120,7 @@ from heal._verdict import (
     plain_thoughts,
     terms_for,
     walked_clean,
+    walked_verdict,
 )
 from heal.adapters._common import (
     Loaded,
@@ -165,9 +167,10 @@ from heal.messages import (
 )
 from heal.messages import load_messages as _load_canonical
 from heal.policy import Policy
-from heal.providers import ProviderId
+from heal.providers import ProviderId, get_profile
 from heal.repairs import Repair
 from heal.rules import Rule
+from heal.rules._quick import CLEAN, NOT_PLAIN, REFUSED_IDS
 from heal.rules.google import GOOGLE_NAMESPACES
 from heal.targets import Target
 
@@ -276,11 +279,12 @@ def heal_openai_chat(
     # The verdict is asked under the default options, for a target it knows (terms).
     terms = terms_for(goal) if by_default(policy, rules, scope) else None
     if terms is not None:
-        if _plainly_clean(messages, goal.provider, terms):
+        said = _verdict(messages, goal.provider, terms)
+        if said == CLEAN:
             return NativeHealResult(cast(list[NativeMessage], messages), ())
-        if type(messages) is list:
+        if said == REFUSED_IDS and type(messages) is list:  # a list, once the verdict read it
             with collector_paused(len(messages)):
-                renamed = _renamed_ids(messages, goal, terms)
+                renamed = _renamed_ids(messages, goal)
             if renamed is not None:
                 deliver(renamed.repairs, on_repair, strict)
                 return renamed
@@ -305,20 +309,19 @@ def heal_openai_chat(
     )
 
 
-def _renamed_ids(
-    messages: list[Any], goal: Target, terms: Terms
-) -> NativeHealResult[list[NativeMessage]] | None:
-    """The result for a list of message dicts plain but for tool-call ids the target refuses
-    (Kimi's ``functions.search:3``; any id but Mistral's own, for Mistral), made from the
-    caller's dicts, without models; None to heal it the full way, which then decides.
+def _renamed_ids(messages: list[Any], goal: Target) -> NativeHealResult[list[NativeMessage]] | None:
+    """The result for a list of message dicts the verdict found plain but for tool-call ids
+    the target refuses (Kimi's ``functions.search:3``; any id but Mistral's own, for Mistral;
+    see :func:`_verdict`), made from the caller's dicts, without models; None to heal it the
+    full way, which then decides.
 
     The ids are renamed as the engine's id rules rename them
-    (:func:`heal._engine.plain_id_renames`), and the renamed list must be plainly clean
-    (:func:`_plainly_clean`, under the same ``terms``): then it is the full path's result, with
-    the engine's records at native places (a call's and a result's message), and the renamed
-    messages are the caller's dicts with the new ids in place, as :class:`_Writer` writes a
-    renamed call or result. ``tests/adapters/test_native_fast_path.py`` holds the two ways to
-    one result."""
+    (:func:`heal._engine.plain_id_renames`), one to one, and the new ones must be accepted:
+    the renamed list is then plainly clean (the walk reads ids for nothing else), and this is
+    the full path's result, with the engine's records at native places (a call's and a
+    result's message); the renamed messages are the caller's dicts with the new ids in place,
+    as :class:`_Writer` writes a renamed call or result.
+    ``tests/adapters/test_native_fast_path.py`` holds the two ways to one result."""
     found: list[tuple[tuple[int | None, int | None, int | None], str, str]] = []
     calls_at: list[int | None] = []  # each one's place in its message's tool_calls (a call's)
     for i, message in enumerate(messages):
@@ -362,9 +365,17 @@ def _renamed_ids(
             new_calls = edited[m] = list(message["tool_calls"])
             out[m] = {**message, "tool_calls": new_calls}
         new_calls[at] = {**new_calls[at], "id": new_id}
-    if not _plainly_clean(out, goal.provider, terms):
+    if not get_profile(goal.provider).all_accepted_tool_call_ids(ids):
         return None
     return NativeHealResult(out, tuple(records))
+
+
+def _verdict(messages: Any, provider: ProviderId | None, terms: Terms) -> int:
+    """:func:`_plainly_clean`, saying why (:func:`heal._verdict.walked_verdict`):
+    ``REFUSED_IDS`` for a list plain but for its call ids' format, which the walk reads past."""
+    if type(messages) is not list or not messages:
+        return NOT_PLAIN
+    return walked_verdict(provider, terms, _read_past_ids, messages, terms.rich)
 
 
 def _plainly_clean(messages: Any, provider: ProviderId | None, terms: Terms = PLAIN_TERMS) -> bool:
@@ -403,7 +414,7 @@ _ABSENT: Any = object()
 
 
 def _plain_messages(
-    messages: list[Any], rich: bool, ids: list[str], names: list[str]
+    messages: list[Any], rich: bool, ids: list[str], names: list[str], *, past_ids: bool = False
 ) -> str | None:
     """The one pass of :func:`_plainly_clean`: the canonical role of the last message when every
     message has a plain shape in a plain place (else None), with the call ids and tool names
@@ -412,7 +423,9 @@ def _plain_messages(
     the plan reads reasoning or provider options): an assistant message with text or calls may
     carry its reasoning in one string field, ``reasoning_content`` or ``reasoning``, which
     loads as a reasoning part before them marked with its field (heal's mark, which no rule
-    reads there), and a call Gemini's signature (``extra_content``)."""
+    reads there), and a call Gemini's signature (``extra_content``). ``past_ids``: read past a
+    call id with a colon (Kimi's, which no provider takes) rather than stop there
+    (:func:`_verdict`)."""
     waiting: dict[str, str] | None = None  # the calls not answered yet: id -> name
     previous = ""
     final: Any = None  # the content of the last assistant message
@@ -506,7 +519,7 @@ def _plain_messages(
                 if type(name) is not str or _plain_object(function["arguments"]) is None:
                     return None
                 waiting[call_id] = name
-                if ":" in call_id:
+                if ":" in call_id and not past_ids:
                     return None  # Kimi's id form, which no provider takes: all renamed
                 ids.append(call_id)
                 names.append(name)
@@ -517,6 +530,10 @@ def _plain_messages(
     if waiting is not None:
         return None
     return ended(previous, final[-1]["text"] if type(final) is list else final)
+
+
+_read_past_ids = partial(_plain_messages, past_ids=True)
+"""The walk of :func:`_verdict`."""
 
 
 def _extra_signature(extra: Any) -> str | None:

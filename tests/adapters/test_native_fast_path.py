@@ -49,6 +49,7 @@ from heal.adapters import anthropic, gemini, langchain, openai_chat, openai_resp
 from heal.adapters._common import NativeHealResult
 from heal.providers import PROVIDERS, ProviderId, get_profile
 from heal.rules import Context, Finding, Rule, default_registry, register_rule
+from heal.rules._quick import NOT_PLAIN
 from heal.targets import Target
 from tests.test_json import PLAIN, kimi_ids, plain_histories
 from tests.verdict_targets import MODEL_TARGETS
@@ -69,10 +70,21 @@ PROPERTY = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 # --- the two paths ---------------------------------------------------------------------------
 
 
+def _verdict_of(module: ModuleType) -> str:
+    """The verdict an adapter's entry point asks: ``_verdict`` (``_plainly_clean`` saying why,
+    so that a history plain but for its ids is renamed in the caller's objects) where the
+    adapter has one, else ``_plainly_clean``."""
+    return "_verdict" if hasattr(module, "_verdict") else "_plainly_clean"
+
+
 @contextmanager
 def _full_path(module: ModuleType) -> Iterator[None]:
     """The adapter with its verdict switched off: every history goes through the models."""
-    with mock.patch.object(module, "_plainly_clean", lambda *args: False):
+    off = (lambda *args: NOT_PLAIN) if hasattr(module, "_verdict") else (lambda *args: False)
+    with (
+        mock.patch.object(module, "_plainly_clean", lambda *args: False),
+        mock.patch.object(module, _verdict_of(module), off),
+    ):
         yield
 
 
@@ -766,13 +778,14 @@ def test_options_the_verdict_does_not_know_take_the_full_path(
     options: dict[str, Any],
 ) -> None:
     asked: list[Any] = []
-    verdict = module._plainly_clean
+    name = _verdict_of(module)
+    verdict = getattr(module, name)
 
-    def spy(*args: Any) -> bool:
+    def spy(*args: Any) -> Any:
         asked.append(args)
-        return verdict(*args)  # type: ignore[no-any-return]
+        return verdict(*args)
 
-    with mock.patch.object(module, "_plainly_clean", spy):
+    with mock.patch.object(module, name, spy):
         result = heal(native, **options)
     assert asked == []
     with _full_path(module):
@@ -844,15 +857,15 @@ def test_the_defaults_spelled_out_are_the_defaults(
 
 def test_request_parameters_that_name_the_target_are_read() -> None:
     asked: list[Any] = []
-    verdict = anthropic._plainly_clean
+    verdict = anthropic._verdict
 
-    def spy(*args: Any) -> bool:
+    def spy(*args: Any) -> int:
         asked.append(args)
         return verdict(*args)
 
     takes = {"model": "claude-sonnet-4-5", "max_tokens": 1024, **ANTHROPIC_ANSWERED}
     refuses = {**takes, "model": "claude-sonnet-4-6"}
-    with mock.patch.object(anthropic, "_plainly_clean", spy):
+    with mock.patch.object(anthropic, "_verdict", spy):
         assert anthropic.heal_anthropic(takes).messages is takes
         assert [r.rule for r in anthropic.heal_anthropic(refuses).repairs] == [
             "anthropic-assistant-prefill"
@@ -1950,6 +1963,43 @@ def test_anthropic_renames_ids_without_loading() -> None:
         assert _ordered(fast.messages) == _ordered(slow.messages)
         renamed += skipped and bool(fast.repairs)
     assert renamed >= 0.5 * len(natives)
+
+
+@pytest.mark.parametrize(
+    ("module", "heal", "dump"),
+    [
+        pytest.param(
+            anthropic,
+            anthropic.heal_anthropic,
+            lambda h: anthropic.dump_messages(h, shape="params"),
+            id="anthropic",
+        ),
+        pytest.param(
+            openai_chat, openai_chat.heal_openai_chat, openai_chat.dump_messages, id="openai-chat"
+        ),
+    ],
+)
+def test_a_broken_history_with_kimi_ids_is_not_renamed_in_the_callers_dicts(
+    module: ModuleType, heal: Callable[..., NativeHealResult[Any]], dump: Callable[[Any], Any]
+) -> None:
+    """The verdict reads past Kimi's ids (no provider takes them) and finds what else is
+    wrong: a history with something more to mend goes to the full path at once, and only one
+    plain but for its ids is renamed in the caller's dicts."""
+    broken = kimi_ids(PLAIN)
+    broken[1] = {"role": "user", "content": [{"type": "text", "text": " "}]}  # a blank turn
+    tried: list[Any] = []
+    rename = module._renamed_ids
+
+    def spy(*args: Any) -> Any:
+        tried.append(args)
+        return rename(*args)
+
+    with mock.patch.object(module, "_renamed_ids", spy):
+        result = heal(dump(broken))
+        assert "invalid-tool-call-id" in {r.rule for r in result.repairs}
+        assert tried == []
+        assert heal(dump(kimi_ids(PLAIN))).repairs
+        assert len(tried) == 1
 
 
 @pytest.mark.parametrize(
