@@ -460,11 +460,7 @@ def _plainly_clean(history: Any, provider: ProviderId | None, terms: Terms = PLA
     * no ``citations``, image, document or server block, no unknown key; the order of roles,
       texts, values and ids as :mod:`heal._verdict` says.
     """
-    if type(history) is dict:
-        messages = history.get("messages")
-        system = history.get("system", _ABSENT)
-    else:
-        messages, system = history, _ABSENT
+    messages, system = _walked(history)
     if type(messages) is not list or not messages:
         return False
     return walked_clean(provider, terms, _plain_messages, messages, system, terms)
@@ -474,14 +470,18 @@ def _verdict(history: Any, provider: ProviderId | None, terms: Terms) -> int:
     """:func:`_plainly_clean`, saying why (:func:`heal._verdict.walked_verdict`):
     ``REFUSED_IDS`` for a history plain but for its call ids' format, which the walk reads
     past."""
-    if type(history) is dict:
-        messages = history.get("messages")
-        system = history.get("system", _ABSENT)
-    else:
-        messages, system = history, _ABSENT
+    messages, system = _walked(history)
     if type(messages) is not list or not messages:
         return NOT_PLAIN
     return walked_verdict(provider, terms, _read_past_ids, messages, system, terms)
+
+
+def _walked(history: Any) -> tuple[Any, Any]:
+    """What the verdict walks of a history given as request parameters or as a list: its
+    messages and its system prompt (``_ABSENT`` when it has none)."""
+    if type(history) is dict:
+        return history.get("messages"), history.get("system", _ABSENT)
+    return history, _ABSENT
 
 
 def _plain_messages(
