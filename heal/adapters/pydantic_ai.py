@@ -147,7 +147,7 @@ from pydantic_ai import PydanticAIDeprecationWarning
 from pydantic_ai import messages as pa
 from pydantic_ai.usage import RequestUsage
 
-from heal._engine import HealScope
+from heal._engine import HealScope, deliver, plain_id_renames
 from heal._verdict import (
     AFTER,
     PLAIN_TERMS,
@@ -159,7 +159,9 @@ from heal._verdict import (
     plain_input,
     plain_inputs,
     plain_texts,
+    plain_thoughts,
     plain_value,
+    provider_terms,
     terms_for,
 )
 from heal.adapters._common import (
@@ -191,9 +193,10 @@ from heal.messages import (
 from heal.messages import dump_messages as _dump_canonical
 from heal.messages import load_messages as _load_canonical
 from heal.policy import Policy
-from heal.providers import PYDANTIC_AI_SYSTEMS, ProviderId, openai_api_by_response_id
+from heal.providers import PYDANTIC_AI_SYSTEMS, ProviderId, get_profile, openai_api_by_response_id
 from heal.repairs import Repair
 from heal.rules import Rule
+from heal.rules._quick import CLEAN, NOT_PLAIN, REFUSED_IDS
 from heal.rules.tool_pairing import ABORTED
 from heal.targets import Target
 
@@ -435,8 +438,11 @@ def heal_pydantic_ai(
         and tools is None
         and target is None
     )
-    if own and _plainly_clean(messages, _ITS_OWN):
-        return NativeHealResult(cast(list[pa.ModelMessage], messages), ())
+    said = NOT_PLAIN
+    if own:
+        said = _verdict(messages, _ITS_OWN, past_ids=True)
+        if said == CLEAN:
+            return NativeHealResult(cast(list[pa.ModelMessage], messages), ())
     goal = native_target(
         provider,
         "auto",
@@ -447,8 +453,16 @@ def heal_pydantic_ai(
         infer=lambda: _agreed_provider(objects),
     )
     terms = terms_for(goal) if defaults and not own else None
-    if terms is not None and _plainly_clean(messages, goal.provider, terms):
-        return NativeHealResult(cast(list[pa.ModelMessage], messages), ())
+    if terms is not None:
+        said = _verdict(messages, goal.provider, terms, past_ids=True)
+        if said == CLEAN:
+            return NativeHealResult(cast(list[pa.ModelMessage], messages), ())
+    if said == REFUSED_IDS and type(messages) is list:  # a list, once the verdict read it
+        with collector_paused(len(messages)):
+            renamed = _renamed_ids(messages, goal)
+        if renamed is not None:
+            deliver(renamed.repairs, on_repair, strict)
+            return renamed
     loader = _Loader(objects)
     with collector_paused(len(objects)):
         loaded = loader.run()
@@ -511,25 +525,105 @@ def _plainly_clean(messages: Any, provider: ProviderId | None, terms: Terms = PL
     * responses that were not cut off, of ``TextPart`` parts (non-blank) followed by
       ``ToolCallPart`` parts (``args`` a JSON object, the JSON text of one, or nothing), with
       no item id, ``provider_details`` or citations: no thinking, file, builtin-tool or retry
-      part;
+      part; for a target whose rules read neither reasoning nor provider options
+      (:attr:`heal._verdict.Terms.rich`: provider None, OpenAI Chat, xAI, ...), also
+      ``ThinkingPart`` parts before the calls, beside a text or a call, and item ids and
+      ``provider_details`` (JSON objects) on any of them (see :func:`_plain_messages`);
     * the order of roles, texts, values and ids as :mod:`heal._verdict` says.
     """
+    return _verdict(messages, provider, terms) == CLEAN
+
+
+def _verdict(
+    messages: Any,
+    provider: ProviderId | None,
+    terms: Terms = PLAIN_TERMS,
+    *,
+    past_ids: bool = False,
+) -> int:
+    """:func:`_plainly_clean`, saying why: ``CLEAN``, ``NOT_PLAIN`` or ``REFUSED_IDS``, which
+    with ``past_ids`` (the walk reads past Kimi's ids rather than stop) says the history is
+    plain but for its call ids' format (:func:`heal_pydantic_ai` renames them in the caller's
+    objects)."""
     if type(messages) is not list or not messages:
-        return False
+        return NOT_PLAIN
     ids: list[str] = []
     names: list[str] = []
     if provider is _ITS_OWN:
         systems: set[str | None] = set()
-        last = _plain_messages(messages, ids, names, systems)
+        rich: list[Any] = []
+        last = _plain_messages(messages, ids, names, systems=systems, rich=rich, past_ids=past_ids)
         if last is None:
-            return False
+            return NOT_PLAIN
         provider = _systems_provider(systems, messages)
+        if rich:  # thinking or provider options: the provider's rules must read neither
+            found = provider_terms(provider)
+            if found is None or not found.rich:
+                return NOT_PLAIN
+            terms = found
     else:
-        last = _plain_messages(messages, ids, names)
+        last = _plain_messages(
+            messages, ids, names, rich=[] if terms.rich else None, past_ids=past_ids
+        )
         if last is None:
-            return False
+            return NOT_PLAIN
     profile = judge(provider)
-    return profile is not None and calls_accepted(provider, profile, ids, names, last, terms=terms)
+    if profile is None or not calls_accepted(
+        provider, profile, ids, names, last, terms=terms, judge_ids=False
+    ):
+        return NOT_PLAIN
+    return CLEAN if profile.all_accepted_tool_call_ids(ids) else REFUSED_IDS
+
+
+def _renamed_ids(
+    messages: list[Any], goal: Target
+) -> NativeHealResult[list[pa.ModelMessage]] | None:
+    """The result for a history the verdict found plain but for tool-call ids the target
+    refuses (Kimi's ``functions.search:3``; any id but Mistral's own, for Mistral; see
+    :func:`_verdict`), made from the caller's objects, without models; None to heal it the
+    full way, which then decides.
+
+    The ids are renamed as the engine's id rules rename them
+    (:func:`heal._engine.plain_id_renames`), one to one, and the new ones must be accepted:
+    the renamed history is then plainly clean (the walk reads ids for nothing else), and this
+    is the full path's result, with the engine's records at native places (a call's or a
+    return's message and part); each message with a renamed part is a copy of the caller's
+    with copies of those parts holding the new ids, as :class:`_Writer` writes a renamed
+    message. ``tests/adapters/test_native_fast_path.py`` holds the two ways to one result."""
+    found: list[tuple[tuple[int | None, int | None, int | None], str, str]] = []
+    for i, message in enumerate(messages):
+        for j, part in enumerate(message.parts):
+            kind = type(part)
+            if kind is pa.ToolCallPart:
+                found.append(((i, j, None), "tool-call", part.tool_call_id))
+            elif kind is pa.ToolReturnPart:
+                found.append(((i, j, None), "tool-result", part.tool_call_id))
+    if not all(tid.isascii() for _, _, tid in found):
+        return None  # the full path escapes them in the records
+    renamed_ids = plain_id_renames(found, goal)
+    if renamed_ids is None:
+        return None
+    ids, records = renamed_ids
+    if not get_profile(goal.provider).all_accepted_tool_call_ids(ids):
+        return None
+    out = list(messages)
+    edited: dict[int, list[Any]] = {}  # the new parts of each message copied
+    for ((at, pos, _), _, old), new_id in zip(found, ids, strict=True):
+        if new_id == old:
+            continue
+        assert at is not None and pos is not None
+        parts = edited.get(at)
+        if parts is None:
+            parts = edited[at] = list(messages[at].parts)
+        part = _copied(parts[pos])
+        part.tool_call_id = new_id
+        parts[pos] = part
+    for at, parts in edited.items():
+        native = messages[at]
+        message = _copied(native)
+        message.parts = tuple(parts) if isinstance(native.parts, tuple) else parts
+        out[at] = message
+    return NativeHealResult(out, tuple(records))
 
 
 def _systems_provider(
@@ -550,11 +644,26 @@ execution-denied output)."""
 
 
 def _plain_messages(
-    messages: list[Any], ids: list[str], names: list[str], systems: set[str | None] | None = None
+    messages: list[Any],
+    ids: list[str],
+    names: list[str],
+    *,
+    systems: set[str | None] | None = None,
+    rich: list[Any] | None = None,
+    past_ids: bool = False,
 ) -> str | None:
     """The one pass of :func:`_plainly_clean`: the canonical role of the last message when every
     message has a plain shape in a plain place (else None), with the call ids and tool names
-    added to ``ids`` and ``names``, and each response's system to ``systems`` when given."""
+    added to ``ids`` and ``names``, and each response's system to ``systems`` when given.
+
+    ``rich`` (a list, for a target whose rules read neither reasoning nor provider options:
+    :attr:`heal._verdict.Terms.rich`): a response may also hold ``ThinkingPart`` parts before
+    its calls, beside a text or a call, and its parts item ids and ``provider_details`` (a JSON
+    object), which load as reasoning parts and provider options; each such part's thinking
+    (or an empty text, for another part) is added to ``rich``, so that a caller who asked for
+    the history's own provider sees whether its terms must let them stand. ``past_ids``: read
+    past a call id with a colon (Kimi's, which no provider takes) rather than stop there
+    (:func:`_verdict`)."""
     waiting: dict[str, str] | None = None  # the previous response's calls: id -> name
     previous = ""
     # Every text that must be plain (plain_text), judged at the end in one loop: a call per
@@ -619,19 +728,19 @@ def _plain_messages(
                 return None
             if message.state == "interrupted" or message.finish_reason in _CUT_OFF_REASONS:
                 return None  # _aborted, without the call
+            thinking = False  # the response's last part so far is a thinking part
             for part in parts:
                 part_kind = type(part)
                 if part_kind is pa.TextPart:
                     # Text after a call is moved before it for Anthropic.
-                    if waiting is not None:
+                    if waiting is not None or part.citations is not None:
                         return None
                     add_text(part.content)
-                    if part.id is not None or part.citations is not None:
-                        return None
+                    thinking = False
                 elif part_kind is pa.ToolCallPart:
                     call_id = part.tool_call_id
                     name = part.tool_name
-                    if type(call_id) is not str or type(name) is not str or part.id is not None:
+                    if type(call_id) is not str or type(name) is not str:
                         return None
                     args = part.args
                     if type(args) is dict:
@@ -641,19 +750,37 @@ def _plain_messages(
                     if waiting is None:
                         waiting = {}
                     waiting[call_id] = name
-                    if ":" in call_id:
+                    if ":" in call_id and not past_ids:
                         return None  # Kimi's id form, which no provider takes: all renamed
                     ids.append(call_id)
                     names.append(name)
+                    thinking = False
+                elif part_kind is pa.ThinkingPart and rich is not None and waiting is None:
+                    signature = part.signature
+                    if signature is not None and type(signature) is not str:
+                        return None
+                    rich.append(part.content)
+                    thinking = True
                 else:
                     return None
-                # A Gemini thought signature lives here (google.thoughtSignature).
-                if part.provider_details is not None:
-                    return None
+                # An item id (OpenAI's), a signature and provider details (a Gemini thought
+                # signature lives there) load as provider options.
+                item = part.id
+                details = part.provider_details
+                if item is not None or details is not None:
+                    if (
+                        rich is None
+                        or (item is not None and type(item) is not str)
+                        or (details is not None and not plain_input(details))
+                    ):
+                        return None
+                    rich.append("")
+            if thinking:
+                return None  # a response that ends with thinking is none of the plain shapes
             previous = "assistant"
         else:
             return None
-    if not (plain_texts(texts) and plain_inputs(inputs)):
+    if not (plain_texts(texts) and plain_inputs(inputs)) or (rich and not plain_thoughts(rich)):
         return None
     # Calls left unanswered are the last message's, a response: not an end.
     return None if waiting is not None else ended(previous, texts[-1] if texts else None)

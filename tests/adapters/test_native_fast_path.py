@@ -80,7 +80,11 @@ def _verdict_of(module: ModuleType) -> str:
 @contextmanager
 def _full_path(module: ModuleType) -> Iterator[None]:
     """The adapter with its verdict switched off: every history goes through the models."""
-    off = (lambda *args: NOT_PLAIN) if hasattr(module, "_verdict") else (lambda *args: False)
+    off = (
+        (lambda *args, **kwargs: NOT_PLAIN)
+        if hasattr(module, "_verdict")
+        else (lambda *args: False)
+    )
     with (
         mock.patch.object(module, "_plainly_clean", lambda *args: False),
         mock.patch.object(module, _verdict_of(module), off),
@@ -1663,6 +1667,13 @@ PYDANTIC_DEFECTS: dict[str, Defect] = {
         _part(n, 1, 0, pa.TextPart), provider_details={"thought_signature": "c2ln"}
     ),
     "thinking": lambda n: _request(n, 1).insert(0, pa.ThinkingPart(content="hm")),
+    # Reasoning is plain before a response's calls, beside a text or a call, as the AI SDK
+    # verdict takes it; after them, or last, it is left to the full path.
+    "thinking-after-call": lambda n: _request(n, 1).insert(2, pa.ThinkingPart(content="hm")),
+    "thinking-last": lambda n: _request(n, 3).append(pa.ThinkingPart(content="hm")),
+    "thinking-details-tuple": lambda n: _request(n, 1).insert(
+        0, pa.ThinkingPart(content="hm", provider_details={"a": (1, 2)})
+    ),
     "call-args-json": lambda n: _set(_part(n, 1, 1, pa.ToolCallPart), args='{"city": "Paris"}'),
     "call-args-none": lambda n: _set(_part(n, 1, 1, pa.ToolCallPart), args=None),
     "call-args-blank": lambda n: _set(_part(n, 1, 1, pa.ToolCallPart), args=" "),
@@ -1676,6 +1687,9 @@ PYDANTIC_DEFECTS: dict[str, Defect] = {
     "call-id": lambda n: _set(_part(n, 1, 1, pa.ToolCallPart), id="fc_1", provider_name="openai"),
     "call-details": lambda n: _set(
         _part(n, 1, 1, pa.ToolCallPart), provider_details={"thought_signature": "c2ln"}
+    ),
+    "call-details-tuple": lambda n: _set(
+        _part(n, 1, 1, pa.ToolCallPart), provider_details={"thought_signature": ("c2ln",)}
     ),
     "call-name-dotted": _each(
         lambda n: _set(_part(n, 1, 1, pa.ToolCallPart), tool_name="get.weather"),
@@ -1705,6 +1719,13 @@ PYDANTIC_CLEAN = {
     "trailing-response",  # a stored history ends with the model's answer
     "request-empty",  # no part: carried beside the next message, as bookkeeping is
     "response-empty",
+    # The responses name no provider: "auto" heals for None, whose rules read neither
+    # reasoning nor provider options (Terms.rich).
+    "text-id",
+    "text-details",
+    "thinking",
+    "call-id",
+    "call-details",
 }
 """The defects that are no defect: still plainly clean under heal_pydantic_ai's default
 (``provider="auto"``)."""
@@ -1838,8 +1859,8 @@ def test_the_walk_stops_at_a_call_id_no_provider_takes(
     real = getattr(module, walk)
     seen: list[tuple[Any, list[str]]] = []
 
-    def spy(*args: Any) -> Any:
-        last = real(*args)
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        last = real(*args, **kwargs)
         seen.append((last, list(args[-2])))  # every walk ends with (..., ids, names)
         return last
 
@@ -1904,6 +1925,7 @@ def test_a_history_plain_but_for_kimi_ids_is_renamed_without_the_index(
         mock.patch.object(engine, "_renamed_plainly", lambda *args, **kwargs: None),
         mock.patch.object(openai_chat, "_renamed_ids", lambda *args, **kwargs: None),
         mock.patch.object(anthropic, "_renamed_ids", lambda *args, **kwargs: None),
+        mock.patch.object(pydantic_ai, "_renamed_ids", lambda *args, **kwargs: None),
     ):
         indexed = heal(copy.deepcopy(native), provider=provider)
     assert renamed.repairs == indexed.repairs
@@ -1977,6 +1999,9 @@ def test_anthropic_renames_ids_without_loading() -> None:
         pytest.param(
             openai_chat, openai_chat.heal_openai_chat, openai_chat.dump_messages, id="openai-chat"
         ),
+        pytest.param(
+            pydantic_ai, pydantic_ai.heal_pydantic_ai, pydantic_ai.dump_messages, id="pydantic-ai"
+        ),
     ],
 )
 def test_a_broken_history_with_kimi_ids_is_not_renamed_in_the_callers_dicts(
@@ -2000,6 +2025,26 @@ def test_a_broken_history_with_kimi_ids_is_not_renamed_in_the_callers_dicts(
         assert tried == []
         assert heal(dump(kimi_ids(PLAIN))).repairs
         assert len(tried) == 1
+
+
+def test_pydantic_ai_renames_ids_without_loading() -> None:
+    """The reasoning corpus as pydantic-ai messages (thinking with signatures and item ids,
+    half the ids Kimi's; the responses name no provider, so ``"auto"`` heals for None, whose
+    rules read neither): the adapter renames the ids in the caller's objects, without loading
+    the unbroken histories, and gives what the full path gives."""
+    natives = [
+        pydantic_ai.dump_messages(load_messages(raw))
+        for raw in corpus(conversations=40, length=30, shape="reasoning")
+    ]
+    renamed = 0
+    for native in natives:
+        fast, skipped = _fast(pydantic_ai, partial(pydantic_ai.heal_pydantic_ai, native))
+        with _full_path(pydantic_ai):
+            slow = pydantic_ai.heal_pydantic_ai(native)
+        assert fast.repairs == slow.repairs
+        assert _ordered(fast.messages) == _ordered(slow.messages)
+        renamed += skipped and bool(fast.repairs)
+    assert renamed >= 0.8 * len(natives)
 
 
 @pytest.mark.parametrize(
@@ -2035,6 +2080,11 @@ def test_a_block_of_an_odd_shape_is_the_full_paths_error(block: Any) -> None:
             openai_chat.dump_messages(kimi_ids(PLAIN)),
             id="openai-chat",
         ),
+        pytest.param(
+            pydantic_ai.heal_pydantic_ai,
+            pydantic_ai.dump_messages(kimi_ids(PLAIN)),
+            id="pydantic-ai",
+        ),
     ],
 )
 def test_ids_renamed_without_loading_go_to_on_repair_and_strict(
@@ -2045,7 +2095,7 @@ def test_ids_renamed_without_loading_go_to_on_repair_and_strict(
     told: list[Any] = []
     fast = heal(native, on_repair=told.append)
     assert fast.repairs and told == list(fast.repairs)
-    with _full_path(anthropic), _full_path(openai_chat):
+    with _full_path(anthropic), _full_path(openai_chat), _full_path(pydantic_ai):
         slow_told: list[Any] = []
         slow = heal(native, on_repair=slow_told.append)
     assert slow_told == told == list(slow.repairs)
