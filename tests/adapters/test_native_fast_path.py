@@ -2004,12 +2004,12 @@ def test_anthropic_renames_ids_without_loading() -> None:
         ),
     ],
 )
-def test_a_broken_history_with_kimi_ids_is_not_renamed_in_the_callers_dicts(
+def test_a_broken_history_with_kimi_ids_is_not_renamed_in_the_callers_objects(
     module: ModuleType, heal: Callable[..., NativeHealResult[Any]], dump: Callable[[Any], Any]
 ) -> None:
     """The verdict reads past Kimi's ids (no provider takes them) and finds what else is
     wrong: a history with something more to mend goes to the full path at once, and only one
-    plain but for its ids is renamed in the caller's dicts."""
+    plain but for its ids is renamed in the caller's dicts (or pydantic-ai objects)."""
     broken = kimi_ids(PLAIN)
     broken[1] = {"role": "user", "content": [{"type": "text", "text": " "}]}  # a blank turn
     tried: list[Any] = []
