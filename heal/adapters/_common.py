@@ -62,6 +62,7 @@ __all__ = [
     "built_text_output",
     "built_texts",
     "collector_paused",
+    "delivered",
     "written_back",
     "expect_object",
     "expect_string",
@@ -379,6 +380,17 @@ def heal_native(
     with collector_paused(len(healed)):
         written = dump(healed)
     return NativeHealResult(written, repairs)
+
+
+def delivered(
+    result: NativeHealResult[T] | None, on_repair: Callable[[Repair], object] | None, strict: bool
+) -> NativeHealResult[T] | None:
+    """``result`` (made without :func:`heal_native`, as an adapter's renaming in the caller's
+    objects is) once its repairs went to ``on_repair`` and ``strict`` as heal_native sends
+    them; None stays None."""
+    if result is not None:
+        deliver(result.repairs, on_repair, strict)
+    return result
 
 
 class Sources:

@@ -90,7 +90,7 @@ from functools import partial
 from typing import Any, Literal, cast, overload
 from urllib.parse import unquote_to_bytes
 
-from heal._engine import deliver, plain_id_renames
+from heal._engine import plain_id_renames
 from heal._verdict import (
     AFTER,
     PLAIN_TERMS,
@@ -119,6 +119,7 @@ from heal.adapters._common import (
     built_text,
     built_text_output,
     collector_paused,
+    delivered,
     expect_object,
     expect_string,
     format_policy,
@@ -312,9 +313,8 @@ def heal_anthropic(
         if said == CLEAN:
             return NativeHealResult(history, ())
         if said == REFUSED_IDS:
-            renamed = _renamed_ids(history, goal)
+            renamed = delivered(_renamed_ids(history, goal), on_repair, strict)
             if renamed is not None:
-                deliver(renamed.repairs, on_repair, strict)
                 return renamed
     native_messages, original_system, has_system = _split(history)
     params = isinstance(history, Mapping)

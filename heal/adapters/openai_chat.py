@@ -107,7 +107,7 @@ from functools import partial
 from json.scanner import make_scanner
 from typing import Any, Literal, cast
 
-from heal._engine import deliver, plain_id_renames
+from heal._engine import plain_id_renames
 from heal._verdict import (
     AFTER,
     MAX_DEPTH,
@@ -134,6 +134,7 @@ from heal.adapters._common import (
     built_text_output,
     built_texts,
     collector_paused,
+    delivered,
     expect_object,
     expect_string,
     format_policy,
@@ -283,10 +284,8 @@ def heal_openai_chat(
         if said == CLEAN:
             return NativeHealResult(cast(list[NativeMessage], messages), ())
         if said == REFUSED_IDS and type(messages) is list:  # a list, once the verdict read it
-            with collector_paused(len(messages)):
-                renamed = _renamed_ids(messages, goal)
+            renamed = delivered(_renamed_ids(messages, goal), on_repair, strict)
             if renamed is not None:
-                deliver(renamed.repairs, on_repair, strict)
                 return renamed
     native = _as_list(messages)
     original = messages if isinstance(messages, list) else native
@@ -322,52 +321,53 @@ def _renamed_ids(messages: list[Any], goal: Target) -> NativeHealResult[list[Nat
     result's message); the renamed messages are the caller's dicts with the new ids in place,
     as :class:`_Writer` writes a renamed call or result.
     ``tests/adapters/test_native_fast_path.py`` holds the two ways to one result."""
-    found: list[tuple[tuple[int | None, int | None, int | None], str, str]] = []
-    calls_at: list[int | None] = []  # each one's place in its message's tool_calls (a call's)
-    for i, message in enumerate(messages):
-        if type(message) is not dict:
-            return None  # an SDK message: the full path writes it
-        role = message.get("role")
-        if role == "assistant":
-            calls = message.get("tool_calls")
-            if calls is None:
-                continue
-            if type(calls) is not list:
-                return None
-            for k, call in enumerate(calls):
-                tid = call.get("id") if type(call) is dict else None
+    with collector_paused(len(messages)):
+        found: list[tuple[tuple[int | None, int | None, int | None], str, str]] = []
+        calls_at: list[int | None] = []  # each one's place in its message's tool_calls (a call's)
+        for i, message in enumerate(messages):
+            if type(message) is not dict:
+                return None  # an SDK message: the full path writes it
+            role = message.get("role")
+            if role == "assistant":
+                calls = message.get("tool_calls")
+                if calls is None:
+                    continue
+                if type(calls) is not list:
+                    return None
+                for k, call in enumerate(calls):
+                    tid = call.get("id") if type(call) is dict else None
+                    if type(tid) is not str or not tid.isascii():
+                        return None  # the full path says what is wrong, or escapes it in records
+                    found.append(((i, None, None), "tool-call", tid))
+                    calls_at.append(k)
+            elif role == "tool":
+                tid = message.get("tool_call_id")
                 if type(tid) is not str or not tid.isascii():
-                    return None  # the full path says what is wrong, or escapes it in records
-                found.append(((i, None, None), "tool-call", tid))
-                calls_at.append(k)
-        elif role == "tool":
-            tid = message.get("tool_call_id")
-            if type(tid) is not str or not tid.isascii():
-                return None
-            found.append(((i, None, None), "tool-result", tid))
-            calls_at.append(None)
-    renamed_ids = plain_id_renames(found, goal)
-    if renamed_ids is None:
-        return None
-    ids, records = renamed_ids
-    out = list(messages)
-    edited: dict[int, list[Any]] = {}  # the new tool_calls list of each assistant message
-    for ((m, _, _), _, old), new_id, at in zip(found, ids, calls_at, strict=True):
-        if new_id == old:
-            continue
-        assert m is not None
-        message = messages[m]
-        if at is None:
-            out[m] = {**message, "tool_call_id": new_id}
-            continue
-        new_calls = edited.get(m)
-        if new_calls is None:
-            new_calls = edited[m] = list(message["tool_calls"])
-            out[m] = {**message, "tool_calls": new_calls}
-        new_calls[at] = {**new_calls[at], "id": new_id}
-    if not get_profile(goal.provider).all_accepted_tool_call_ids(ids):
-        return None
-    return NativeHealResult(out, tuple(records))
+                    return None
+                found.append(((i, None, None), "tool-result", tid))
+                calls_at.append(None)
+        renamed_ids = plain_id_renames(found, goal)
+        if renamed_ids is None:
+            return None
+        ids, records = renamed_ids
+        if not get_profile(goal.provider).all_accepted_tool_call_ids(ids):
+            return None
+        out = list(messages)
+        edited: dict[int, list[Any]] = {}  # the new tool_calls list of each assistant message
+        for ((m, _, _), _, old), new_id, at in zip(found, ids, calls_at, strict=True):
+            if new_id == old:
+                continue
+            assert m is not None
+            message = messages[m]
+            if at is None:
+                out[m] = {**message, "tool_call_id": new_id}
+                continue
+            new_calls = edited.get(m)
+            if new_calls is None:
+                new_calls = edited[m] = list(message["tool_calls"])
+                out[m] = {**message, "tool_calls": new_calls}
+            new_calls[at] = {**new_calls[at], "id": new_id}
+        return NativeHealResult(out, tuple(records))
 
 
 def _verdict(messages: Any, provider: ProviderId | None, terms: Terms) -> int:

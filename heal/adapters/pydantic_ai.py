@@ -147,7 +147,7 @@ from pydantic_ai import PydanticAIDeprecationWarning
 from pydantic_ai import messages as pa
 from pydantic_ai.usage import RequestUsage
 
-from heal._engine import HealScope, deliver, plain_id_renames
+from heal._engine import HealScope, plain_id_renames
 from heal._verdict import (
     AFTER,
     PLAIN_TERMS,
@@ -176,6 +176,7 @@ from heal.adapters._common import (
     built_text,
     built_text_output,
     collector_paused,
+    delivered,
     heal_native,
     native_path,
     native_target,
@@ -458,10 +459,8 @@ def heal_pydantic_ai(
         if said == CLEAN:
             return NativeHealResult(cast(list[pa.ModelMessage], messages), ())
     if said == REFUSED_IDS and type(messages) is list:  # a list, once the verdict read it
-        with collector_paused(len(messages)):
-            renamed = _renamed_ids(messages, goal)
+        renamed = delivered(_renamed_ids(messages, goal), on_repair, strict)
         if renamed is not None:
-            deliver(renamed.repairs, on_repair, strict)
             return renamed
     loader = _Loader(objects)
     with collector_paused(len(objects)):
@@ -590,40 +589,41 @@ def _renamed_ids(
     return's message and part); each message with a renamed part is a copy of the caller's
     with copies of those parts holding the new ids, as :class:`_Writer` writes a renamed
     message. ``tests/adapters/test_native_fast_path.py`` holds the two ways to one result."""
-    found: list[tuple[tuple[int | None, int | None, int | None], str, str]] = []
-    for i, message in enumerate(messages):
-        for j, part in enumerate(message.parts):
-            kind = type(part)
-            if kind is pa.ToolCallPart:
-                found.append(((i, j, None), "tool-call", part.tool_call_id))
-            elif kind is pa.ToolReturnPart:
-                found.append(((i, j, None), "tool-result", part.tool_call_id))
-    if not all(tid.isascii() for _, _, tid in found):
-        return None  # the full path escapes them in the records
-    renamed_ids = plain_id_renames(found, goal)
-    if renamed_ids is None:
-        return None
-    ids, records = renamed_ids
-    if not get_profile(goal.provider).all_accepted_tool_call_ids(ids):
-        return None
-    out = list(messages)
-    edited: dict[int, list[Any]] = {}  # the new parts of each message copied
-    for ((at, pos, _), _, old), new_id in zip(found, ids, strict=True):
-        if new_id == old:
-            continue
-        assert at is not None and pos is not None
-        parts = edited.get(at)
-        if parts is None:
-            parts = edited[at] = list(messages[at].parts)
-        part = _copied(parts[pos])
-        part.tool_call_id = new_id
-        parts[pos] = part
-    for at, parts in edited.items():
-        native = messages[at]
-        message = _copied(native)
-        message.parts = tuple(parts) if isinstance(native.parts, tuple) else parts
-        out[at] = message
-    return NativeHealResult(out, tuple(records))
+    with collector_paused(len(messages)):
+        found: list[tuple[tuple[int | None, int | None, int | None], str, str]] = []
+        for i, message in enumerate(messages):
+            for j, part in enumerate(message.parts):
+                kind = type(part)
+                if kind is pa.ToolCallPart:
+                    found.append(((i, j, None), "tool-call", part.tool_call_id))
+                elif kind is pa.ToolReturnPart:
+                    found.append(((i, j, None), "tool-result", part.tool_call_id))
+        if not all(tid.isascii() for _, _, tid in found):
+            return None  # the full path escapes them in the records
+        renamed_ids = plain_id_renames(found, goal)
+        if renamed_ids is None:
+            return None
+        ids, records = renamed_ids
+        if not get_profile(goal.provider).all_accepted_tool_call_ids(ids):
+            return None
+        out = list(messages)
+        edited: dict[int, list[Any]] = {}  # the new parts of each message copied
+        for ((at, pos, _), _, old), new_id in zip(found, ids, strict=True):
+            if new_id == old:
+                continue
+            assert at is not None and pos is not None
+            parts = edited.get(at)
+            if parts is None:
+                parts = edited[at] = list(messages[at].parts)
+            part = _copied(parts[pos])
+            part.tool_call_id = new_id
+            parts[pos] = part
+        for at, parts in edited.items():
+            native = messages[at]
+            message = _copied(native)
+            message.parts = tuple(parts) if isinstance(native.parts, tuple) else parts
+            out[at] = message
+        return NativeHealResult(out, tuple(records))
 
 
 def _systems_provider(
