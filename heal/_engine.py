@@ -918,7 +918,8 @@ def plain_id_renames(
     record puts it, as message, part and anchor index; its type, ``tool-call`` or
     ``tool-result``; its ASCII id), and the records the engine makes of them. None when there
     is no id to rename, the plan renames no ids without the index, or they are still refused
-    after its last id rule.
+    after its last id rule (by the plan's verdict, or by the provider's profile, which the
+    formats' verdicts ask).
 
     They are its result only for a history that, so renamed, is plainly clean for the target
     (a format's verdict says so): the caller checks that. Then only the facts that read what
@@ -942,6 +943,9 @@ def plain_id_renames(
             if new_id is not None:
                 ids[j] = new_id
                 records.append(rename_record(by, where, kind, old, new_id))
+    # The formats' verdicts ask the profile of every id: so must the renamed ones pass.
+    if not plan.profile.all_accepted_tool_call_ids(ids):
+        return None
     return ids, records
 
 

@@ -266,6 +266,10 @@ def _renamed_ids(
         goal = resolve_target(provider, model, thinking, tools, None)
     except ConfigError:
         return None  # the full path raises it
+    # The history is plain but for its ids, which are renamed one to one (an id rule maps
+    # each id to its own new one, which no other id is or becomes) to ids the profile accepts:
+    # which calls and results share an id is as it was, so the renamed history is plainly
+    # clean (the verdict's walk reads ids for nothing else).
     renamed_ids = plain_id_renames(
         [((m, p, None), part["type"], tid) for m, p, part, tid in found], goal
     )
@@ -283,12 +287,6 @@ def _renamed_ids(
             renamed = dict(part)  # its keys in place, as the full path writes a renamed part
             renamed["toolCallId"] = new_id
             content[p] = renamed
-    # The history is plain but for its ids, which are renamed one to one (an id rule maps
-    # each id to its own new one, which no other id is or becomes): which calls and results
-    # share an id is as it was, so the renamed history is plainly clean once its ids are
-    # accepted (the verdict's walk reads ids for nothing else).
-    if not get_profile(goal.provider).all_accepted_tool_call_ids(ids):
-        return None
     by_orjson = False
     if _orjson_loads is not None:
         numbers = _numbers(data)

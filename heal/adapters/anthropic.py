@@ -153,7 +153,7 @@ from heal.messages import (
 )
 from heal.messages import load_messages as _load_canonical
 from heal.policy import Policy
-from heal.providers import HEAL_NAMESPACE, ProviderId, get_profile
+from heal.providers import HEAL_NAMESPACE, ProviderId
 from heal.repairs import Repair
 from heal.rules import Rule
 from heal.rules._options import ANTHROPIC_FORMAT, BLOCK_ORDER
@@ -419,8 +419,6 @@ def _renamed_ids(history: Any, goal: Target) -> NativeHealResult[Any] | None:
                     content = edited[m] = list(messages[m]["content"])
                     out[m] = {**messages[m], "content": content}
                 content[p] = {**content[p], key: new_id}
-        if not get_profile(goal.provider).all_accepted_tool_call_ids(ids):
-            return None
         renamed = {**history, "messages": out} if type(history) is dict else out
     return NativeHealResult(renamed, tuple(records))
 

@@ -168,7 +168,7 @@ from heal.messages import (
 )
 from heal.messages import load_messages as _load_canonical
 from heal.policy import Policy
-from heal.providers import ProviderId, get_profile
+from heal.providers import ProviderId
 from heal.repairs import Repair
 from heal.rules import Rule
 from heal.rules._quick import CLEAN, NOT_PLAIN, REFUSED_IDS
@@ -350,8 +350,6 @@ def _renamed_ids(messages: list[Any], goal: Target) -> NativeHealResult[list[Nat
         if renamed_ids is None:
             return None
         ids, records = renamed_ids
-        if not get_profile(goal.provider).all_accepted_tool_call_ids(ids):
-            return None
         out = list(messages)
         edited: dict[int, list[Any]] = {}  # the new tool_calls list of each assistant message
         for ((m, _, _), _, old), new_id, at in zip(found, ids, calls_at, strict=True):

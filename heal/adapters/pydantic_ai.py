@@ -194,7 +194,7 @@ from heal.messages import (
 from heal.messages import dump_messages as _dump_canonical
 from heal.messages import load_messages as _load_canonical
 from heal.policy import Policy
-from heal.providers import PYDANTIC_AI_SYSTEMS, ProviderId, get_profile, openai_api_by_response_id
+from heal.providers import PYDANTIC_AI_SYSTEMS, ProviderId, openai_api_by_response_id
 from heal.repairs import Repair
 from heal.rules import Rule
 from heal.rules._quick import CLEAN, NOT_PLAIN, REFUSED_IDS
@@ -604,8 +604,6 @@ def _renamed_ids(
         if renamed_ids is None:
             return None
         ids, records = renamed_ids
-        if not get_profile(goal.provider).all_accepted_tool_call_ids(ids):
-            return None
         out = list(messages)
         edited: dict[int, list[Any]] = {}  # the new parts of each message copied
         for ((at, pos, _), _, old), new_id in zip(found, ids, strict=True):
