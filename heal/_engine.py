@@ -909,44 +909,86 @@ def _id_renames(
     return None
 
 
-def plain_id_renames(
-    found: Sequence[tuple[tuple[int | None, int | None, int | None], str, str]], target: Target
-) -> tuple[list[str], list[Repair]] | None:
-    """The renamings :func:`heal_messages` makes of a history's tool-call ids under the
-    default policy and rules, at request scope, for ``target``: the new id of each of ``found``
-    (every part of the history with an id, in the order of its canonical parts: where its
-    record puts it, as message, part and anchor index; its type, ``tool-call`` or
-    ``tool-result``; its ASCII id), and the records the engine makes of them. None when there
-    is no id to rename, the plan renames no ids without the index, or they are still refused
-    after its last id rule (by the plan's verdict, or by the provider's profile, which the
-    formats' verdicts ask).
+IdChain = list[tuple[tuple[str, Scope, Action, str], dict[str, str]]]
+"""The renamings of :func:`plain_id_chain`: each id rule's record terms (its id and scope, the
+action and its ``renamed_why``, as :func:`rename_record` takes them) with its map of old id to
+new, in the order the rules run, each on the ids the one before left."""
 
-    They are its result only for a history that, so renamed, is plainly clean for the target
+
+def plain_id_chain(ids: set[str], target: Target) -> IdChain | None:
+    """The renamings :func:`heal_messages` makes of a history's tool-call ids under the
+    default policy and rules, at request scope, for ``target``, given the set of every id the
+    history holds: each id rule's map, in order (see :data:`IdChain`). None when there is no id
+    to rename, the plan renames no ids without the index, or they are still refused after its
+    last id rule (by the plan's verdict, or by the provider's profile, which the formats'
+    verdicts ask).
+
+    They are its renamings only for a history that, so renamed, is plainly clean for the target
     (a format's verdict says so): the caller checks that. Then only the facts that read what
     ids are can differ between the two (the renamings are one to one), and only the id rules
     need those, so the index would run them alone, each on the ids the one before left, up to
-    the first that leaves them all accepted."""
+    the first that leaves them all accepted. Each rule records its renamed parts together, in
+    history order, before the next rule's (:class:`IdRenamer` makes the records)."""
     plan = _plan_for(target, None, None, "request")
     renamer = plan.renamer
     if renamer is None or renamer[1].valid_ids or renamer[1].exact_ids:
         return None  # another step reads what ids are: it would find the refused ones too
-    chain = _id_renames(plan, renamer[0], {entry[2] for entry in found})
+    chain = _id_renames(plan, renamer[0], ids)
     if chain is None:
         return None
-    ids = [entry[2] for entry in found]
-    records: list[Repair] = []
-    for rule, mapping in chain:
-        by = (rule.id, rule.scope, Action.REPLACE, rule.renamed_why)
-        for j, (where, kind, _) in enumerate(found):
-            old = ids[j]
-            new_id = mapping.get(old)
-            if new_id is not None:
-                ids[j] = new_id
-                records.append(rename_record(by, where, kind, old, new_id))
+    for _, mapping in chain:
+        ids = {mapping.get(tid, tid) for tid in ids}
     # The formats' verdicts ask the profile of every id: so must the renamed ones pass.
     if not plan.profile.all_accepted_tool_call_ids(ids):
         return None
-    return ids, records
+    replace = Action.REPLACE
+    return [((rule.id, rule.scope, replace, rule.renamed_why), mapping) for rule, mapping in chain]
+
+
+class IdRenamer:
+    """The renamings :func:`heal_messages` makes of a history's tool-call ids
+    (:func:`plain_id_chain`), for a format that renames them in the caller's own data: it
+    passes each part with an id to :meth:`renamed`, in the order of the history's canonical
+    parts, and gets its new id; :meth:`records` are then the engine's records of them."""
+
+    __slots__ = ("_chain", "_made")
+
+    def __init__(self, chain: IdChain) -> None:
+        self._chain = chain
+        self._made: list[list[Repair]] = [[] for _ in chain]
+
+    @classmethod
+    def of(cls, ids: set[str], target: Target) -> IdRenamer | None:
+        """The renamer of a history whose ids are ``ids`` (all of them), when
+        :func:`plain_id_chain` renames them and they are ASCII (the full path escapes others in
+        its records); else None."""
+        if not "".join(ids).isascii():
+            return None
+        chain = plain_id_chain(ids, target)
+        return None if chain is None else cls(chain)
+
+    def renamed(
+        self, where: tuple[int | None, int | None, int | None], kind: str, tool_call_id: str
+    ) -> str:
+        """The new id of the part at ``where`` (its record's message, part and anchor index),
+        of type ``kind`` (``tool-call``, ``tool-result``), whose id is ``tool_call_id``, which
+        the history's ids held (the same id when no rule renames it); each rule that renames
+        it makes its record."""
+        now = tool_call_id
+        k = -1
+        for by, mapping in self._chain:
+            k += 1
+            new_id = mapping.get(now)
+            if new_id is not None:
+                self._made[k].append(rename_record(by, where, kind, now, new_id))
+                now = new_id
+        return now
+
+    def records(self) -> tuple[Repair, ...]:
+        """The records of the parts renamed so far: each rule's together, in the order they
+        were passed, before the next rule's (as the engine runs one rule after the other)."""
+        made = self._made
+        return tuple(made[0]) if len(made) == 1 else tuple(r for batch in made for r in batch)
 
 
 def _renamed(

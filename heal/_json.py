@@ -40,10 +40,10 @@ from typing import Any, Generic, TypeVar
 from pydantic import TypeAdapter
 
 from heal._engine import (
+    IdRenamer,
     deliver,
     heal_messages,
     heal_not_plain,
-    plain_id_renames,
     resolve_target,
 )
 from heal._verdict import (
@@ -183,6 +183,7 @@ def _heal_json(
             and by_default(policy, target.get("rules"), target.get("scope", "request"))
         )
     )
+    ids: list[str] = []  # the calls' ids, gathered by the verdict's walk
     said = (
         _verdict(
             decoded,
@@ -191,6 +192,7 @@ def _heal_json(
             target.get("thinking"),
             target.get("tools"),
             past_ids=True,
+            ids=ids,
         )
         if asked
         else NOT_PLAIN
@@ -198,7 +200,7 @@ def _heal_json(
     if said == CLEAN:
         return JsonHealResult(data, ())
     if said == REFUSED_IDS:
-        renamed = _renamed_ids(data, decoded, provider, target)
+        renamed = _renamed_ids(data, decoded, provider, target, ids)
         if renamed is not None:
             return renamed
     read = None if decoded is _UNREADABLE else _load_decoded(data, decoded)
@@ -222,45 +224,20 @@ def _heal_json(
 
 
 def _renamed_ids(
-    data: T, decoded: list[Any], provider: ProviderId | None, target: dict[str, Any]
+    data: T, decoded: list[Any], provider: ProviderId | None, target: dict[str, Any], ids: list[str]
 ) -> JsonHealResult[T] | None:
     """The result for a history the verdict found plain but for tool-call ids the target
     refuses (Kimi's ``functions.search:3``; any id but Mistral's own, for Mistral; see
-    :func:`_verdict`), made from the decoded dicts, without models; None to heal it the full
-    way, which then decides as always.
+    :func:`_verdict`), whose calls' ids are ``ids`` (the verdict's walk gathered them), made
+    from the decoded dicts, without models; None to heal it the full way, which then decides
+    as always.
 
-    The ids are renamed as the engine's id rules rename them (:func:`plain_id_renames`), one to
+    The ids are renamed as the engine's id rules rename them (:class:`IdRenamer`), one to
     one, and the new ones must be accepted: the renamed history is then plainly clean, and this
     is ``heal_messages``' result for the history, with one record per renamed part (the
     engine's own, made as it makes them). The text is what the full path writes: each message
     its decoded dict with the new ids in place, so every dict must hold its keys in the
     models' order. ``tests/test_json.py`` holds the two ways to one result."""
-    # One pass over the parts, plain ones (the verdict knows their keys): which hold an id,
-    # and whether each dict's keys are in the order a dump writes them (_canonical's test,
-    # which for such dicts is the order alone).
-    found: list[tuple[int, int, dict[str, Any], str]] = []
-    orders = _PLAIN_ORDERS
-    m = -1
-    for message in decoded:
-        m += 1
-        if next(iter(message)) != "role":
-            return None
-        content = message["content"]
-        if type(content) is str:
-            continue
-        p = -1
-        for part in content:
-            p += 1
-            if tuple(part) not in orders:
-                return None
-            kind = part["type"]  # a string, in a plain part
-            if kind in {"tool-call", "tool-result"}:
-                tid = part["toolCallId"]
-                if not tid.isascii():
-                    return None  # the full path escapes it in the records
-                if kind == "tool-result" and next(iter(part["output"])) != "type":
-                    return None
-                found.append((m, p, part, tid))
     model, thinking, tools = target.get("model"), target.get("thinking"), target.get("tools")
     try:
         goal = resolve_target(provider, model, thinking, tools, None)
@@ -270,23 +247,42 @@ def _renamed_ids(
     # each id to its own new one, which no other id is or becomes) to ids the profile accepts:
     # which calls and results share an id is as it was, so the renamed history is plainly
     # clean (the verdict's walk reads ids for nothing else).
-    renamed_ids = plain_id_renames(
-        [((m, p, None), part["type"], tid) for m, p, part, tid in found], goal
-    )
-    if renamed_ids is None:
+    renamer = IdRenamer.of(set(ids), goal)
+    if renamer is None:
         return None
-    ids, records = renamed_ids
+    renamed = renamer.renamed
+    # One pass over the parts, plain ones (the verdict knows their keys): each id renamed, and
+    # whether each dict's keys are in the order a dump writes them (_canonical's test, which
+    # for such dicts is the order alone).
+    orders = _PLAIN_ORDERS
     out = list(decoded)
-    edited: dict[int, list[Any]] = {}
-    for (m, p, part, old), new_id in zip(found, ids, strict=True):
-        if new_id != old:
-            content = edited.get(m)
-            if content is None:
-                content = edited[m] = list(decoded[m]["content"])
-                out[m] = {**decoded[m], "content": content}
-            renamed = dict(part)  # its keys in place, as the full path writes a renamed part
-            renamed["toolCallId"] = new_id
-            content[p] = renamed
+    m = -1
+    for message in decoded:
+        m += 1
+        if next(iter(message)) != "role":
+            return None
+        content = message["content"]
+        if type(content) is str:
+            continue
+        edited: list[Any] | None = None
+        p = -1
+        for part in content:
+            p += 1
+            if tuple(part) not in orders:
+                return None
+            kind = part["type"]  # a string, in a plain part
+            if kind in {"tool-call", "tool-result"}:
+                if kind == "tool-result" and next(iter(part["output"])) != "type":
+                    return None
+                tid = part["toolCallId"]
+                new_id = renamed((m, p, None), kind, tid)
+                if new_id != tid:
+                    if edited is None:
+                        edited = list(content)
+                        out[m] = {**message, "content": edited}
+                    new = dict(part)  # its keys in place, as the full path writes a renamed part
+                    new["toolCallId"] = new_id
+                    edited[p] = new
     by_orjson = False
     if _orjson_loads is not None:
         numbers = _numbers(data)
@@ -300,7 +296,7 @@ def _renamed_ids(
             return None
     else:
         written = _encode(out)
-    repairs = tuple(records)
+    repairs = renamer.records()
     deliver(repairs, target.get("on_repair"), bool(target.get("strict")))
     return JsonHealResult(_as_given(data, [], written), repairs)
 
@@ -808,6 +804,7 @@ def _verdict(
     tools: Any,
     *,
     past_ids: bool,
+    ids: list[str] | None = None,
 ) -> int:
     """:func:`clean_verdict`, saying why: ``CLEAN``, ``NOT_PLAIN``, or ``REFUSED_IDS`` when the
     history is plainly clean but for call ids the provider refuses. Without ``past_ids`` the
@@ -834,7 +831,7 @@ def _verdict(
         accepts = get_profile(provider).accepts_tool_call_id
         plain = walked_clean(provider, terms, _scan, history, rich, accepts)
         return CLEAN if plain and (not terms.items or _items_plain(history)) else NOT_PLAIN
-    said = walked_verdict(provider, terms, _scan, history, rich, _any_id)
+    said = walked_verdict(provider, terms, _scan, history, rich, _any_id, ids=ids)
     if said != NOT_PLAIN and terms.items and not _items_plain(history):
         return NOT_PLAIN
     return said

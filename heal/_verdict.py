@@ -556,13 +556,17 @@ def walked_verdict(
     terms: Terms,
     walk: Callable[..., str | None],
     *history: Any,
+    ids: list[str] | None = None,
 ) -> int:
     """:func:`walked_clean`, saying why: ``CLEAN``, ``NOT_PLAIN``, or ``REFUSED_IDS`` when the
     history is plain but for its call ids' format (the adapters then rename them, as the
     engine's id rules would, without models). ``walk``, called with ``history`` as
     :func:`walked_clean` calls it, must read past an id the provider refuses (Kimi's, with a
-    colon) rather than stop: the ids are judged here, all together."""
-    ids: list[str] = []
+    colon) rather than stop: the ids are judged here, all together. ``ids``: a list to gather
+    the call ids in (every result's is its call's, in a history found plain), for the
+    renaming."""
+    if ids is None:
+        ids = []
     if not walked_clean(provider, terms, walk, *history, ids=ids):
         return NOT_PLAIN
     # A known provider: walked_clean judged it.

@@ -90,7 +90,7 @@ from functools import partial
 from typing import Any, Literal, cast, overload
 from urllib.parse import unquote_to_bytes
 
-from heal._engine import plain_id_renames
+from heal._engine import IdRenamer
 from heal._verdict import (
     AFTER,
     PLAIN_TERMS,
@@ -309,11 +309,12 @@ def heal_anthropic(
     # The verdict is asked under the default options, for a target it knows (terms).
     terms = terms_for(goal) if by_default(policy, rules, scope) else None
     if terms is not None:
-        said = _verdict(history, goal.provider, terms)
+        ids: list[str] = []
+        said = _verdict(history, goal.provider, terms, ids)
         if said == CLEAN:
             return NativeHealResult(history, ())
         if said == REFUSED_IDS:
-            renamed = delivered(_renamed_ids(history, goal), on_repair, strict)
+            renamed = delivered(_renamed_ids(history, goal, ids), on_repair, strict)
             if renamed is not None:
                 return renamed
     native_messages, original_system, has_system = _split(history)
@@ -367,60 +368,60 @@ _ID_KEYS = {"tool_use": ("id", "tool-call"), "tool_result": ("tool_use_id", "too
 """The key of each block kind's tool-call id, and the canonical part it loads as."""
 
 
-def _renamed_ids(history: Any, goal: Target) -> NativeHealResult[Any] | None:
+def _renamed_ids(history: Any, goal: Target, ids: list[str]) -> NativeHealResult[Any] | None:
     """The result for a history the verdict found plain but for tool-call ids the target
-    refuses (Kimi's ``functions.search:3``; see :func:`_verdict`), made from the caller's dicts,
-    without models; None to heal it the full way, which then decides.
+    refuses (Kimi's ``functions.search:3``; see :func:`_verdict`), whose calls' ids are ``ids``
+    (the verdict's walk gathered them), made from the caller's dicts, without models; None to
+    heal it the full way, which then decides.
 
     The ids are renamed as the engine's id rules rename them
-    (:func:`heal._engine.plain_id_renames`), one to one, and the new ones must be accepted:
+    (:class:`heal._engine.IdRenamer`), one to one, and the new ones must be accepted:
     the renamed history is then plainly clean (the walk reads ids for nothing else), and this
     is the full path's result, with the engine's records at native places (a block of
     ``messages``); each renamed block is the caller's dict with the new id in place, in a copy
-    of its message (and of the parameters), as :class:`_Writer` writes it.
+    of its message (and of the parameters), as :class:`_Writer` writes it, made in one pass.
     ``tests/adapters/test_native_fast_path.py`` holds the two ways to one result."""
     messages = history.get("messages") if type(history) is dict else history
     if type(messages) is not list:
         return None
+    renamer = IdRenamer.of(set(ids), goal)
+    if renamer is None:
+        return None
+    renamed = renamer.renamed
     with collector_paused(len(messages)):
-        found: list[tuple[tuple[int | None, int | None, int | None], str, str]] = []
-        keys: list[str] = []
-        for i, message in enumerate(messages):
+        out = list(messages)
+        i = -1
+        for message in messages:
+            i += 1
             if type(message) is not dict:
                 return None  # an SDK object, which the full path writes
             content = message.get("content")
             if type(content) is not list:
                 continue  # a string
-            for j, block in enumerate(content):
-                # Every block with an id is found (the new ids are judged, not the history
-                # again): an SDK block object goes the full path too.
+            edited: list[Any] | None = None
+            j = -1
+            for block in content:
+                j += 1
+                # Every block is read (the new ids are judged, not the history again): an SDK
+                # block object goes the full path too.
                 if type(block) is not dict:
                     return None
                 name = block.get("type")
                 kind = _ID_KEYS.get(name) if type(name) is str else None  # a dict is unhashable
                 if kind is None:
                     continue
-                tid = block.get(kind[0])
-                if type(tid) is not str or not tid.isascii():
-                    return None  # the full path says what is wrong, or escapes it in records
-                found.append(((i, j, None), kind[1], tid))
-                keys.append(kind[0])
-        renamed_ids = plain_id_renames(found, goal)
-        if renamed_ids is None:
-            return None
-        ids, records = renamed_ids
-        out = list(messages)
-        edited: dict[int, list[Any]] = {}
-        for ((m, p, _), _, old), new_id, key in zip(found, ids, keys, strict=True):
-            if new_id != old:
-                assert m is not None and p is not None
-                content = edited.get(m)
-                if content is None:
-                    content = edited[m] = list(messages[m]["content"])
-                    out[m] = {**messages[m], "content": content}
-                content[p] = {**content[p], key: new_id}
-        renamed = {**history, "messages": out} if type(history) is dict else out
-    return NativeHealResult(renamed, tuple(records))
+                key = kind[0]
+                tid = block.get(key)
+                if type(tid) is not str:
+                    return None  # the full path says what is wrong
+                new_id = renamed((i, j, None), kind[1], tid)
+                if new_id != tid:
+                    if edited is None:
+                        edited = list(content)
+                        out[i] = {**message, "content": edited}
+                    edited[j] = {**block, key: new_id}
+        result = {**history, "messages": out} if type(history) is dict else out
+    return NativeHealResult(result, renamer.records())
 
 
 def _plainly_clean(history: Any, provider: ProviderId | None, terms: Terms = PLAIN_TERMS) -> bool:
@@ -464,14 +465,16 @@ def _plainly_clean(history: Any, provider: ProviderId | None, terms: Terms = PLA
     return walked_clean(provider, terms, _plain_messages, messages, system, terms)
 
 
-def _verdict(history: Any, provider: ProviderId | None, terms: Terms) -> int:
+def _verdict(
+    history: Any, provider: ProviderId | None, terms: Terms, ids: list[str] | None = None
+) -> int:
     """:func:`_plainly_clean`, saying why (:func:`heal._verdict.walked_verdict`):
     ``REFUSED_IDS`` for a history plain but for its call ids' format, which the walk reads
-    past."""
+    past (gathering the calls' ids in ``ids``, when given)."""
     messages, system = _walked(history)
     if type(messages) is not list or not messages:
         return NOT_PLAIN
-    return walked_verdict(provider, terms, _read_past_ids, messages, system, terms)
+    return walked_verdict(provider, terms, _read_past_ids, messages, system, terms, ids=ids)
 
 
 def _walked(history: Any) -> tuple[Any, Any]:

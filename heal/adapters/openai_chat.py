@@ -107,7 +107,7 @@ from functools import partial
 from json.scanner import make_scanner
 from typing import Any, Literal, cast
 
-from heal._engine import plain_id_renames
+from heal._engine import IdRenamer
 from heal._verdict import (
     AFTER,
     MAX_DEPTH,
@@ -280,11 +280,12 @@ def heal_openai_chat(
     # The verdict is asked under the default options, for a target it knows (terms).
     terms = terms_for(goal) if by_default(policy, rules, scope) else None
     if terms is not None:
-        said = _verdict(messages, goal.provider, terms)
+        ids: list[str] = []
+        said = _verdict(messages, goal.provider, terms, ids)
         if said == CLEAN:
             return NativeHealResult(cast(list[NativeMessage], messages), ())
         if said == REFUSED_IDS and type(messages) is list:  # a list, once the verdict read it
-            renamed = delivered(_renamed_ids(messages, goal), on_repair, strict)
+            renamed = delivered(_renamed_ids(messages, goal, ids), on_repair, strict)
             if renamed is not None:
                 return renamed
     native = _as_list(messages)
@@ -308,23 +309,31 @@ def heal_openai_chat(
     )
 
 
-def _renamed_ids(messages: list[Any], goal: Target) -> NativeHealResult[list[NativeMessage]] | None:
+def _renamed_ids(
+    messages: list[Any], goal: Target, ids: list[str]
+) -> NativeHealResult[list[NativeMessage]] | None:
     """The result for a list of message dicts the verdict found plain but for tool-call ids
     the target refuses (Kimi's ``functions.search:3``; any id but Mistral's own, for Mistral;
-    see :func:`_verdict`), made from the caller's dicts, without models; None to heal it the
-    full way, which then decides.
+    see :func:`_verdict`), whose calls' ids are ``ids`` (the verdict's walk gathered them),
+    made from the caller's dicts, without models; None to heal it the full way, which then
+    decides.
 
     The ids are renamed as the engine's id rules rename them
-    (:func:`heal._engine.plain_id_renames`), one to one, and the new ones must be accepted:
+    (:class:`heal._engine.IdRenamer`), one to one, and the new ones must be accepted:
     the renamed list is then plainly clean (the walk reads ids for nothing else), and this is
     the full path's result, with the engine's records at native places (a call's and a
     result's message); the renamed messages are the caller's dicts with the new ids in place,
-    as :class:`_Writer` writes a renamed call or result.
+    as :class:`_Writer` writes a renamed call or result, made in one pass.
     ``tests/adapters/test_native_fast_path.py`` holds the two ways to one result."""
+    renamer = IdRenamer.of(set(ids), goal)
+    if renamer is None:
+        return None
+    renamed = renamer.renamed
     with collector_paused(len(messages)):
-        found: list[tuple[tuple[int | None, int | None, int | None], str, str]] = []
-        calls_at: list[int | None] = []  # each one's place in its message's tool_calls (a call's)
-        for i, message in enumerate(messages):
+        out = list(messages)
+        i = -1
+        for message in messages:
+            i += 1
             if type(message) is not dict:
                 return None  # an SDK message: the full path writes it
             role = message.get("role")
@@ -334,46 +343,38 @@ def _renamed_ids(messages: list[Any], goal: Target) -> NativeHealResult[list[Nat
                     continue
                 if type(calls) is not list:
                     return None
-                for k, call in enumerate(calls):
+                new_calls: list[Any] | None = None
+                k = -1
+                for call in calls:
+                    k += 1
                     tid = call.get("id") if type(call) is dict else None
-                    if type(tid) is not str or not tid.isascii():
-                        return None  # the full path says what is wrong, or escapes it in records
-                    found.append(((i, None, None), "tool-call", tid))
-                    calls_at.append(k)
+                    if type(tid) is not str:
+                        return None  # the full path says what is wrong
+                    new_id = renamed((i, None, None), "tool-call", tid)
+                    if new_id != tid:
+                        if new_calls is None:
+                            new_calls = list(calls)
+                            out[i] = {**message, "tool_calls": new_calls}
+                        new_calls[k] = {**call, "id": new_id}
             elif role == "tool":
                 tid = message.get("tool_call_id")
-                if type(tid) is not str or not tid.isascii():
+                if type(tid) is not str:
                     return None
-                found.append(((i, None, None), "tool-result", tid))
-                calls_at.append(None)
-        renamed_ids = plain_id_renames(found, goal)
-        if renamed_ids is None:
-            return None
-        ids, records = renamed_ids
-        out = list(messages)
-        edited: dict[int, list[Any]] = {}  # the new tool_calls list of each assistant message
-        for ((m, _, _), _, old), new_id, at in zip(found, ids, calls_at, strict=True):
-            if new_id == old:
-                continue
-            assert m is not None
-            message = messages[m]
-            if at is None:
-                out[m] = {**message, "tool_call_id": new_id}
-                continue
-            new_calls = edited.get(m)
-            if new_calls is None:
-                new_calls = edited[m] = list(message["tool_calls"])
-                out[m] = {**message, "tool_calls": new_calls}
-            new_calls[at] = {**new_calls[at], "id": new_id}
-        return NativeHealResult(out, tuple(records))
+                new_id = renamed((i, None, None), "tool-result", tid)
+                if new_id != tid:
+                    out[i] = {**message, "tool_call_id": new_id}
+        return NativeHealResult(out, renamer.records())
 
 
-def _verdict(messages: Any, provider: ProviderId | None, terms: Terms) -> int:
+def _verdict(
+    messages: Any, provider: ProviderId | None, terms: Terms, ids: list[str] | None = None
+) -> int:
     """:func:`_plainly_clean`, saying why (:func:`heal._verdict.walked_verdict`):
-    ``REFUSED_IDS`` for a list plain but for its call ids' format, which the walk reads past."""
+    ``REFUSED_IDS`` for a list plain but for its call ids' format, which the walk reads past
+    (gathering the calls' ids in ``ids``, when given)."""
     if type(messages) is not list or not messages:
         return NOT_PLAIN
-    return walked_verdict(provider, terms, _read_past_ids, messages, terms.rich)
+    return walked_verdict(provider, terms, _read_past_ids, messages, terms.rich, ids=ids)
 
 
 def _plainly_clean(messages: Any, provider: ProviderId | None, terms: Terms = PLAIN_TERMS) -> bool:

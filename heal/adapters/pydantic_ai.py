@@ -147,7 +147,7 @@ from pydantic_ai import PydanticAIDeprecationWarning
 from pydantic_ai import messages as pa
 from pydantic_ai.usage import RequestUsage
 
-from heal._engine import HealScope, plain_id_renames
+from heal._engine import HealScope, IdRenamer
 from heal._verdict import (
     AFTER,
     PLAIN_TERMS,
@@ -440,8 +440,10 @@ def heal_pydantic_ai(
         and target is None
     )
     said = NOT_PLAIN
+    ids: list[str] = []  # the calls' ids, when the verdict read them all
+    inferred: list[ProviderId | None] = []  # the history's own provider, when it found one
     if own:
-        said = _verdict(messages, _ITS_OWN, past_ids=True)
+        said = _verdict(messages, _ITS_OWN, past_ids=True, ids=ids, inferred=inferred)
         if said == CLEAN:
             return NativeHealResult(cast(list[pa.ModelMessage], messages), ())
     goal = native_target(
@@ -451,15 +453,15 @@ def heal_pydantic_ai(
         thinking=thinking,
         tools=tools,
         target=target,
-        infer=lambda: _agreed_provider(objects),
+        infer=(lambda: inferred[0]) if inferred else lambda: _agreed_provider(objects),
     )
     terms = terms_for(goal) if defaults and not own else None
     if terms is not None:
-        said = _verdict(messages, goal.provider, terms, past_ids=True)
+        said = _verdict(messages, goal.provider, terms, past_ids=True, ids=ids)
         if said == CLEAN:
             return NativeHealResult(cast(list[pa.ModelMessage], messages), ())
     if said == REFUSED_IDS and type(messages) is list:  # a list, once the verdict read it
-        renamed = delivered(_renamed_ids(messages, goal), on_repair, strict)
+        renamed = delivered(_renamed_ids(messages, goal, ids), on_repair, strict)
         if renamed is not None:
             return renamed
     loader = _Loader(objects)
@@ -539,14 +541,19 @@ def _verdict(
     terms: Terms = PLAIN_TERMS,
     *,
     past_ids: bool = False,
+    ids: list[str] | None = None,
+    inferred: list[ProviderId | None] | None = None,
 ) -> int:
     """:func:`_plainly_clean`, saying why: ``CLEAN``, ``NOT_PLAIN`` or ``REFUSED_IDS``, which
     with ``past_ids`` (the walk reads past Kimi's ids rather than stop) says the history is
     plain but for its call ids' format (:func:`heal_pydantic_ai` renames them in the caller's
-    objects)."""
+    objects). The walk adds the calls' ids to ``ids`` when given (in a history it found plain,
+    every return's id is its call's), and for ``_ITS_OWN`` the provider the responses agree on
+    to ``inferred`` once it read them all."""
     if type(messages) is not list or not messages:
         return NOT_PLAIN
-    ids: list[str] = []
+    if ids is None:
+        ids = []
     names: list[str] = []
     if provider is _ITS_OWN:
         systems: set[str | None] = set()
@@ -555,6 +562,8 @@ def _verdict(
         if last is None:
             return NOT_PLAIN
         provider = _systems_provider(systems, messages)
+        if inferred is not None:
+            inferred.append(provider)
         if rich:  # thinking or provider options: the provider's rules must read neither
             found = provider_terms(provider)
             if found is None or not found.rich:
@@ -575,53 +584,55 @@ def _verdict(
 
 
 def _renamed_ids(
-    messages: list[Any], goal: Target
+    messages: list[Any], goal: Target, ids: list[str]
 ) -> NativeHealResult[list[pa.ModelMessage]] | None:
     """The result for a history the verdict found plain but for tool-call ids the target
     refuses (Kimi's ``functions.search:3``; any id but Mistral's own, for Mistral; see
-    :func:`_verdict`), made from the caller's objects, without models; None to heal it the
-    full way, which then decides.
+    :func:`_verdict`), whose calls' ids are ``ids`` (the verdict's walk gathered them), made
+    from the caller's objects, without models; None to heal it the full way, which then decides.
 
     The ids are renamed as the engine's id rules rename them
-    (:func:`heal._engine.plain_id_renames`), one to one, and the new ones must be accepted:
+    (:class:`heal._engine.IdRenamer`), one to one, and the new ones must be accepted:
     the renamed history is then plainly clean (the walk reads ids for nothing else), and this
     is the full path's result, with the engine's records at native places (a call's or a
-    return's message and part); each message with a renamed part is a copy of the caller's
-    with copies of those parts holding the new ids, as :class:`_Writer` writes a renamed
-    message. ``tests/adapters/test_native_fast_path.py`` holds the two ways to one result."""
+    return's message and part; each rule's together, in history order); each message with a
+    renamed part is a copy of the caller's with copies of those parts holding the new ids, as
+    :class:`_Writer` writes a renamed message, made in the same pass.
+    ``tests/adapters/test_native_fast_path.py`` holds the two ways to one result."""
+    renamer = IdRenamer.of(set(ids), goal)
+    if renamer is None:
+        return None
+    renamed = renamer.renamed
     with collector_paused(len(messages)):
-        found: list[tuple[tuple[int | None, int | None, int | None], str, str]] = []
-        for i, message in enumerate(messages):
-            for j, part in enumerate(message.parts):
-                kind = type(part)
-                if kind is pa.ToolCallPart:
-                    found.append(((i, j, None), "tool-call", part.tool_call_id))
-                elif kind is pa.ToolReturnPart:
-                    found.append(((i, j, None), "tool-result", part.tool_call_id))
-        if not all(tid.isascii() for _, _, tid in found):
-            return None  # the full path escapes them in the records
-        renamed_ids = plain_id_renames(found, goal)
-        if renamed_ids is None:
-            return None
-        ids, records = renamed_ids
         out = list(messages)
-        edited: dict[int, list[Any]] = {}  # the new parts of each message copied
-        for ((at, pos, _), _, old), new_id in zip(found, ids, strict=True):
-            if new_id == old:
-                continue
-            assert at is not None and pos is not None
-            parts = edited.get(at)
-            if parts is None:
-                parts = edited[at] = list(messages[at].parts)
-            part = _copied(parts[pos])
-            part.tool_call_id = new_id
-            parts[pos] = part
-        for at, parts in edited.items():
-            native = messages[at]
-            message = _copied(native)
-            message.parts = tuple(parts) if isinstance(native.parts, tuple) else parts
-            out[at] = message
-        return NativeHealResult(out, tuple(records))
+        call_cls, return_cls = pa.ToolCallPart, pa.ToolReturnPart
+        i = -1
+        for message in messages:
+            i += 1
+            parts: list[Any] | None = None
+            j = -1
+            for part in message.parts:
+                j += 1
+                kind = type(part)
+                if kind is call_cls:
+                    old = part.tool_call_id
+                    new_id = renamed((i, j, None), "tool-call", old)
+                elif kind is return_cls:
+                    old = part.tool_call_id
+                    new_id = renamed((i, j, None), "tool-result", old)
+                else:
+                    continue
+                if new_id != old:
+                    if parts is None:
+                        parts = list(message.parts)
+                    new = _copied(part)
+                    new.tool_call_id = new_id
+                    parts[j] = new
+            if parts is not None:
+                copied = _copied(message)
+                copied.parts = tuple(parts) if isinstance(message.parts, tuple) else parts
+                out[i] = copied
+        return NativeHealResult(out, renamer.records())
 
 
 def _systems_provider(
@@ -967,7 +978,7 @@ def _copied(obj: Any) -> Any:
     if cls not in _PLAIN_COPIES:
         return copy.copy(obj)
     new = object.__new__(cls)
-    new.__dict__.update(obj.__dict__)
+    new.__dict__ = obj.__dict__.copy()  # a third cheaper than updating the new one's
     return new
 
 

@@ -46,12 +46,17 @@ def rename_all(
     """
     bad_set = sorted(set(bad))
     bases = {old: sanitize(old, forbidden, limit, fallback) for old in bad_set}
-    counts = Counter(bases.values())
+    made = list(bases.values())
+    shared = (  # the bases two bad values sanitize to (none, nearly always)
+        {base for base, count in Counter(made).items() if count > 1}
+        if len(set(made)) < len(made)
+        else set()
+    )
     used = set(keep)
     out: dict[str, str] = {}
     for old in bad_set:
         base = bases[old]
-        if counts[base] > 1 or base in used:
+        if base in shared or base in used:
             base = with_suffix(base, digest(old), limit)
         candidate, n = base, 2
         while candidate in used:  # a digest collision: astronomically rare, still handled

@@ -314,11 +314,9 @@ class InvalidToolCallId(Rule):
 
     def _renaming(self, ids: Collection[str], profile: ProviderProfile) -> dict[str, str]:
         """:meth:`renamed_ids` of ids not all valid."""
-        valid = profile.valid_tool_call_id
-        good: list[str] = []
-        bad: list[str] = []
-        for tid in ids:
-            (good if valid(tid) else bad).append(tid)
+        fits = profile.tool_call_id_pattern.fullmatch  # valid_tool_call_id, without its call
+        bad = [tid for tid in ids if fits(tid) is None]
+        good = set(ids).difference(bad)
         return rename_all(
             bad, good, profile.tool_call_id_forbidden, profile.tool_call_id_max, "call"
         )
