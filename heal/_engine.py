@@ -813,9 +813,10 @@ def _renamed_plainly(
         ids = []
         if quick_verdict(messages, others, target, profile, ids=ids) != CLEAN:
             return None
-    chain = _id_renames(plan, steps, set(ids))
-    if chain is None:
+    renamed = _id_renames(plan, steps, set(ids))
+    if renamed is None:
         return None
+    chain = renamed[0]
     # The records of each rule in turn; made here as the engine makes a rule's record of its
     # finding (renamed_id_finding), through the finding when text must be escaped.
     made: list[list[Repair]] = [[] for _ in chain]
@@ -883,11 +884,12 @@ IdRule = InvalidToolCallId | MistralToolCallId
 
 def _id_renames(
     plan: _Plan, steps: tuple[int, ...], ids: set[str]
-) -> list[tuple[IdRule, dict[str, str]]] | None:
+) -> tuple[list[tuple[IdRule, dict[str, str]]], set[str]] | None:
     """The renamings the plan's id rules (its ``steps``) make, in order, of a history plain
     but for its ``ids`` (all of them; see :func:`_renamed_plainly`): each rule's of the ids the
     ones before left, up to the first that leaves every id in the format the plan's verdict
-    asks for; None when there is nothing to rename, or ids still refused after the last."""
+    asks for, and the ids they leave; None when there is nothing to rename, or ids still
+    refused after the last."""
     profile = plan.profile
     assert plan.quick is not None  # a plan with a renamer has quick terms (_cached_plan)
     accepted = (
@@ -905,7 +907,7 @@ def _id_renames(
         chain.append((rule, mapping))
         ids = {mapping.get(tid, tid) for tid in ids}
         if accepted(ids):
-            return chain
+            return chain, ids
     return None
 
 
@@ -933,13 +935,14 @@ def plain_id_chain(ids: set[str], target: Target) -> IdChain | None:
     renamer = plan.renamer
     if renamer is None or renamer[1].valid_ids or renamer[1].exact_ids:
         return None  # another step reads what ids are: it would find the refused ones too
-    chain = _id_renames(plan, renamer[0], ids)
-    if chain is None:
+    renamed = _id_renames(plan, renamer[0], ids)
+    if renamed is None:
         return None
-    for _, mapping in chain:
-        ids = {mapping.get(tid, tid) for tid in ids}
-    # The formats' verdicts ask the profile of every id: so must the renamed ones pass.
-    if not plan.profile.all_accepted_tool_call_ids(ids):
+    chain, ids = renamed
+    # The formats' verdicts ask the profile of every id: so must the renamed ones pass (the
+    # plan's verdict asked the shared rule only, unless it asks for an exact format).
+    assert plan.quick is not None  # a plan with a renamer has quick terms (_cached_plan)
+    if not plan.quick.exact_ids and not plan.profile.all_accepted_tool_call_ids(ids):
         return None
     replace = Action.REPLACE
     return [((rule.id, rule.scope, replace, rule.renamed_why), mapping) for rule, mapping in chain]

@@ -1534,7 +1534,8 @@ class _Loader:
         linked: set[int] = set()
         base = 1  # a string content counts as one block
         if listed:
-            found_links = self._fast_blocks(content, read, parts, origins)
+            provider = fields["response_metadata"].get("model_provider")
+            found_links = self._fast_blocks(content, read, parts, origins, provider)
             if found_links is None:
                 return False
             linked, base = found_links, len(content)
@@ -1573,6 +1574,7 @@ class _Loader:
         calls: list[tuple[str, str, Any, Json]],
         parts: list[Any],
         origins: list[int | None],
+        provider: Any = None,
     ) -> set[int] | None:
         """The parts of an AI message's list ``content``, added to ``parts`` and ``origins`` as
         :meth:`_ai_block` reads them, when every block is a string, a ``text`` block or a
@@ -1603,6 +1605,13 @@ class _Loader:
                 rest = dict(block)  # in the block's order, as _without copies it
                 del rest["text"]
                 parts.append(built_text(text, {"heal": {_NS: {"at": k, "block": rest}}}))
+                origins.append(k)
+                continue
+            if kind in ("thinking", "reasoning"):  # a tuple: the type may be unhashable
+                part = _fast_reasoning(block, k, provider)
+                if part is None:
+                    return None
+                parts.append(part)
                 origins.append(k)
                 continue
             if kind != "tool_use":
@@ -2033,6 +2042,36 @@ def _reasoning_block(block: Json, k: int, provider: Any) -> Json:
         raise InputError("reasoning block has no text string", path=f"content[{k}]")
     meta["block"] = rest
     return _node({"type": "reasoning", "text": text}, meta, others)
+
+
+def _fast_reasoning(block: Json, k: int, provider: Any) -> Any:
+    """The reasoning part :func:`_reasoning_block` reads of a ``thinking`` block (its text, and
+    a string signature as Anthropic's) or of a ``reasoning`` block with its text and without a
+    summary (a string signature in its ``extras`` as the provider's, as ``_SIGNATURE_HOMES``
+    says), built for :meth:`_Loader._fast_blocks`; None for any other, or a block that is not
+    plain JSON: the general path reads it, and words what it refuses."""
+    kind = block["type"]
+    key = "thinking" if kind == "thinking" else "reasoning"
+    text = block.get(key)
+    if type(text) is not str or not plain_value(block):
+        return None
+    rest = _without(block, key)
+    others: Json = {}
+    if kind == "thinking":
+        if type(rest.get("signature")) is str:
+            others["anthropic"] = {"signature": rest.pop("signature")}
+    else:
+        if "summary" in block:
+            return None  # OpenAI's summaries: the general path reads them
+        extras = rest.get("extras")
+        home = _SIGNATURE_HOMES.get(provider) if type(provider) is str else None
+        if home is not None and type(extras) is dict and type(extras.get("signature")) is str:
+            extras = dict(extras)
+            others[home[0]] = {home[1]: extras.pop("signature")}
+            rest["extras"] = extras
+    options: Json = others
+    options["heal"] = {_NS: {"at": k, "block": rest}}
+    return built_reasoning(text, options)
 
 
 def _call_block(

@@ -476,8 +476,10 @@ def heal_pydantic_ai(
         "strict": strict,
         "scope": scope,
         # A history the plain verdict refused (asked for its own provider or the target's)
-        # is healed without the engine's quick verdict: see heal_native.
+        # is healed without the engine's quick verdict: see heal_native. A list it found not
+        # plain for more than its ids, without the engine's renaming of such a history either.
         "quick": not own and terms is None,
+        "renames": said != NOT_PLAIN or type(messages) is not list,
     }
     if isinstance(messages, str):
         return heal_native(

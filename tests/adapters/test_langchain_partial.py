@@ -604,6 +604,63 @@ def test_what_the_loader_reads_in_additional_kwargs_takes_the_fast_path() -> Non
     assert all(_taken(native))
 
 
+_REASONING_BLOCKS: list[Any] = [
+    # (block, whether the fast path reads it)
+    pytest.param({"type": "thinking", "thinking": "hmm", "signature": "c2ln"}, True, id="signed"),
+    pytest.param({"type": "thinking", "thinking": "hmm"}, True, id="unsigned"),
+    pytest.param(
+        {"type": "thinking", "thinking": "", "signature": "c2ln", "k": 1}, True, id="keys"
+    ),
+    pytest.param({"type": "thinking", "thinking": "hmm", "signature": 5}, True, id="odd-sig"),
+    pytest.param({"type": "reasoning", "reasoning": "hmm"}, True, id="v1"),
+    pytest.param(
+        {"type": "reasoning", "reasoning": "hmm", "extras": {"signature": "c2ln", "k": 1}},
+        True,
+        id="v1-signed",
+    ),
+    pytest.param(
+        {"type": "reasoning", "reasoning": "hmm", "extras": {"signature": 1}}, True, id="v1-odd"
+    ),
+    pytest.param({"type": "reasoning", "reasoning": "hmm", "extras": "x"}, True, id="v1-extras"),
+    pytest.param({"type": "reasoning"}, False, id="v1-no-text"),
+    pytest.param(
+        {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "s"}]},
+        False,
+        id="summary",
+    ),
+    pytest.param(
+        {"type": "reasoning", "reasoning": "hmm", "summary": "s"}, False, id="odd-summary"
+    ),
+    pytest.param({"type": "redacted_thinking", "data": "cmVkYWN0ZWQ="}, False, id="redacted"),
+]
+
+
+@pytest.mark.parametrize("provider", [None, "anthropic", "google_genai", "bedrock", "openai"])
+@pytest.mark.parametrize(("block", "fast"), _REASONING_BLOCKS)
+def test_reasoning_blocks_load_and_heal_as_the_general_path_reads_them(
+    block: dict[str, Any], fast: bool, provider: str | None
+) -> None:
+    """A ``thinking`` block and a ``reasoning`` block without a summary, as ``ChatAnthropic``
+    and LangChain's standard content write them, are read by the fast path (the signature moved
+    to the options of the provider ``response_metadata`` names); the others by the general
+    path, as before: the same models, and the same heal beside a repair, either way."""
+    metadata = {} if provider is None else {"model_provider": provider}
+    native: list[BaseMessage] = [
+        HumanMessage("q"),
+        AIMessage(
+            [block, {"type": "text", "text": "a"}, _tool_use()],
+            tool_calls=[_call()],
+            response_metadata=metadata,
+        ),
+        ToolMessage("ok", tool_call_id="call_1"),
+        AIMessage([block, "done"], response_metadata=metadata),
+        HumanMessage(" "),
+    ]
+    assert _taken(native)[1] is fast
+    assert _taken(native)[3] is fast
+    _checked(native)
+
+
 def _healed_and_written(native: Any, **options: Any) -> tuple[Any, list[Any]]:
     """heal_langchain's result on ``native``, and the lists of messages it wrote anew."""
     written: list[Any] = []
