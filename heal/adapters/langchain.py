@@ -132,7 +132,7 @@ import math
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from types import MappingProxyType
 from typing import Any, Literal, cast
 
@@ -146,7 +146,7 @@ from langchain_core.messages import (
 )
 from langchain_core.messages.ai import InputTokenDetails, OutputTokenDetails, UsageMetadata
 
-from heal._engine import HealScope
+from heal._engine import HealScope, IdRenamer
 from heal._verdict import (
     AFTER,
     MAX_DEPTH,
@@ -157,9 +157,11 @@ from heal._verdict import (
     plain_input,
     plain_inputs,
     plain_texts,
+    plain_thoughts,
     plain_value,
     terms_for,
     walked_clean,
+    walked_verdict,
 )
 from heal.adapters._common import (
     Loaded,
@@ -172,6 +174,7 @@ from heal.adapters._common import (
     built_text,
     built_text_output,
     collector_paused,
+    delivered,
     format_policy,
     heal_native,
     native_path,
@@ -190,6 +193,7 @@ from heal.policy import Policy
 from heal.providers import LANGCHAIN_MODEL_PROVIDERS, ProviderId, openai_api_by_response_id
 from heal.repairs import Action, Repair, Scope
 from heal.rules import Rule
+from heal.rules._quick import CLEAN, NOT_PLAIN, REFUSED_IDS
 from heal.rules.tool_pairing import ABORTED
 from heal.targets import Target
 
@@ -338,12 +342,16 @@ def heal_langchain(
     )
     # The verdict is asked of a list under the default options, for a target it knows (terms).
     terms = terms_for(goal) if type(messages) is list and by_default(policy, rules, scope) else None
-    if (
-        terms is not None
-        and type(messages) is list  # known, but the type checker sees it only here
-        and _plainly_clean(native, goal.provider, terms)
-    ):
-        return NativeHealResult(messages, ())
+    said = NOT_PLAIN
+    if terms is not None and type(messages) is list:  # known, but the type checker sees it here
+        ids: list[str] = []
+        said = _verdict(native, goal.provider, terms, ids)
+        if said == CLEAN:
+            return NativeHealResult(messages, ())
+        if said == REFUSED_IDS:
+            renamed = delivered(_renamed_ids(native, goal, ids), on_repair, strict)
+            if renamed is not None:
+                return renamed
     loader = _Loader(native)
     with collector_paused(len(native)):
         loaded = loader.run()
@@ -359,6 +367,7 @@ def heal_langchain(
         scope=scope,
         original=messages if isinstance(messages, list) else None,
         quick=terms is None,
+        renames=said != NOT_PLAIN,  # else tried in the caller's objects, or not plain at all
         # The passthrough blocks a healed AI message can no longer carry are taken out (and
         # reported) before writing back: see _strand_hidden.
         after=lambda healed, repairs: _strand_hidden(healed, loaded, repairs),
@@ -402,7 +411,11 @@ def _plainly_clean(
       followed by one ``ToolMessage`` per call (string content, ``status`` ``"success"``, a
       ``name``, if any, the call's), in any order;
     * no reasoning, Gemini signatures or raw calls in ``additional_kwargs``, no cut-off turn
-      (:func:`_cut_off`), no extra field; every other field (``additional_kwargs``,
+      (:func:`_cut_off`), no extra field; for a target whose rules read neither reasoning nor
+      provider options (:attr:`heal._verdict.Terms.rich`: provider None, OpenAI Chat, xAI,
+      ...), also reasoning (a ``reasoning_content`` string, ``thinking`` blocks and
+      ``reasoning`` blocks without a summary, before the message's texts and calls, beside
+      one) and Gemini's signature map; every other field (``additional_kwargs``,
       ``response_metadata``, ``usage_metadata``, an artifact...) plain JSON, which the loader
       keeps as the message's record and no rule reads (so are the blocks' other keys, such as
       ``cache_control``, which ride in heal's namespace);
@@ -410,18 +423,40 @@ def _plainly_clean(
     """
     if not messages:
         return False
-    return walked_clean(provider, terms, _plain_messages, messages)
+    return walked_clean(provider, terms, _plain_messages, messages, terms.rich)
 
 
-def _plain_messages(messages: list[BaseMessage], ids: list[str], names: list[str]) -> str | None:
+def _verdict(
+    messages: list[BaseMessage], provider: ProviderId | None, terms: Terms, ids: list[str]
+) -> int:
+    """:func:`_plainly_clean`, saying why (:func:`heal._verdict.walked_verdict`):
+    ``REFUSED_IDS`` for a history plain but for its call ids' format, which the walk reads past
+    (gathering the calls' ids in ``ids``)."""
+    if not messages:
+        return NOT_PLAIN
+    return walked_verdict(provider, terms, _read_past_ids, messages, terms.rich, ids=ids)
+
+
+def _plain_messages(
+    messages: list[BaseMessage],
+    rich: bool,
+    ids: list[str],
+    names: list[str],
+    *,
+    past_ids: bool = False,
+) -> str | None:
     """The one pass of :func:`_plainly_clean`: the canonical role of the last message when every
     message has a plain shape in a plain place (else None), with the call ids and tool names
-    added to ``ids`` and ``names``. It reads each message's fields as pydantic keeps them."""
+    added to ``ids`` and ``names``. It reads each message's fields as pydantic keeps them.
+    ``rich`` (:attr:`heal._verdict.Terms.rich`): an AI message may also hold reasoning before
+    its texts and calls, and Gemini's signature map. ``past_ids``: read past a call id with a
+    colon (Kimi's, which no provider takes) rather than stop there (:func:`_verdict`)."""
     waiting: dict[str, str] | None = None  # the calls not answered yet: id -> name
     previous = ""
     texts: list[Any] = []
     inputs: list[Any] = []
     kept: list[Any] = []  # what the loader keeps as records: plain JSON, or it raises
+    thoughts: list[Any] | None = [] if rich else None  # reasoning texts (rich terms only)
     for message in messages:
         kind = type(message)
         if message.__pydantic_extra__:
@@ -446,12 +481,17 @@ def _plain_messages(messages: list[BaseMessage], ids: list[str], names: list[str
             calls = fields["tool_calls"] if kind is AIMessage else None
             if kind is AIMessage:
                 kwargs = fields["additional_kwargs"]
-                if (
-                    fields["invalid_tool_calls"]
-                    or not _KWARGS_READ.isdisjoint(kwargs)
-                    or _cut_off(fields["response_metadata"])
-                ):
+                if fields["invalid_tool_calls"] or _cut_off(fields["response_metadata"]):
                     return None
+                if not _KWARGS_READ.isdisjoint(kwargs):
+                    # Reasoning (a string loads as the message's first part) and Gemini's
+                    # signatures (options of the calls with their ids) for rich terms alone;
+                    # OpenAI's raw calls never (the loader links them to the calls).
+                    if thoughts is None or "tool_calls" in kwargs:
+                        return None
+                    reasoning = kwargs.get("reasoning_content")
+                    if type(reasoning) is str:  # the message's first part
+                        thoughts.append(reasoning)
                 kept.append(fields["usage_metadata"])
             if calls:
                 waiting = {}
@@ -466,17 +506,19 @@ def _plain_messages(messages: list[BaseMessage], ids: list[str], names: list[str
                         return None
                     inputs.append(call["args"])
                     waiting[call_id] = name
-                    if ":" in call_id:
+                    if ":" in call_id and not past_ids:
                         return None  # Kimi's id form, which no provider takes: all renamed
                     ids.append(call_id)
                     names.append(name)
             if type(content) is str:
                 if content or not calls:
-                    texts.append(content)
+                    texts.append(content)  # a blank one is not plain, after reasoning too
             elif type(content) is not list:
                 return None
             elif kind is AIMessage:
-                if not _plain_ai_blocks(content, calls or [], texts, inputs, kept):
+                if not _plain_ai_blocks(
+                    content, calls or [], texts, inputs, kept, thoughts=thoughts
+                ):
                     return None
             elif kind is not HumanMessage or not content:
                 return None
@@ -495,14 +537,104 @@ def _plain_messages(messages: list[BaseMessage], ids: list[str], names: list[str
         kept.append(fields["response_metadata"])
     if waiting is not None or not (plain_texts(texts) and plain_inputs(inputs)):
         return None
+    if thoughts and not plain_thoughts(thoughts):
+        return None
     for value in kept:
         if value is not None and not plain_value(value):
             return None
     return ended(previous, texts[-1] if texts else None)
 
 
+def _renamed_ids(
+    messages: list[BaseMessage], goal: Target, ids: list[str]
+) -> NativeHealResult[list[BaseMessage]] | None:
+    """The result for a history the verdict found plain but for tool-call ids the target
+    refuses (Kimi's ``functions.search:3``; any id but Mistral's own, for Mistral; see
+    :func:`_verdict`), whose calls' ids are ``ids`` (the verdict's walk gathered them), made
+    from the caller's messages, without canonical models; None to heal it the full way, which
+    then decides.
+
+    The ids are renamed as the engine's id rules rename them
+    (:class:`heal._engine.IdRenamer`), one to one, and the new ones must be accepted: the
+    renamed history is then plainly clean (the walk reads ids for nothing else), and this is
+    the full path's result, with the engine's records at native places (a call's
+    ``tool_calls`` entry after the message's blocks, or the ``tool_use`` block it is linked
+    to; a result's message), in the order of the canonical parts. Each renamed message is the
+    copy :meth:`_Writer._renamed` makes (``model_copy`` with the new ``tool_calls``, their
+    blocks and ``tool_call_id``); an AI message whose renamed calls something in its
+    ``additional_kwargs`` follows (Gemini's signature map) is left to the full path.
+    ``tests/adapters/test_native_fast_path.py`` holds the two ways to one result."""
+    renamer = IdRenamer.of(set(ids), goal)
+    if renamer is None:
+        return None
+    renamed = renamer.renamed
+    with collector_paused(len(messages)):
+        out = list(messages)
+        i = -1
+        for message in messages:
+            i += 1
+            kind = type(message)
+            if kind is ToolMessage:
+                tid = cast(ToolMessage, message).tool_call_id
+                new_id = renamed((i, 0, None), "tool-result", tid)
+                if new_id != tid:
+                    out[i] = message.model_copy(update={"tool_call_id": new_id})
+                continue
+            if kind is not AIMessage:
+                continue
+            ai = cast(AIMessage, message)
+            if not ai.tool_calls:
+                continue
+            calls: list[Any] = list(ai.tool_calls)
+            content = ai.content
+            patched: dict[str, Any] = {}
+            at: dict[str, int] = {}  # a call's tool_use block, by its id (the walk linked them)
+            if type(content) is list:
+                blocks: list[Any] = content
+                k = -1
+                for block in blocks:
+                    k += 1
+                    if type(block) is dict and block["type"] == "tool_use":
+                        at[block["id"]] = k
+                base = len(blocks)
+            else:
+                base = 1  # a string counts as one block
+            # In the canonical parts' order: the linked calls where their blocks are, then
+            # the others in the order of tool_calls.
+            order = sorted(range(len(calls)), key=lambda n: at.get(calls[n]["id"], base + n))
+            for n in order:
+                call = calls[n]
+                tid = call["id"]
+                k = at.get(tid, -1)
+                new_id = renamed((i, base + n if k < 0 else k, None), "tool-call", tid)
+                if new_id == tid:
+                    continue
+                calls[n] = {**call, "id": new_id}
+                patched["tool_calls"] = calls
+                if k >= 0:
+                    new_content = patched.get("content")
+                    if new_content is None:
+                        new_content = patched["content"] = list(blocks)
+                    new_content[k] = {**new_content[k], "id": new_id}
+            if patched:
+                if not _KWARGS_READ.isdisjoint(ai.additional_kwargs):
+                    return None  # what follows the ids there: the full path writes it
+                out[i] = ai.model_copy(update=patched)
+        return NativeHealResult(out, renamer.records())
+
+
+_read_past_ids = partial(_plain_messages, past_ids=True)
+"""The walk of :func:`_verdict`."""
+
+
 def _plain_ai_blocks(
-    content: list[Any], calls: list[Any], texts: list[Any], inputs: list[Any], kept: list[Any]
+    content: list[Any],
+    calls: list[Any],
+    texts: list[Any],
+    inputs: list[Any],
+    kept: list[Any],
+    *,
+    thoughts: list[Any] | None = None,
 ) -> bool:
     """Whether the list ``content`` of an AI message whose ``calls`` the walk found plain loads
     as the plain AI SDK shape does (texts, then calls): strings and ``text`` blocks, then
@@ -514,18 +646,30 @@ def _plain_ai_blocks(
     ``tool_use`` blocks of their four keys alone to ``inputs``, and the blocks with other keys
     to ``kept`` (plain JSON, or the loader raises); a missing key raises KeyError (not plain).
     (A block's input equals its call's, but a value such as ``Decimal(1)`` equals ``1`` and the
-    loader refuses it: each block's input is judged too.)"""
+    loader refuses it: each block's input is judged too.) With ``thoughts`` (a list: rich
+    terms), ``thinking`` blocks and ``reasoning`` blocks without a summary, of a string text,
+    may come first, before a text or a call: their texts are added to ``thoughts``."""
     pending = {call["id"]: call for call in calls} if calls else None
     after_call = False
+    said = False  # a text or a call block came (reasoning must come before)
     for block in content:
         if type(block) is str:
             if after_call:
                 return False
             texts.append(block)
+            said = True
             continue
         if type(block) is not dict:
             return False
         kind = block["type"]
+        if kind in ("thinking", "reasoning") and thoughts is not None and not said:
+            text = block.get("thinking" if kind == "thinking" else "reasoning")
+            if type(text) is not str or "summary" in block:
+                return False
+            thoughts.append(text)
+            kept.append(block)
+            continue
+        said = True
         if kind == "text":
             if after_call:
                 return False
@@ -544,7 +688,7 @@ def _plain_ai_blocks(
         else:
             return False
         kept.append(block)
-    return bool(content or calls)
+    return said or bool(calls)  # not reasoning alone
 
 
 def _strand_hidden(

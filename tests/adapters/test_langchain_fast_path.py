@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from heal import InputError
+from heal._verdict import provider_terms
 from heal.adapters import langchain
 from tests.test_json import PLAIN, plain_histories
 
@@ -337,3 +338,106 @@ def test_list_content_the_verdict_leaves_to_the_full_path(native: list[BaseMessa
     assert langchain._plainly_clean(TURNS, "anthropic")
     assert not langchain._plainly_clean(native, "anthropic")
     _same_as_full_path(langchain, langchain.heal_langchain, native, PROVIDERS)
+
+
+# --- reasoning, for a target whose rules read none -----------------------------------------------
+
+_THINKING = {"type": "thinking", "thinking": "hmm", "signature": "c2ln"}
+_LOOK = {"type": "text", "text": "Look."}
+
+RICH: dict[str, tuple[list[BaseMessage], bool]] = {
+    "a thinking block first": (_changed(2, content=[_THINKING, _TOOL_USE]), True),
+    "a signed reasoning block first": (
+        _changed(
+            2,
+            content=[
+                {"type": "reasoning", "reasoning": "hmm", "extras": {"signature": "c2ln"}},
+                _LOOK,
+                _TOOL_USE,
+            ],
+        ),
+        True,
+    ),
+    "two thinking blocks, then a call alone": (
+        _changed(2, content=[_THINKING, {**_THINKING, "thinking": ""}]),
+        True,
+    ),
+    "reasoning_content": (_changed(2, additional_kwargs={"reasoning_content": "hmm"}), True),
+    "Gemini's signature map": (
+        _changed(
+            2, additional_kwargs={"__gemini_function_call_thought_signatures__": {"toolu_1": "x"}}
+        ),
+        True,
+    ),
+    "a thinking block after a text": (_changed(2, content=[_LOOK, _THINKING, _TOOL_USE]), False),
+    "a thinking block after a call": (_changed(2, content=[_TOOL_USE, _THINKING]), False),
+    "thinking alone": (_changed(4, content=[_THINKING]), False),
+    "reasoning_content alone": (
+        _changed(4, content="", additional_kwargs={"reasoning_content": "hmm"}),
+        False,
+    ),
+    "a summary beside the text": (
+        _changed(
+            2,
+            content=[
+                {"type": "reasoning", "reasoning": "hmm", "summary": [{"type": "summary_text"}]},
+                _TOOL_USE,
+            ],
+        ),
+        False,
+    ),
+    "a thinking block of no text": (
+        _changed(2, content=[{"type": "thinking", "thinking": None}, _TOOL_USE]),
+        False,
+    ),
+    "a reasoning block of no text": (
+        _changed(2, content=[{"type": "reasoning"}, _TOOL_USE]),
+        False,
+    ),
+    "a redacted thinking block": (
+        _changed(2, content=[{"type": "redacted_thinking", "data": "cmVk"}, _TOOL_USE]),
+        False,
+    ),
+    "a lone surrogate in the thinking": (
+        _changed(2, content=[{**_THINKING, "thinking": "a\ud800"}, _TOOL_USE]),
+        False,
+    ),
+    "a signature JSON has not": (
+        _changed(2, content=[{**_THINKING, "signature": {1, 2}}, _TOOL_USE]),
+        False,
+    ),
+    "OpenAI's raw calls": (
+        _changed(
+            2,
+            additional_kwargs={
+                "tool_calls": [
+                    {
+                        "id": "toolu_1",
+                        "type": "function",
+                        "function": {"name": "search", "arguments": '{"q": 1}'},
+                    }
+                ]
+            },
+        ),
+        False,
+    ),
+}
+"""Reasoning in an otherwise plainly clean history (``TURNS``, its responses naming no
+provider): what the verdict takes for provider None, whose rules read neither reasoning nor
+provider options (True), and what it leaves to the full path even so (False)."""
+
+
+@pytest.mark.parametrize(("native", "taken"), RICH.values(), ids=RICH.keys())
+def test_reasoning_the_verdict_takes_for_a_target_whose_rules_read_none(
+    native: list[BaseMessage], taken: bool
+) -> None:
+    native = [
+        m.model_copy(update={"response_metadata": {}}) if isinstance(m, AIMessage) else m
+        for m in native
+    ]
+    terms = provider_terms(None)
+    assert terms is not None and terms.rich
+    assert langchain._plainly_clean(native, None, terms) is taken
+    assert not langchain._plainly_clean(native, "anthropic")  # whose rules read reasoning
+    plain = _same_as_full_path(langchain, langchain.heal_langchain, native, PROVIDERS)
+    assert ("auto" in plain) is taken

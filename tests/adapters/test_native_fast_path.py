@@ -103,6 +103,7 @@ _LOADERS = {
     anthropic: "_Loader",
     openai_chat: "_Loader",
     pydantic_ai: "_Loader",
+    langchain: "_Loader",
     gemini: "_Reader",
 }
 """The first step of each adapter's full path: its loader."""
@@ -1926,6 +1927,7 @@ def test_a_history_plain_but_for_kimi_ids_is_renamed_without_the_index(
         mock.patch.object(openai_chat, "_renamed_ids", lambda *args, **kwargs: None),
         mock.patch.object(anthropic, "_renamed_ids", lambda *args, **kwargs: None),
         mock.patch.object(pydantic_ai, "_renamed_ids", lambda *args, **kwargs: None),
+        mock.patch.object(langchain, "_renamed_ids", lambda *args, **kwargs: None),
     ):
         indexed = heal(copy.deepcopy(native), provider=provider)
     assert renamed.repairs == indexed.repairs
@@ -2002,6 +2004,7 @@ def test_anthropic_renames_ids_without_loading() -> None:
         pytest.param(
             pydantic_ai, pydantic_ai.heal_pydantic_ai, pydantic_ai.dump_messages, id="pydantic-ai"
         ),
+        pytest.param(langchain, langchain.heal_langchain, langchain.dump_messages, id="langchain"),
     ],
 )
 def test_a_broken_history_with_kimi_ids_is_not_renamed_in_the_callers_objects(
@@ -2045,6 +2048,33 @@ def test_pydantic_ai_renames_ids_without_loading() -> None:
         assert _ordered(fast.messages) == _ordered(slow.messages)
         renamed += skipped and bool(fast.repairs)
     assert renamed >= 0.8 * len(natives)
+
+
+def test_langchain_renames_ids_without_loading() -> None:
+    """The reasoning corpus as LangChain messages (thinking and reasoning blocks with
+    signatures, Gemini's signature maps, half the ids Kimi's; the AI messages name no
+    provider, so ``"auto"`` heals for None, whose rules read neither): the adapter renames the
+    ids in copies of the caller's messages, without loading the unbroken histories, but for
+    those whose signature maps follow the ids (the full path writes them), and gives what the
+    full path gives."""
+    natives = []
+    for raw in corpus(conversations=40, length=30, shape="reasoning"):
+        try:
+            natives.append(langchain.dump_messages(load_messages(raw)))
+        except InputError:
+            continue  # OpenAI's item ids: LangChain's messages have no place for them
+    renamed = mapped = 0
+    for native in natives:
+        fast, skipped = _fast(langchain, partial(langchain.heal_langchain, native))
+        with _full_path(langchain):
+            slow = langchain.heal_langchain(native)
+        assert fast.repairs == slow.repairs
+        assert _ordered(fast.messages) == _ordered(slow.messages)
+        signed = any(getattr(m, "additional_kwargs", None) for m in native)
+        renamed += skipped and bool(fast.repairs)
+        mapped += signed
+        assert not (skipped and signed)
+    assert renamed >= 0.8 * (len(natives) - mapped) > 0
 
 
 @pytest.mark.parametrize(
