@@ -561,8 +561,8 @@ def _renamed_ids(
     ``tool_calls`` entry after the message's blocks, or the ``tool_use`` block it is linked
     to; a result's message), in the order of the canonical parts. Each renamed message is the
     copy :meth:`_Writer._renamed` makes (``model_copy`` with the new ``tool_calls``, their
-    blocks and ``tool_call_id``); an AI message whose renamed calls something in its
-    ``additional_kwargs`` follows (Gemini's signature map) is left to the full path.
+    blocks and ``tool_call_id``, and Gemini's signature map by the new ids); an AI message
+    whose ``additional_kwargs`` hold more that the loader reads is left to the full path.
     ``tests/adapters/test_native_fast_path.py`` holds the two ways to one result."""
     renamer = IdRenamer.of(set(ids), goal)
     if renamer is None:
@@ -617,8 +617,18 @@ def _renamed_ids(
                         new_content = patched["content"] = list(blocks)
                     new_content[k] = {**new_content[k], "id": new_id}
             if patched:
-                if not _KWARGS_READ.isdisjoint(ai.additional_kwargs):
+                signatures = _signature_map(ai.additional_kwargs)
+                if signatures is _UNMAPPED:
                     return None  # what follows the ids there: the full path writes it
+                if signatures is not None:
+                    old_ids: dict[str, str] = {
+                        call["id"]: new["id"]
+                        for call, new in zip(cast(list[Any], ai.tool_calls), calls, strict=True)
+                    }
+                    kwargs = _remapped(ai.additional_kwargs, signatures, old_ids)
+                    if kwargs is None:
+                        return None
+                    patched["additional_kwargs"] = kwargs
                 out[i] = ai.model_copy(update=patched)
         return NativeHealResult(out, renamer.records())
 
@@ -852,16 +862,20 @@ class _Writer:
             return None
         meta = _meta({"providerOptions": old.provider_options})
         listed = meta.get("content") == "list" and origin in self.listed
-        if not (listed or meta.get("content") == "str") or not _PLAIN_AI_META.issuperset(meta):
+        signatures = _signature_map(native.additional_kwargs)
+        if signatures is _UNMAPPED:
             return None
-        if not _KWARGS_READ.isdisjoint(native.additional_kwargs):
+        known = _PLAIN_AI_META if signatures is None else _MAPPED_AI_META
+        if not (listed or meta.get("content") == "str") or not known.issuperset(meta):
             return None
         calls: list[Any] = list(native.tool_calls)
         content: Any = list(native.content) if listed else None
+        renamed: dict[str, str] = {}  # each renamed call's old id, and its new one
         for _, p, fields in changes:
             part = old.content[p]
             options = part.provider_options if type(part) is ToolCallPart else None
-            found = options.get("heal") if options is not None and len(options) == 1 else None
+            count = 0 if options is None else len(options) - ("google" in options)
+            found = options.get("heal") if options is not None and count == 1 else None
             own: Any = found.get(_NS) if type(found) is dict and len(found) == 1 else None
             n = own.get("tc") if type(own) is dict else None
             if type(n) is not int or not 0 <= n < len(calls):
@@ -873,7 +887,7 @@ class _Writer:
                 return None
             new = dict(call)
             if "tool_call_id" in fields:
-                new["id"] = fields["tool_call_id"]
+                new["id"] = renamed[call["id"]] = fields["tool_call_id"]
             if "tool_name" in fields:
                 new["name"] = fields["tool_name"]
             calls[n] = new
@@ -888,11 +902,48 @@ class _Writer:
         patched: Json = {"tool_calls": calls}
         if content is not None:
             patched["content"] = content
+        if signatures is not None and renamed:
+            kwargs = _remapped(native.additional_kwargs, signatures, renamed)
+            if kwargs is None:
+                return None
+            patched["additional_kwargs"] = kwargs
         return native.model_copy(update=patched)
 
 
 _PLAIN_AI_META = frozenset({"content", "message"})
 """The marks of an AI message whose renamed calls :meth:`_Writer._renamed` patches."""
+_MAPPED_AI_META = _PLAIN_AI_META | {"kwargs_emptied"}
+"""The same, for a message with Gemini's signature map (which may have been all the
+``additional_kwargs`` the loader took its signatures from)."""
+_UNMAPPED: Any = object()
+
+
+def _signature_map(kwargs: Mapping[str, Any]) -> Any:
+    """The Gemini signature map of an AI message's ``additional_kwargs`` (a dict by call id)
+    when that is all the loader reads there; None when it reads nothing there; ``_UNMAPPED``
+    when it reads more (reasoning, OpenAI's raw calls) or a map that is not a dict: a renamed
+    call of such a message is written from its canonical message."""
+    if _KWARGS_READ.isdisjoint(kwargs):
+        return None
+    found = kwargs.get(_GEMINI_SIGNATURES)
+    if type(found) is not dict or "reasoning_content" in kwargs or "tool_calls" in kwargs:
+        return _UNMAPPED
+    return found
+
+
+def _remapped(
+    kwargs: Mapping[str, Any], signatures: Mapping[str, Any], renamed: Mapping[str, str]
+) -> Json | None:
+    """``kwargs`` with its Gemini signature map keyed by the renamed calls' new ids, as writing
+    the message gives it (the loader moved each call's signature to its options, and the
+    writer puts it back under the call's id, after the entries no call took); None when a new
+    id is a key of an entry no call took (writing gives the call's signature there)."""
+    remapped = {renamed.get(key, key): value for key, value in signatures.items()}
+    if len(remapped) != len(signatures):
+        return None
+    return {**kwargs, _GEMINI_SIGNATURES: remapped}
+
+
 _LINKED_META = frozenset({"tc", "at", "block", "sync"})
 """The marks of a call the fast path read with its ``tool_use`` block
 (:meth:`_Loader._fast_blocks`)."""
