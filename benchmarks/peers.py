@@ -30,6 +30,10 @@ rules, no id or name checks), which the ratios do not show.
 The Anthropic lists are also healed as request parameters with a system prompt, without and
 with the prompt-caching breakpoints a caller of Anthropic's caching sets (``cache_control`` on a
 system block and on the last block): the two should cost about the same.
+
+The adapters with no Python peer (``heal_gemini`` on Gemini request contents, for ``google``;
+``heal_openai_responses`` on Responses input items, for ``openai-responses``; ``heal_langchain``
+on LangChain messages, ``"auto"``) are timed against the same floor, for their own cost alone.
 """
 
 from __future__ import annotations
@@ -50,7 +54,10 @@ from benchmarks.corpus import SHAPES, corpus
 from benchmarks.run import collector_restored
 from heal import InputError, ModelMessage, heal_messages, load_messages
 from heal.adapters import anthropic as anthropic_format
+from heal.adapters import gemini as gemini_format
+from heal.adapters import langchain as langchain_format
 from heal.adapters import openai_chat as openai_chat_format
+from heal.adapters import openai_responses as responses_format
 from heal.adapters import pydantic_ai as pydantic_ai_format
 from heal.providers import ProviderId
 
@@ -97,13 +104,19 @@ def _native(
     return out, messages
 
 
-FORMATS = ("anthropic", "openai_chat", "pydantic_ai")
+PAIRED = ("anthropic", "openai_chat", "pydantic_ai")
 """The native formats heal is timed on beside a peer, by their adapters' module names."""
+
+FORMATS = (*PAIRED, "gemini", "openai_responses", "langchain")
+"""Every native format timed, those without a peer after the others."""
 
 HEALS: dict[str, Callable[..., Any]] = {
     "anthropic": anthropic_format.heal_anthropic,
     "openai_chat": openai_chat_format.heal_openai_chat,
     "pydantic_ai": pydantic_ai_format.heal_pydantic_ai,
+    "gemini": gemini_format.heal_gemini,
+    "openai_responses": responses_format.heal_openai_responses,
+    "langchain": langchain_format.heal_langchain,
 }
 """Each format's entry point, called as a caller would: the native list alone."""
 
@@ -127,6 +140,18 @@ def native_set(name: str, loaded: list[list[ModelMessage]]) -> tuple[list[Any], 
         histories, messages = _native(pydantic_ai_format.dump_messages, loaded)
         floor = [
             (pydantic_ai_format.load(h).messages, pydantic_ai_format.infer_provider(h))
+            for h in histories
+        ]
+    elif name == "gemini":
+        histories, messages = _native(gemini_format.dump_messages, loaded)
+        floor = [(gemini_format.load(h).messages, "google") for h in histories]
+    elif name == "openai_responses":
+        histories, messages = _native(responses_format.dump_messages, loaded)
+        floor = [(responses_format.load(h).messages, "openai-responses") for h in histories]
+    elif name == "langchain":
+        histories, messages = _native(langchain_format.dump_messages, loaded)
+        floor = [
+            (langchain_format.load(h).messages, langchain_format.infer_provider(h))
             for h in histories
         ]
     else:
@@ -202,7 +227,7 @@ def _main(argv: list[str] | None) -> int:
     loaded = [load_messages(history) for history in raw]
     n = sum(len(history) for history in loaded)
     # Each format's histories, their message count, and heal_messages on the very same ones.
-    anthropic, openai_chat, pydantic_ai = (native_set(name, loaded) for name in FORMATS)
+    anthropic, openai_chat, pydantic_ai, *peerless = (native_set(name, loaded) for name in FORMATS)
     # Everything built so far lives to the end: keep the cyclic collector from rescanning it.
     gc.enable()
     gc.collect()
@@ -272,6 +297,13 @@ def _main(argv: list[str] | None) -> int:
         )
         pairs.append((f"{label} / {peer_name}", ours, theirs))
         own.append((f"{label.split(',')[0]} / heal_messages on the same histories", ours, core))
+    for name, (histories, messages, floor) in zip(FORMATS[len(PAIRED) :], peerless, strict=True):
+        label = f"heal_{name}"
+        print(f"{name} (no Python peer): {len(histories):,} conversations, {messages:,} messages")
+        ours, core = _interleaved([_each(HEALS[name], histories), _each_floor(floor)], args.runs)
+        show(label, ours, messages)
+        show(f"heal_messages on the same histories, {name}'s provider", core, messages)
+        own.append((f"{label} / heal_messages on the same histories", ours, core))
     if anthropic[0]:
         # What a caller of Anthropic's prompt caching sends: the same histories, breakpoints.
         plain, cached = with_breakpoints(anthropic[0])

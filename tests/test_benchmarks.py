@@ -89,6 +89,10 @@ def test_the_peers_benchmark_runs_and_reports_ratios(
     figures = json.loads(out.read_text())
     ratios = [key for key in figures if key.startswith("ratio: ")]
     assert len(ratios) == 3 and all(figures[key] > 0 for key in ratios)
+    # Every adapter's own cost, those without a peer too.
+    own = [key for key in figures if key.startswith("own cost: ")]
+    assert [key.split()[2] for key in own] == [f"heal_{name}" for name in peers.FORMATS]
+    assert all(figures[key] > 0 for key in own)
     printed = capsys.readouterr().out
     assert "load average before" in printed and "load average after" in printed
     if shape == "tools":
@@ -240,8 +244,8 @@ def test_the_instruction_benchmark_refuses_an_unknown_format(
 ) -> None:
     from benchmarks import instructions
 
-    assert instructions.main(["--formats", "anthropic,gemini"]) == 2
-    assert "unknown format 'gemini'" in capsys.readouterr().out
+    assert instructions.main(["--formats", "anthropic,cohere"]) == 2
+    assert "unknown format 'cohere'" in capsys.readouterr().out
 
 
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
