@@ -157,12 +157,13 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from heal._construct import construct_complete
-from heal._engine import HealScope, heal_messages
+from heal._engine import HealScope, IdRenamer, heal_messages
 from heal._verdict import (
     AFTER,
     PLAIN_TERMS,
@@ -175,6 +176,7 @@ from heal._verdict import (
     plain_thoughts,
     terms_for,
     walked_clean,
+    walked_verdict,
 )
 from heal.adapters._common import (
     Loaded,
@@ -189,6 +191,7 @@ from heal.adapters._common import (
     built_text_output,
     built_texts,
     collector_paused,
+    delivered,
     format_policy,
     heal_native,
     native_repair,
@@ -226,6 +229,7 @@ from heal.policy import Policy
 from heal.providers import HEAL_NAMESPACE, ProviderId, get_profile
 from heal.repairs import Action, Repair, Scope, record_json
 from heal.rules import Rule
+from heal.rules._quick import CLEAN, NOT_PLAIN, REFUSED_IDS
 from heal.rules.openai import OPENAI_SERVER_ITEM
 from heal.rules.tool_pairing import ABORTED
 from heal.targets import Target
@@ -528,12 +532,16 @@ def heal_openai_responses(
         )
     # The verdict is asked of a list under the default options, for a target it knows (terms).
     terms = terms_for(goal) if type(native) is list and by_default(policy, rules, scope) else None
-    if (
-        terms is not None
-        and type(native) is list  # known, but the type checker sees it only here
-        and _plainly_clean(native, goal.provider, terms)
-    ):
-        return NativeHealResult(native, ())
+    said = NOT_PLAIN
+    if terms is not None and type(native) is list:  # known, but the type checker sees it here
+        ids: list[str] = []
+        said = _verdict(native, goal.provider, terms, ids)
+        if said == CLEAN:
+            return NativeHealResult(native, ())
+        if said == REFUSED_IDS:
+            renamed = delivered(_renamed_ids(native, goal, ids), on_repair, strict)
+            if renamed is not None:
+                return renamed
     items = _as_items(native)
     reader = _Reader(items, fast=_PARTIAL)
     with collector_paused(len(items)):
@@ -551,6 +559,7 @@ def heal_openai_responses(
         scope=scope,
         original=original,
         quick=terms is None,
+        renames=said != NOT_PLAIN,  # else tried in the caller's items, or not plain at all
     )
 
 
@@ -591,6 +600,54 @@ def _plainly_clean(
     return bool(items) and walked_clean(provider, terms, _plain_items, items, terms.items)
 
 
+def _verdict(items: list[Any], provider: ProviderId | None, terms: Terms, ids: list[str]) -> int:
+    """:func:`_plainly_clean`, saying why (:func:`heal._verdict.walked_verdict`):
+    ``REFUSED_IDS`` for items plain but for their call ids' format, which the walk reads past
+    (gathering the calls' ids in ``ids``)."""
+    if not items:
+        return NOT_PLAIN
+    return walked_verdict(provider, terms, _read_past_ids, items, terms.items, ids=ids)
+
+
+def _renamed_ids(
+    items: list[Any], goal: Target, ids: list[str]
+) -> NativeHealResult[list[Item]] | None:
+    """The result for items the verdict found plain but for tool-call ids the target refuses
+    (Kimi's ``functions.search:3``; any id but Mistral's own, for Mistral; see
+    :func:`_verdict`), whose calls' ids are ``ids`` (the verdict's walk gathered them), made
+    from the caller's dicts, without models; None to heal them the full way, which then
+    decides.
+
+    The ids are renamed as the engine's id rules rename them
+    (:class:`heal._engine.IdRenamer`), one to one, and the new ones must be accepted: the
+    renamed items are then plainly clean (the walk reads ids for nothing else), and this is the
+    full path's result, with the engine's records at native places (each call's and output's
+    item, in order); a renamed item is the caller's dict with the new ``call_id`` in place, as
+    :class:`_Writer` writes it. ``tests/adapters/test_native_fast_path.py`` holds the two ways
+    to one result."""
+    renamer = IdRenamer.of(set(ids), goal)
+    if renamer is None:
+        return None
+    renamed = renamer.renamed
+    with collector_paused(len(items)):
+        out = list(items)
+        i = -1
+        for item in items:
+            i += 1
+            kind = item.get("type")
+            if kind == "function_call":
+                what = "tool-call"
+            elif kind == "function_call_output":
+                what = "tool-result"
+            else:
+                continue
+            tid = item["call_id"]
+            new_id = renamed((i, None, None), what, tid)
+            if new_id != tid:
+                out[i] = {**item, "call_id": new_id}
+        return NativeHealResult(out, renamer.records())
+
+
 _USER_KEYS = (frozenset({"role", "content"}), frozenset({"type", "role", "content"}))
 _ASSISTANT_KEYS = frozenset({"type", "role", "content", "id", "status"})
 _TEXT_KEYS = frozenset({"type", "text", "annotations", "logprobs"})
@@ -623,13 +680,17 @@ def _keys_known(item: Item, known: frozenset[str]) -> bool:
     )
 
 
-def _plain_items(items: list[Any], reasoning: bool, ids: list[str], names: list[str]) -> str | None:
+def _plain_items(
+    items: list[Any], reasoning: bool, ids: list[str], names: list[str], *, past_ids: bool = False
+) -> str | None:
     """The one pass of :func:`_plainly_clean`: the canonical role of the last message when every
     item has a plain shape in a plain place (else None), with the call ids and tool names added
     to ``ids`` and ``names``. Items are grouped as :class:`_Reader` groups them: a run of
     assistant messages and calls is one assistant message, a run of outputs one tool message.
     ``reasoning``: whether the target's plan reads reasoning through the item rules alone
-    (:attr:`heal._verdict.Terms.items`), so that reasoning items may be plain."""
+    (:attr:`heal._verdict.Terms.items`), so that reasoning items may be plain. ``past_ids``:
+    read past a call id with a colon (Kimi's, which no provider takes) rather than stop there
+    (:func:`_verdict`)."""
     previous = ""  # the canonical role of the message being read (the last one at the end)
     waiting: dict[str, str] | None = None  # the calls of that message left to answer: id -> name
     texts: list[Any] = []
@@ -714,7 +775,7 @@ def _plain_items(items: list[Any], reasoning: bool, ids: list[str], names: list[
                 return None
             inputs.append(value)
             waiting[call_id] = name
-            if ":" in call_id:
+            if ":" in call_id and not past_ids:
                 return None  # Kimi's id form, which no provider takes: all renamed
             ids.append(call_id)
             names.append(name)
@@ -732,8 +793,11 @@ def _plain_items(items: list[Any], reasoning: bool, ids: list[str], names: list[
             elif previous not in AFTER["assistant"]:
                 return None
             if type(content) is str:
-                if len(item) != 2 + ("type" in item):  # role, content and maybe the type
+                # Role, content and maybe the type and an item id (as list content's).
+                if len(item) != 2 + ("type" in item) + ("id" in item):
                     return None
+                if "id" in item:
+                    item_ids.append(item["id"])
             else:
                 if (
                     not _finished(item, _ASSISTANT_KEYS)
@@ -795,6 +859,10 @@ def _plain_items(items: list[Any], reasoning: bool, ids: list[str], names: list[
     ):
         return None
     return ended(previous, texts[-1] if texts else None)
+
+
+_read_past_ids = partial(_plain_items, past_ids=True)
+"""The walk of :func:`_verdict`."""
 
 
 # --- delta mode (previous_response_id) -------------------------------------------------------

@@ -1928,6 +1928,7 @@ def test_a_history_plain_but_for_kimi_ids_is_renamed_without_the_index(
         mock.patch.object(anthropic, "_renamed_ids", lambda *args, **kwargs: None),
         mock.patch.object(pydantic_ai, "_renamed_ids", lambda *args, **kwargs: None),
         mock.patch.object(langchain, "_renamed_ids", lambda *args, **kwargs: None),
+        mock.patch.object(openai_responses, "_renamed_ids", lambda *args, **kwargs: None),
     ):
         indexed = heal(copy.deepcopy(native), provider=provider)
     assert renamed.repairs == indexed.repairs
@@ -2005,6 +2006,12 @@ def test_anthropic_renames_ids_without_loading() -> None:
             pydantic_ai, pydantic_ai.heal_pydantic_ai, pydantic_ai.dump_messages, id="pydantic-ai"
         ),
         pytest.param(langchain, langchain.heal_langchain, langchain.dump_messages, id="langchain"),
+        pytest.param(
+            openai_responses,
+            openai_responses.heal_openai_responses,
+            openai_responses.dump_messages,
+            id="responses",
+        ),
     ],
 )
 def test_a_broken_history_with_kimi_ids_is_not_renamed_in_the_callers_objects(

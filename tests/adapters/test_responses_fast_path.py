@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import json
+from functools import partial
 from typing import Any
 from unittest import mock
 
@@ -26,7 +27,8 @@ from openai.types.responses import (
     ResponseReasoningItem,
 )
 
-from heal import InputError
+from benchmarks.corpus import corpus
+from heal import InputError, load_messages
 from heal._verdict import provider_terms
 from heal.adapters import openai_responses
 from heal.adapters.openai_responses import heal_openai_responses
@@ -38,6 +40,8 @@ from .test_native_fast_path import (
     ALL_PROVIDERS,
     PROPERTY,
     _counted,
+    _fast,
+    _full_path,
     _refuse_to_load,
     _same_as_full_path,
     some_targets,
@@ -410,3 +414,57 @@ def test_reasoning_the_verdict_does_not_take_goes_the_full_path(
     _same_as_full_path(openai_responses, heal_openai_responses, native)
     if rule is not None:
         assert rule in {r.rule for r in heal_openai_responses(native).repairs}
+
+
+def _as_string(native: list[Item], at: int, **keys: Any) -> list[Item]:
+    """``native`` with its assistant message ``at`` written as a string of its text, with the
+    item's ``keys``, as the adapter writes an assistant text with an item id."""
+    out = copy.deepcopy(native)
+    out[at] = {"role": "assistant", **keys, "content": out[at]["content"][0]["text"]}
+    return out
+
+
+@pytest.mark.parametrize(
+    ("native", "taken"),
+    [
+        pytest.param(_as_string(STORED, 7, id="msg_7"), True, id="an item id"),
+        pytest.param(_as_string(STORED, 7, id="msg_7", type="message"), True, id="typed"),
+        pytest.param(_as_string(STORED, 7, id=""), True, id="an empty id"),
+        pytest.param(_as_string(STORED, 7, id="msg_2"), False, id="another item's id"),
+        pytest.param(_as_string(STORED, 7, id=7), False, id="an id not a string"),
+        pytest.param(_as_string(STORED, 7, id="msg_7", status="completed"), False, id="status"),
+    ],
+)
+def test_an_assistant_string_with_an_item_id(native: list[Item], taken: bool) -> None:
+    """What ``dump_messages`` writes for an assistant text with an OpenAI item id: a string
+    content beside the id, which loads as list content's does (the id as the text's item id,
+    which the item rules read): plain for the Responses API but for a duplicated id."""
+    terms = provider_terms("openai-responses")
+    assert terms is not None
+    assert openai_responses._plainly_clean(native, "openai-responses", terms) is taken
+    plain = _same_as_full_path(openai_responses, heal_openai_responses, native)
+    assert ("openai-responses" in plain) is taken
+
+
+def test_kimi_ids_in_a_reasoning_models_history_are_renamed_without_loading() -> None:
+    """The reasoning corpus as Responses items (reasoning items with encrypted content, item
+    ids on texts and calls, half the ids Kimi's): the adapter renames the ids in copies of the
+    caller's items, without loading the unbroken histories, and gives what the full path
+    gives."""
+    natives = []
+    for raw in corpus(conversations=40, length=30, shape="reasoning"):
+        try:
+            natives.append(openai_responses.dump_messages(load_messages(raw)))
+        except InputError:
+            continue  # a signature the Responses API has no field for
+    renamed = 0
+    for native in natives:
+        given = copy.deepcopy(native)
+        fast, skipped = _fast(openai_responses, partial(heal_openai_responses, native))
+        with _full_path(openai_responses):
+            slow = heal_openai_responses(native)
+        assert native == given
+        assert fast.repairs == slow.repairs
+        assert fast.messages == slow.messages
+        renamed += skipped and bool(fast.repairs)
+    assert renamed >= 0.8 * len(natives) > 0
