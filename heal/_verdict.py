@@ -234,9 +234,10 @@ class Terms:
     """Whether it may hold Gemini thought signatures on the model's texts and calls: the rules
     of the plan that read reasoning or options are Google's alone (:data:`GOOGLE_SIGNATURE_RULES`),
     which find nothing in a signature Gemini could have issued, on a text or call part of a
-    model turn, in a history without reasoning or media whose first turn is the user's texts. A
+    model turn, in a history without media whose first turn is the user's texts, nor in
+    Gemini's own thoughts (reasoning parts that are not empty, of Google's options alone). A
     walk that knows signatures checks that itself (each one a string or bytes
-    ``google-foreign-thought-signature`` keeps)."""
+    ``google-foreign-thought-signature`` keeps; each thought not empty)."""
 
 
 TEXT_OPTION_NEEDS = frozenset({"assistant_options", "head_not_user"})
@@ -556,6 +557,7 @@ def walked_verdict(
     terms: Terms,
     walk: Callable[..., str | None],
     *history: Any,
+    signed: list[bool] | None = None,
     ids: list[str] | None = None,
 ) -> int:
     """:func:`walked_clean`, saying why: ``CLEAN``, ``NOT_PLAIN``, or ``REFUSED_IDS`` when the
@@ -564,10 +566,10 @@ def walked_verdict(
     :func:`walked_clean` calls it, must read past an id the provider refuses (Kimi's, with a
     colon) rather than stop: the ids are judged here, all together. ``ids``: a list to gather
     the call ids in (every result's is its call's, in a history found plain), for the
-    renaming."""
+    renaming. ``signed``: as :func:`walked_clean` takes it."""
     if ids is None:
         ids = []
-    if not walked_clean(provider, terms, walk, *history, ids=ids):
+    if not walked_clean(provider, terms, walk, *history, signed=signed, ids=ids):
         return NOT_PLAIN
     # A known provider: walked_clean judged it.
     return CLEAN if get_profile(provider).all_accepted_tool_call_ids(ids) else REFUSED_IDS

@@ -99,7 +99,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar, cast, overlo
 
 from pydantic import BaseModel, ValidationError
 
-from heal._engine import HealScope
+from heal._engine import HealScope, IdRenamer
 from heal._verdict import (
     AFTER,
     PLAIN_TERMS,
@@ -109,8 +109,10 @@ from heal._verdict import (
     plain_input,
     plain_inputs,
     plain_texts,
+    plain_thoughts,
     terms_for,
     walked_clean,
+    walked_verdict,
 )
 from heal.adapters._common import (
     NO_FACTS,
@@ -125,6 +127,7 @@ from heal.adapters._common import (
     built_result,
     built_text,
     collector_paused,
+    delivered,
     heal_native,
     native_target,
     written_back,
@@ -159,6 +162,7 @@ from heal.policy import Policy
 from heal.providers import ProviderId
 from heal.repairs import Repair
 from heal.rules import Rule
+from heal.rules._quick import CLEAN, NOT_PLAIN, REFUSED_IDS
 from heal.rules.google import valid_signature
 from heal.targets import Target, tool_names
 
@@ -354,8 +358,16 @@ def heal_gemini(
     )
     # The verdict is asked under the default options, for a target it knows (terms).
     terms = terms_for(goal) if by_default(policy, rules, scope) else None
-    if terms is not None and _plainly_clean(native, goal.provider, terms):
-        return NativeHealResult(native, ())
+    said = NOT_PLAIN
+    if terms is not None:
+        ids: list[str] = []
+        said = _verdict(native, goal.provider, terms, ids)
+        if said == CLEAN:
+            return NativeHealResult(native, ())
+        if said == REFUSED_IDS:
+            renamed = delivered(_renamed_ids(native, goal, ids), on_repair, strict)
+            if renamed is not None:
+                return renamed
     contents, system, system_key = _split(native)
     sdk = any(isinstance(c, BaseModel) for c in contents)
     sdk_system = isinstance(system, BaseModel)
@@ -388,6 +400,7 @@ def heal_gemini(
         scope=scope,
         original=native,
         quick=terms is None,
+        renames=said != NOT_PLAIN,  # else tried in the caller's dicts, or not plain at all
     )
 
 
@@ -426,10 +439,11 @@ def _plainly_clean(native: Any, provider: ProviderId | None, terms: Terms = PLAI
       it), nor a signature in a user content. Signed so on the first call of every model
       content after the last user text, contents may end with the function responses (or the
       model's answer) for Google too: ``google-missing-thought-signature`` finds nothing then;
-    * no ``thought`` part (reasoning), media, code-execution or server-tool part, no unknown
-      key, no content without a role; the order of roles, texts, values and ids as
-      :mod:`heal._verdict` says, the ids those the loader gives (a call's own, or
-      :func:`_positional_id`).
+    * no ``thought`` part (reasoning) but, for Google, thoughts (not empty, maybe signed) first
+      in a model content, before its text or calls (:func:`_plain_contents`); no media,
+      code-execution or server-tool part, no unknown key, no content without a role; the
+      order of roles, texts, values and ids as :mod:`heal._verdict` says, the ids those the
+      loader gives (a call's own, or :func:`_positional_id`).
     """
     system: Any = _ABSENT
     if type(native) is dict:
@@ -450,8 +464,108 @@ def _plainly_clean(native: Any, provider: ProviderId | None, terms: Terms = PLAI
     return walked_clean(provider, terms, _plain_contents, contents, system, signed, signed=signed)
 
 
+def _verdict(native: Any, provider: ProviderId | None, terms: Terms, ids: list[str]) -> int:
+    """:func:`_plainly_clean`, saying why (:func:`heal._verdict.walked_verdict`):
+    ``REFUSED_IDS`` for contents plain but for their call ids' format, which the walk reads
+    past (gathering the calls' ids, as the loader gives them, in ``ids``)."""
+    found = _walked(native)
+    if found is None:
+        return NOT_PLAIN
+    contents, system = found
+    if not terms.signatures:
+        return walked_verdict(provider, terms, _read_past_ids, contents, system, None, ids=ids)
+    signed: list[bool] = []
+    return walked_verdict(
+        provider, terms, _read_past_ids, contents, system, signed, signed=signed, ids=ids
+    )
+
+
+def _walked(native: Any) -> tuple[list[Any], Any] | None:
+    """What the verdict walks of a request dict or a list of contents: the contents and the
+    system instruction (``_ABSENT`` when there is none); None when they are not plain (the
+    full path reads them, and raises where they are wrong)."""
+    system: Any = _ABSENT
+    if type(native) is dict:
+        contents = native.get("contents")
+        snake = native.get("system_instruction")
+        camel = native.get(_CAMEL["system_instruction"])
+        if snake is not None and camel is not None:
+            return None
+        if snake is not None or camel is not None:
+            system = camel if snake is None else snake
+    else:
+        contents = native
+    if type(contents) is not list or not contents:
+        return None
+    return contents, system
+
+
+def _renamed_ids(native: Any, goal: Target, ids: list[str]) -> NativeHealResult[Any] | None:
+    """The result for contents the verdict found plain but for tool-call ids the target refuses
+    (Kimi's ``functions.search:3``; any id but Mistral's own, for Mistral; see
+    :func:`_verdict`), whose calls' ids are ``ids`` (as the loader gives them: a call's own, or
+    :func:`_positional_id`), made from the caller's dicts, without models; None to heal them the
+    full way, which then decides.
+
+    The ids are renamed as the engine's id rules rename them
+    (:class:`heal._engine.IdRenamer`), one to one, and the new ones must be accepted: the
+    renamed contents are then plainly clean (the walk reads ids for nothing else), and this is
+    the full path's result, with the engine's records at native places (each call's and
+    response's part, in order); each part gets the new id in a copy of its body, as
+    :meth:`_Rewriter._renamed` writes it. Contents with a call or response without an id of its
+    own (a made-up id, or a response paired by name) are left to the full path.
+    ``tests/adapters/test_native_fast_path.py`` holds the two ways to one result."""
+    found = _walked(native)
+    if found is None:
+        return None
+    contents = found[0]
+    renamer = IdRenamer.of(set(ids), goal)
+    if renamer is None:
+        return None
+    renamed = renamer.renamed
+    with collector_paused(len(contents)):
+        out = list(contents)
+        ci = -1
+        for content in contents:
+            ci += 1
+            parts = content["parts"]
+            new_parts: list[Any] | None = None
+            model = content["role"] == "model"
+            pi = -1
+            for part in parts:
+                pi += 1
+                if model:
+                    key = "function_call" if "function_call" in part else "functionCall"
+                    what = "tool-call"
+                else:
+                    key = "function_response" if "function_response" in part else "functionResponse"
+                    what = "tool-result"
+                body = part.get(key)
+                if body is None:
+                    continue  # a text (the walk let nothing else pass)
+                own = body.get("id")
+                if own is None:
+                    # A call's made-up id, or a response paired by its name: the full path
+                    # (which renames and records such ids too, writing them nowhere).
+                    return None
+                new_id = renamed((ci, pi, None), what, own)
+                if new_id != own:
+                    if new_parts is None:
+                        new_parts = list(parts)
+                        out[ci] = {**content, "parts": new_parts}
+                    new_parts[pi] = {**part, key: {**body, "id": new_id}}
+        result = {**native, "contents": out} if type(native) is dict else out
+        return NativeHealResult(result, renamer.records())
+
+
 def _plain_contents(
-    contents: list[Any], system: Any, signed: list[bool] | None, ids: list[str], names: list[str]
+    contents: list[Any],
+    system: Any,
+    signed: list[bool] | None,
+    ids: list[str],
+    names: list[str],
+    *,
+    past_ids: bool = False,
 ) -> str | None:
     """The one pass of :func:`_plainly_clean`: the canonical role of the last message when every
     content has a plain shape in a plain place (else None), with the call ids (as the loader
@@ -461,7 +575,12 @@ def _plain_contents(
     may carry a thought signature, which :func:`_plain_signatures` judges, and the pass adds
     True to the list when the first call of every model content after the last user text is
     signed so (``google-missing-thought-signature`` wants it of the current turn; true too when
-    none has a call)."""
+    none has a call). Under the same terms a model content may also begin with thoughts
+    (``{"text", "thought": true}``, maybe signed; not empty, which ``google-empty-part``
+    drops) before a text or a call: the plan's rules that read reasoning are Google's alone
+    (see :attr:`heal._verdict.Terms.signatures`), and none finds anything in such a thought.
+    ``past_ids``: read past a call id with a colon (Kimi's, which no provider takes) rather than
+    stop there (:func:`_verdict`)."""
     previous = ""
     unsigned = False  # a model content since the last user text has an unsigned first call
     # Texts, call arguments, responses and signatures are gathered and judged once at the end:
@@ -469,6 +588,7 @@ def _plain_contents(
     texts: list[Any] = []
     values: list[Any] = []
     signatures: list[Any] = []
+    thoughts: list[Any] = []
     add_text = texts.append
     add_value = values.append
     add_signature = signatures.append
@@ -551,18 +671,37 @@ def _plain_contents(
         if role != "model" or previous not in AFTER["assistant"]:
             return None
         pi = -1
+        said = False  # a text or a call of this content came (thoughts come before them)
         for part in parts:
             pi += 1
             if type(part) is not dict:
                 return None
-            if len(part) != 1:
-                # A signed text or call: its one other key is the signature, in either spelling.
-                if signed is None or len(part) != 2:
+            size = len(part)
+            if size != 1:
+                if signed is None:
+                    return None
+                if "thought" in part:
+                    # A thought, maybe signed, first in its content.
+                    if part["thought"] is not True or said:
+                        return None
+                    thought = part["text"]
+                    if type(thought) is not str or not thought:
+                        return None
+                    thoughts.append(thought)
+                    if size == 2:
+                        continue
+                    size -= 1
+                # A signed text, call or thought: its one other key is the signature, in either
+                # spelling.
+                if size != 2:
                     return None
                 signature = part.get("thought_signature", _ABSENT)
                 if signature is _ABSENT:
                     signature = part["thoughtSignature"]
                 add_signature(signature)
+                if "thought" in part:
+                    continue
+            said = True
             if "text" in part:
                 if waiting is not None:
                     return None  # text after a call (moved before it for Anthropic)
@@ -592,19 +731,27 @@ def _plain_contents(
                 if len(part) == 1:
                     unsigned = True
             waiting.append((call_id, name, own))
-            if ":" in call_id:
+            if ":" in call_id and not past_ids:
                 return None  # Kimi's id form, which no provider takes: all renamed
             ids.append(call_id)
             names.append(name)
+        if not said:
+            return None  # thoughts alone
         previous = "assistant"
     if not (plain_texts(texts) and plain_inputs(values)):
         return None
     if signatures and not _plain_signatures(signatures):
         return None
+    if thoughts and not plain_thoughts(thoughts):
+        return None
     if signed is not None and not unsigned:
         signed.append(True)
     # Calls left unanswered are the last content's, a model content: not an end.
     return None if waiting is not None else ended(previous, texts[-1] if texts else None)
+
+
+_read_past_ids = partial(_plain_contents, past_ids=True)
+"""The walk of :func:`_verdict`."""
 
 
 def _plain_signatures(signatures: list[Any]) -> bool:

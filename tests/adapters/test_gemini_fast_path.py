@@ -26,6 +26,7 @@ from __future__ import annotations
 import base64
 import copy
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 from unittest import mock
 
@@ -33,11 +34,13 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
+from benchmarks.corpus import corpus
 from benchmarks.spellings import _gemini, _without_first_result
-from heal import Policy
+from heal import Policy, load_messages
 from heal._verdict import terms_for
 from heal.adapters import gemini
 from heal.providers import ProviderId
+from heal.rules._quick import REFUSED_IDS
 from heal.rules.google import valid_signature
 from heal.targets import Target
 
@@ -47,6 +50,7 @@ from .test_native_fast_path import (
     PROPERTY,
     _counted,
     _deep,
+    _fast,
     _full_path,
     _refuse_to_load,
     _same_as_full_path,
@@ -757,6 +761,43 @@ GEMINI_DEFECTS: dict[str, Defect] = {
         lambda n: _put(n["contents"][5]["parts"][0], "thought", True),
     ),
     "signature-alone": lambda n: n["contents"][5]["parts"].append({"thought_signature": "c2ln"}),
+    # A thinking model's thoughts (Google's rules read reasoning, finding nothing in these):
+    "thought-first": lambda n: n["contents"][1]["parts"].insert(
+        0, {"text": "Let me think.", "thought": True}
+    ),
+    "thought-signed-first": lambda n: n["contents"][5]["parts"].insert(
+        0, {"text": "Done.", "thought": True, "thoughtSignature": "c2ln"}
+    ),
+    "thoughts-first": lambda n: _put(
+        n["contents"][3],
+        "parts",
+        [
+            {"text": "hmm", "thought": True, "thought_signature": "c2ln"},
+            {"text": " ", "thought": True},
+            *n["contents"][3]["parts"],
+        ],
+    ),
+    # What google-empty-part drops, google-foreign-thought-signature drops, or a verdict
+    # does not read:
+    "thought-empty": lambda n: n["contents"][1]["parts"].insert(0, {"text": "", "thought": True}),
+    "thought-surrogate": lambda n: n["contents"][1]["parts"].insert(
+        0, {"text": "a\ud800", "thought": True}
+    ),
+    "thought-signature-not-base64": lambda n: n["contents"][1]["parts"].insert(
+        0, {"text": "hmm", "thought": True, "thought_signature": "sig!"}
+    ),
+    "thought-after-text": lambda n: n["contents"][1]["parts"].insert(
+        1, {"text": "hmm", "thought": True}
+    ),
+    "thought-after-call": lambda n: n["contents"][3]["parts"].append(
+        {"text": "hmm", "thought": True}
+    ),
+    "thought-not-a-string": lambda n: n["contents"][1]["parts"].insert(
+        0, {"text": 7, "thought": True}
+    ),
+    "thought-and-key": lambda n: n["contents"][1]["parts"].insert(
+        0, {"text": "hmm", "thought": True, "x_trace": "1"}
+    ),
     "signature-user-text": lambda n: _put(
         n["contents"][0]["parts"][0], "thought_signature", "c2ln"
     ),
@@ -827,8 +868,12 @@ GEMINI_CLEAN = {
     "signature-bytes",
     "signature-dummy",
     "signature-url-safe",
+    "thought-first",
+    "thought-signed-first",
+    "thoughts-first",
 }
-"""The defects after which the contents are still plainly clean for ``google``. Not among them:
+"""The defects after which the contents are still plainly clean for ``google``. Not among them
+(the full path's): a thought after a text or a call, which the verdict does not read;
 ``answer-ends`` (the calls are then in the current turn, which Gemini wants signed),
 ``call-id-dropped`` (a response whose id no call has is paired by name: the full path's)."""
 
@@ -961,3 +1006,41 @@ def test_the_benchmark_histories_are_plainly_clean_unless_broken() -> None:
         assert not gemini._plainly_clean(broken, "google")
         with _full_path(gemini):
             assert gemini.heal_gemini(broken).repairs
+
+
+def test_kimi_ids_in_a_thinking_models_history_are_renamed_without_loading() -> None:
+    """The reasoning corpus as Gemini contents (signed thoughts first in the model's turns, half
+    the ids Kimi's): for ``google`` the adapter renames the ids in copies of the caller's
+    contents, without loading the unbroken histories, and gives what the full path gives."""
+    natives = [
+        gemini.dump_messages(load_messages(raw))
+        for raw in corpus(conversations=40, length=30, shape="reasoning")
+    ]
+    renamed = 0
+    for native in natives:
+        given = copy.deepcopy(native)
+        fast, skipped = _fast(gemini, partial(gemini.heal_gemini, native))
+        with _full_path(gemini):
+            slow = gemini.heal_gemini(native)
+        assert native == given
+        assert fast.repairs == slow.repairs
+        assert fast.messages == slow.messages
+        renamed += skipped and bool(fast.repairs)
+    assert renamed >= 0.8 * len(natives) > 0
+
+
+def test_contents_with_an_id_made_up_are_renamed_the_full_way() -> None:
+    """Beside Kimi's ids, calls without an id of their own (the loader makes one up, and pairs
+    their responses by name): the renaming is left to the full path, which gives the same."""
+    native = _plain()
+    _at(native, 3, 0)["id"] = _at(native, 4, 0)["id"] = "functions.search:1"
+    google = terms_for(Target("google"))
+    assert google is not None
+    ids: list[str] = []
+    assert gemini._verdict(native, "google", google, ids) == REFUSED_IDS
+    assert gemini._renamed_ids(native, Target("google"), ids) is None
+    fast = gemini.heal_gemini(copy.deepcopy(native))
+    with _full_path(gemini):
+        slow = gemini.heal_gemini(copy.deepcopy(native))
+    assert fast.repairs == slow.repairs and fast.messages == slow.messages
+    assert [r.rule for r in fast.repairs] == ["invalid-tool-call-id"] * 2

@@ -1929,6 +1929,7 @@ def test_a_history_plain_but_for_kimi_ids_is_renamed_without_the_index(
         mock.patch.object(pydantic_ai, "_renamed_ids", lambda *args, **kwargs: None),
         mock.patch.object(langchain, "_renamed_ids", lambda *args, **kwargs: None),
         mock.patch.object(openai_responses, "_renamed_ids", lambda *args, **kwargs: None),
+        mock.patch.object(gemini, "_renamed_ids", lambda *args, **kwargs: None),
     ):
         indexed = heal(copy.deepcopy(native), provider=provider)
     assert renamed.repairs == indexed.repairs
@@ -2012,6 +2013,7 @@ def test_anthropic_renames_ids_without_loading() -> None:
             openai_responses.dump_messages,
             id="responses",
         ),
+        pytest.param(gemini, gemini.heal_gemini, gemini.dump_messages, id="gemini"),
     ],
 )
 def test_a_broken_history_with_kimi_ids_is_not_renamed_in_the_callers_objects(
