@@ -44,6 +44,7 @@ from heal.policy import KEEP, Policy
 from heal.providers import ProviderId, infer_provider
 from heal.repairs import Repair
 from heal.rules import Rule
+from heal.rules._quick import CLEAN, REFUSED_IDS
 from heal.targets import Target
 
 __all__ = [
@@ -380,6 +381,27 @@ def heal_native(
     with collector_paused(len(healed)):
         written = dump(healed)
     return NativeHealResult(written, repairs)
+
+
+def settled(
+    native: Any,
+    verdict: Callable[[list[str]], int],
+    rename: Callable[[list[str]], NativeHealResult[Any] | None],
+    on_repair: Callable[[Repair], object] | None,
+    strict: bool,
+) -> tuple[int, NativeHealResult[Any] | None]:
+    """What an adapter's plain verdict settles before anything is loaded: the verdict
+    (``verdict``, which adds the history's call ids to the list it is given) and, when that
+    settles the heal, its result: ``native`` itself for a plainly clean history; ``rename``'s
+    result (its repairs delivered as :func:`heal_native` delivers them) for one plain but for
+    call ids the target refuses, unless the renaming declines. None: the full path heals it."""
+    ids: list[str] = []
+    said = verdict(ids)
+    if said == CLEAN:
+        return said, NativeHealResult(native, ())
+    if said == REFUSED_IDS:
+        return said, delivered(rename(ids), on_repair, strict)
+    return said, None
 
 
 def delivered(

@@ -119,13 +119,13 @@ from heal.adapters._common import (
     built_text,
     built_text_output,
     collector_paused,
-    delivered,
     expect_object,
     expect_string,
     format_policy,
     heal_native,
     native_target,
     sdk_dict,
+    settled,
     written_back,
 )
 from heal.errors import ConfigError, HealingError, InputError
@@ -157,7 +157,7 @@ from heal.providers import HEAL_NAMESPACE, ProviderId
 from heal.repairs import Repair
 from heal.rules import Rule
 from heal.rules._options import ANTHROPIC_FORMAT, BLOCK_ORDER
-from heal.rules._quick import CLEAN, NOT_PLAIN, REFUSED_IDS
+from heal.rules._quick import NOT_PLAIN
 from heal.targets import Target, tool_names
 
 __all__ = [
@@ -309,14 +309,10 @@ def heal_anthropic(
     # The verdict is asked under the default options, for a target it knows (terms).
     terms = terms_for(goal) if by_default(policy, rules, scope) else None
     if terms is not None:
-        ids: list[str] = []
-        said = _verdict(history, goal.provider, terms, ids)
-        if said == CLEAN:
-            return NativeHealResult(history, ())
-        if said == REFUSED_IDS:
-            renamed = delivered(_renamed_ids(history, goal, ids), on_repair, strict)
-            if renamed is not None:
-                return renamed
+        verdict = partial(_verdict, history, goal.provider, terms)
+        _, done = settled(history, verdict, partial(_renamed_ids, history, goal), on_repair, strict)
+        if done is not None:
+            return done
     native_messages, original_system, has_system = _split(history)
     params = isinstance(history, Mapping)
     blocks = params and isinstance(original_system, list)

@@ -127,9 +127,9 @@ from heal.adapters._common import (
     built_result,
     built_text,
     collector_paused,
-    delivered,
     heal_native,
     native_target,
+    settled,
     written_back,
 )
 from heal.errors import ConfigError, InputError
@@ -162,7 +162,7 @@ from heal.policy import Policy
 from heal.providers import ProviderId
 from heal.repairs import Repair
 from heal.rules import Rule
-from heal.rules._quick import CLEAN, NOT_PLAIN, REFUSED_IDS
+from heal.rules._quick import NOT_PLAIN
 from heal.rules.google import valid_signature
 from heal.targets import Target, tool_names
 
@@ -360,14 +360,12 @@ def heal_gemini(
     terms = terms_for(goal) if by_default(policy, rules, scope) else None
     said = NOT_PLAIN
     if terms is not None:
-        ids: list[str] = []
-        said = _verdict(native, goal.provider, terms, ids)
-        if said == CLEAN:
-            return NativeHealResult(native, ())
-        if said == REFUSED_IDS:
-            renamed = delivered(_renamed_ids(native, goal, ids), on_repair, strict)
-            if renamed is not None:
-                return renamed
+        verdict = partial(_verdict, native, goal.provider, terms)
+        said, done = settled(
+            native, verdict, partial(_renamed_ids, native, goal), on_repair, strict
+        )
+        if done is not None:
+            return done
     contents, system, system_key = _split(native)
     sdk = any(isinstance(c, BaseModel) for c in contents)
     sdk_system = isinstance(system, BaseModel)
@@ -445,19 +443,10 @@ def _plainly_clean(native: Any, provider: ProviderId | None, terms: Terms = PLAI
       order of roles, texts, values and ids as :mod:`heal._verdict` says, the ids those the
       loader gives (a call's own, or :func:`_positional_id`).
     """
-    system: Any = _ABSENT
-    if type(native) is dict:
-        contents = native.get("contents")
-        snake = native.get("system_instruction")
-        camel = native.get(_CAMEL["system_instruction"])
-        if snake is not None and camel is not None:
-            return False  # the full path raises
-        if snake is not None or camel is not None:
-            system = camel if snake is None else snake
-    else:
-        contents = native
-    if type(contents) is not list or not contents:
+    found = _walked(native)
+    if found is None:
         return False
+    contents, system = found
     if not terms.signatures:
         return walked_clean(provider, terms, _plain_contents, contents, system, None)
     signed: list[bool] = []
@@ -490,7 +479,7 @@ def _walked(native: Any) -> tuple[list[Any], Any] | None:
         snake = native.get("system_instruction")
         camel = native.get(_CAMEL["system_instruction"])
         if snake is not None and camel is not None:
-            return None
+            return None  # the full path raises
         if snake is not None or camel is not None:
             system = camel if snake is None else snake
     else:

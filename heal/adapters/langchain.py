@@ -174,11 +174,11 @@ from heal.adapters._common import (
     built_text,
     built_text_output,
     collector_paused,
-    delivered,
     format_policy,
     heal_native,
     native_path,
     native_target,
+    settled,
     written_back,
 )
 from heal.errors import InputError
@@ -193,7 +193,7 @@ from heal.policy import Policy
 from heal.providers import LANGCHAIN_MODEL_PROVIDERS, ProviderId, openai_api_by_response_id
 from heal.repairs import Action, Repair, Scope
 from heal.rules import Rule
-from heal.rules._quick import CLEAN, NOT_PLAIN, REFUSED_IDS
+from heal.rules._quick import NOT_PLAIN
 from heal.rules.tool_pairing import ABORTED
 from heal.targets import Target
 
@@ -344,14 +344,12 @@ def heal_langchain(
     terms = terms_for(goal) if type(messages) is list and by_default(policy, rules, scope) else None
     said = NOT_PLAIN
     if terms is not None and type(messages) is list:  # known, but the type checker sees it here
-        ids: list[str] = []
-        said = _verdict(native, goal.provider, terms, ids)
-        if said == CLEAN:
-            return NativeHealResult(messages, ())
-        if said == REFUSED_IDS:
-            renamed = delivered(_renamed_ids(native, goal, ids), on_repair, strict)
-            if renamed is not None:
-                return renamed
+        verdict = partial(_verdict, native, goal.provider, terms)
+        said, done = settled(
+            messages, verdict, partial(_renamed_ids, native, goal), on_repair, strict
+        )
+        if done is not None:
+            return done
     loader = _Loader(native)
     with collector_paused(len(native)):
         loaded = loader.run()

@@ -134,13 +134,13 @@ from heal.adapters._common import (
     built_text_output,
     built_texts,
     collector_paused,
-    delivered,
     expect_object,
     expect_string,
     format_policy,
     heal_native,
     native_target,
     sdk_dict,
+    settled,
     written_back,
 )
 from heal.errors import InputError
@@ -171,7 +171,7 @@ from heal.policy import Policy
 from heal.providers import ProviderId
 from heal.repairs import Repair
 from heal.rules import Rule
-from heal.rules._quick import CLEAN, NOT_PLAIN, REFUSED_IDS
+from heal.rules._quick import NOT_PLAIN
 from heal.rules.google import GOOGLE_NAMESPACES
 from heal.targets import Target
 
@@ -280,14 +280,12 @@ def heal_openai_chat(
     # The verdict is asked under the default options, for a target it knows (terms).
     terms = terms_for(goal) if by_default(policy, rules, scope) else None
     if terms is not None:
-        ids: list[str] = []
-        said = _verdict(messages, goal.provider, terms, ids)
-        if said == CLEAN:
-            return NativeHealResult(cast(list[NativeMessage], messages), ())
-        if said == REFUSED_IDS and type(messages) is list:  # a list, once the verdict read it
-            renamed = delivered(_renamed_ids(messages, goal, ids), on_repair, strict)
-            if renamed is not None:
-                return renamed
+        verdict = partial(_verdict, messages, goal.provider, terms)
+        # A list, when the verdict reads it: the renaming is asked of nothing else.
+        rename = partial(_renamed_ids, cast(list[Any], messages), goal)
+        _, done = settled(messages, verdict, rename, on_repair, strict)
+        if done is not None:
+            return done
     native = _as_list(messages)
     original = messages if isinstance(messages, list) else native
     loader = _Loader(native, fast=_PARTIAL)

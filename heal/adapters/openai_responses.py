@@ -191,11 +191,11 @@ from heal.adapters._common import (
     built_text_output,
     built_texts,
     collector_paused,
-    delivered,
     format_policy,
     heal_native,
     native_repair,
     native_target,
+    settled,
 )
 from heal.errors import ConfigError, InputError
 from heal.messages import (
@@ -229,7 +229,7 @@ from heal.policy import Policy
 from heal.providers import HEAL_NAMESPACE, ProviderId, get_profile
 from heal.repairs import Action, Repair, Scope, record_json
 from heal.rules import Rule
-from heal.rules._quick import CLEAN, NOT_PLAIN, REFUSED_IDS
+from heal.rules._quick import NOT_PLAIN
 from heal.rules.openai import OPENAI_SERVER_ITEM
 from heal.rules.tool_pairing import ABORTED
 from heal.targets import Target
@@ -534,14 +534,12 @@ def heal_openai_responses(
     terms = terms_for(goal) if type(native) is list and by_default(policy, rules, scope) else None
     said = NOT_PLAIN
     if terms is not None and type(native) is list:  # known, but the type checker sees it here
-        ids: list[str] = []
-        said = _verdict(native, goal.provider, terms, ids)
-        if said == CLEAN:
-            return NativeHealResult(native, ())
-        if said == REFUSED_IDS:
-            renamed = delivered(_renamed_ids(native, goal, ids), on_repair, strict)
-            if renamed is not None:
-                return renamed
+        verdict = partial(_verdict, native, goal.provider, terms)
+        said, done = settled(
+            native, verdict, partial(_renamed_ids, native, goal), on_repair, strict
+        )
+        if done is not None:
+            return done
     items = _as_items(native)
     reader = _Reader(items, fast=_PARTIAL)
     with collector_paused(len(items)):
