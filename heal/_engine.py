@@ -961,13 +961,14 @@ class IdRenamer:
         self._made: list[list[Repair]] = [[] for _ in chain]
 
     @classmethod
-    def of(cls, ids: set[str], target: Target) -> IdRenamer | None:
-        """The renamer of a history whose ids are ``ids`` (all of them), when
-        :func:`plain_id_chain` renames them and they are ASCII (the full path escapes others in
-        its records); else None."""
-        if not "".join(ids).isascii():
+    def of(cls, ids: Iterable[str], target: Target) -> IdRenamer | None:
+        """The renamer of a history whose call ids are ``ids`` (as a format's verdict gathered
+        them: every result's id is its call's), when :func:`plain_id_chain` renames them and
+        they are ASCII (the full path escapes others in its records); else None."""
+        known = set(ids)
+        if not "".join(known).isascii():
             return None
-        chain = plain_id_chain(ids, target)
+        chain = plain_id_chain(known, target)
         return None if chain is None else cls(chain)
 
     def renamed(

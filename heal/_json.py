@@ -247,7 +247,7 @@ def _renamed_ids(
     # each id to its own new one, which no other id is or becomes) to ids the profile accepts:
     # which calls and results share an id is as it was, so the renamed history is plainly
     # clean (the verdict's walk reads ids for nothing else).
-    renamer = IdRenamer.of(set(ids), goal)
+    renamer = IdRenamer.of(ids, goal)
     if renamer is None:
         return None
     renamed = renamer.renamed

@@ -380,7 +380,7 @@ def _renamed_ids(history: Any, goal: Target, ids: list[str]) -> NativeHealResult
     messages = history.get("messages") if type(history) is dict else history
     if type(messages) is not list:
         return None
-    renamer = IdRenamer.of(set(ids), goal)
+    renamer = IdRenamer.of(ids, goal)
     if renamer is None:
         return None
     renamed = renamer.renamed

@@ -508,7 +508,7 @@ def _renamed_ids(native: Any, goal: Target, ids: list[str]) -> NativeHealResult[
     if found is None:
         return None
     contents = found[0]
-    renamer = IdRenamer.of(set(ids), goal)
+    renamer = IdRenamer.of(ids, goal)
     if renamer is None:
         return None
     renamed = renamer.renamed

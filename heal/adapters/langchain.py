@@ -562,7 +562,7 @@ def _renamed_ids(
     blocks and ``tool_call_id``, and Gemini's signature map by the new ids); an AI message
     whose ``additional_kwargs`` hold more that the loader reads is left to the full path.
     ``tests/adapters/test_native_fast_path.py`` holds the two ways to one result."""
-    renamer = IdRenamer.of(set(ids), goal)
+    renamer = IdRenamer.of(ids, goal)
     if renamer is None:
         return None
     renamed = renamer.renamed

@@ -323,7 +323,7 @@ def _renamed_ids(
     result's message); the renamed messages are the caller's dicts with the new ids in place,
     as :class:`_Writer` writes a renamed call or result, made in one pass.
     ``tests/adapters/test_native_fast_path.py`` holds the two ways to one result."""
-    renamer = IdRenamer.of(set(ids), goal)
+    renamer = IdRenamer.of(ids, goal)
     if renamer is None:
         return None
     renamed = renamer.renamed

@@ -623,7 +623,7 @@ def _renamed_ids(
     item, in order); a renamed item is the caller's dict with the new ``call_id`` in place, as
     :class:`_Writer` writes it. ``tests/adapters/test_native_fast_path.py`` holds the two ways
     to one result."""
-    renamer = IdRenamer.of(set(ids), goal)
+    renamer = IdRenamer.of(ids, goal)
     if renamer is None:
         return None
     renamed = renamer.renamed

@@ -601,7 +601,7 @@ def _renamed_ids(
     renamed part is a copy of the caller's with copies of those parts holding the new ids, as
     :class:`_Writer` writes a renamed message, made in the same pass.
     ``tests/adapters/test_native_fast_path.py`` holds the two ways to one result."""
-    renamer = IdRenamer.of(set(ids), goal)
+    renamer = IdRenamer.of(ids, goal)
     if renamer is None:
         return None
     renamed = renamer.renamed
