@@ -34,14 +34,25 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel
 
 from heal import targets
-from heal._construct import construct_complete, with_field
+from heal._construct import (
+    construct_complete,
+    new_instance,
+    set_dict,
+    set_extra,
+    set_fields,
+    set_private,
+    with_field,
+)
 from heal.errors import ConfigError, ConvergenceError, HealingError, ProtectedEditError
 from heal.messages import (
+    AssistantMessage,
     ModelMessage,
     Part,
     ReasoningPart,
     ToolCallPart,
+    ToolMessage,
     ToolResultPart,
+    UserMessage,
     load_messages,
 )
 from heal.policy import KEEP, Policy
@@ -829,6 +840,8 @@ def _renamed_plainly(
     ]
     replace = Action.REPLACE
     by = [(rule.id, rule.scope, replace, rule.renamed_why) for rule, _ in chain]
+    if len(chain) == 1 and plainly[0]:
+        return _renamed_once(messages, by[0], chain[0][1])
     origin: _Origin | None = None
     call_cls, result_cls = ToolCallPart, ToolResultPart
     out = list(messages)
@@ -875,6 +888,94 @@ def _renamed_plainly(
         if parts is not None:
             out[m] = with_field(message, "content", tuple(parts))
     records = made[0] if len(made) == 1 else [record for batch in made for record in batch]
+    return out, tuple(records)
+
+
+def _renamed_once(
+    messages: list[ModelMessage], by: tuple[str, Scope, Action, str], mapping: dict[str, str]
+) -> tuple[list[ModelMessage], tuple[Repair, ...]]:
+    """:func:`_renamed_plainly`'s pass for a chain of one rule whose records need no escape
+    (ASCII ids and reason): nearly every renamed history, one moved to Mistral or holding
+    Kimi's ids. The same messages and records, each part and record built in line (a history
+    moved to Mistral renames every id: per part, :func:`with_field` and :func:`rename_record`
+    cost about as much again in calls)."""
+    rule_id, scope, action, why = by
+    get = mapping.get
+    call_cls, result_cls = ToolCallPart, ToolResultPart
+    user_cls, assistant_cls, tool_cls = UserMessage, AssistantMessage, ToolMessage
+    record_fields = _REPAIR_FIELDS
+    records: list[Repair] = []
+    out = list(messages)
+    m = -1
+    for message in messages:
+        m += 1
+        content = message.__dict__["content"]
+        if type(content) is str:
+            continue
+        parts: list[Part] | None = None
+        p = -1
+        for part in content:
+            p += 1
+            cls = type(part)
+            if cls is not call_cls and cls is not result_cls:
+                continue
+            fields = part.__dict__
+            old = fields["tool_call_id"]
+            new_id = get(old)
+            if new_id is None:
+                continue
+            # rename_record's record, and with_field's copy of the part.
+            record = new_instance(Repair)
+            set_dict(
+                record,
+                {
+                    "rule": rule_id,
+                    "action": action,
+                    "message_index": m,
+                    "part_index": p,
+                    "anchor_index": None,
+                    "tool_call_id": old,
+                    "reason": f"{fields['type']} id {old!r} {why}; now {new_id!r}",
+                    "removed": {"toolCallId": old},
+                    "added": {"toolCallId": new_id},
+                    "scope": scope,
+                },
+            )
+            set_fields(record, record_fields)
+            set_extra(record, None)
+            set_private(record, None)
+            records.append(record)
+            data = fields.copy()
+            data["tool_call_id"] = new_id
+            copy = new_instance(cls)
+            set_dict(copy, data)
+            extra = part.__pydantic_extra__
+            set_extra(copy, None if extra is None else extra.copy())
+            fields_set = part.__pydantic_fields_set__
+            set_fields(
+                copy, fields_set if "tool_call_id" in fields_set else fields_set | {"tool_call_id"}
+            )
+            set_private(copy, None)
+            if parts is None:
+                parts = list(content)
+            parts[p] = copy
+        if parts is None:
+            continue
+        cls = type(message)
+        if cls is not user_cls and cls is not assistant_cls and cls is not tool_cls:
+            out[m] = with_field(message, "content", tuple(parts))  # a subclass: pydantic's copy
+            continue
+        # with_field's copy of one of heal's messages.
+        data = message.__dict__.copy()
+        data["content"] = tuple(parts)
+        copy = new_instance(cls)
+        set_dict(copy, data)
+        extra = message.__pydantic_extra__
+        set_extra(copy, None if extra is None else extra.copy())
+        fields_set = message.__pydantic_fields_set__
+        set_fields(copy, fields_set if "content" in fields_set else fields_set | {"content"})
+        set_private(copy, None)
+        out[m] = copy
     return out, tuple(records)
 
 

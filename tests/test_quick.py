@@ -22,7 +22,15 @@ from hypothesis import strategies as st
 from benchmarks.corpus import corpus
 from heal import PROVIDERS, heal_messages, load_messages
 from heal._engine import HealScope, _plan_for, heal_not_plain
-from heal.messages import ModelMessage
+from heal.messages import (
+    AssistantMessage,
+    ModelMessage,
+    TextOutput,
+    ToolCallPart,
+    ToolMessage,
+    ToolResultPart,
+    UserMessage,
+)
 from heal.providers import ProviderId
 from heal.rules import Context, Finding, Rule
 from heal.rules._index import FACTS, HistoryIndex
@@ -621,6 +629,50 @@ def test_renaming_ids_without_the_index_gives_the_same_result(
     again = heal_messages(quick.messages, target=target, policy=policy)
     assert not [r for r in again.repairs if r.changed]
     assert again.messages == quick.messages
+
+
+class _OwnAssistant(AssistantMessage):
+    """A caller's subclass of a heal message: copied as pydantic copies it."""
+
+
+class _OwnTool(ToolMessage):
+    pass
+
+
+@pytest.mark.parametrize("extra", [{}, {"stored_at": "2026-11-30"}], ids=["plain", "extra"])
+def test_renaming_copies_a_subclass_or_an_extra_field_as_the_index_does(
+    extra: dict[str, str],
+) -> None:
+    """The plain renaming builds its copies in line for heal's own classes; a caller's
+    subclass of a message keeps its class, and extra fields (on the message and on the part)
+    are copied, not shared, as the index's way does."""
+    call = ToolCallPart(tool_call_id="call_1", tool_name="f", input={}, **extra)
+    result = ToolResultPart(
+        tool_call_id="call_1", tool_name="f", output=TextOutput(value="ok"), **extra
+    )
+    for assistant_cls, tool_cls in ((AssistantMessage, ToolMessage), (_OwnAssistant, _OwnTool)):
+        messages: list[ModelMessage] = [
+            UserMessage(content="hi"),
+            assistant_cls(content=(call,), **extra),
+            tool_cls(content=(result,), **extra),
+            AssistantMessage(content="done"),
+        ]
+        quick = heal_messages(messages, provider="mistral")
+        full = heal_not_plain(messages, provider="mistral", renames=False)
+        assert [r.rule for r in quick.repairs] == ["mistral-tool-call-id"] * 2
+        assert quick.repairs == full.repairs
+        assert quick.messages == full.messages
+        for before, after in zip(messages[1:3], quick.messages[1:3], strict=True):
+            assert type(after) is type(before)
+            assert after.__pydantic_extra__ == before.__pydantic_extra__
+            assert after.__pydantic_extra__ is not before.__pydantic_extra__
+            part, old = after.content[0], before.content[0]
+            assert isinstance(part, ToolCallPart | ToolResultPart)
+            assert isinstance(old, ToolCallPart | ToolResultPart)
+            assert part.tool_call_id == quick.repairs[0].added["toolCallId"]  # type: ignore[index,call-overload]
+            assert old.tool_call_id == "call_1"  # the caller's part as it was
+            assert part.__pydantic_extra__ == old.__pydantic_extra__
+            assert part.__pydantic_extra__ is not old.__pydantic_extra__
 
 
 class _CountedIndex(HistoryIndex):

@@ -86,15 +86,22 @@ def mistral_tool_call_id(tool_call_id: str, attempt: int = 0) -> str:
 
     The digits are those of the digest's first 64 bits (every one of the nine is uniform),
     least significant first, written two at a time: a history moved to Mistral renames every
-    id, and this is most of the rule's own cost."""
+    id, and this is most of the rule's own cost. An ASCII id is encoded without naming the
+    error handler, whose lookup costs as much as the digest (the bytes are the same)."""
     text = tool_call_id if attempt == 0 else f"{tool_call_id}\x00{attempt}"
-    raw = blake2s(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
-    value = int.from_bytes(raw, "big")
-    value, a = divmod(value, _PAIR_BASE)
-    value, b = divmod(value, _PAIR_BASE)
-    value, c = divmod(value, _PAIR_BASE)
-    value, d = divmod(value, _PAIR_BASE)
-    return _PAIRS[a] + _PAIRS[b] + _PAIRS[c] + _PAIRS[d] + _BASE62[value % 62]
+    data = text.encode() if text.isascii() else text.encode("utf-8", "surrogatepass")
+    value = int.from_bytes(blake2s(data, digest_size=8).digest(), "big")
+    b = value // _PAIR_BASE
+    c = b // _PAIR_BASE
+    d = c // _PAIR_BASE
+    pairs = _PAIRS
+    return (
+        pairs[value % _PAIR_BASE]
+        + pairs[b % _PAIR_BASE]
+        + pairs[c % _PAIR_BASE]
+        + pairs[d % _PAIR_BASE]
+        + _BASE62[d // _PAIR_BASE % 62]
+    )
 
 
 _PAIR_BASE = 62 * 62
