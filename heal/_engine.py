@@ -765,9 +765,10 @@ def rename_record(
     arguments positional: one call per renamed part."""
     rule_id, scope, action, why = by
     message_index, part_index, anchor = where
-    return construct_complete(
-        Repair,
-        _REPAIR_FIELDS,
+    # construct_complete's record, built in line (_renamed_once builds the same).
+    record = new_instance(Repair)
+    set_dict(
+        record,
         {
             "rule": rule_id,
             "action": action,
@@ -781,6 +782,10 @@ def rename_record(
             "scope": scope,
         },
     )
+    set_fields(record, _REPAIR_FIELDS)
+    set_extra(record, None)
+    set_private(record, None)
+    return record
 
 
 def _renamed_plainly(
@@ -896,9 +901,9 @@ def _renamed_once(
 ) -> tuple[list[ModelMessage], tuple[Repair, ...]]:
     """:func:`_renamed_plainly`'s pass for a chain of one rule whose records need no escape
     (ASCII ids and reason): nearly every renamed history, one moved to Mistral or holding
-    Kimi's ids. The same messages and records, each part and record built in line (a history
-    moved to Mistral renames every id: per part, :func:`with_field` and :func:`rename_record`
-    cost about as much again in calls)."""
+    Kimi's ids. The same messages and records, each part, message and record built in line
+    (a history moved to Mistral renames every id and copies most of its messages).
+    ``tests/test_quick.py`` holds them to the index's way."""
     rule_id, scope, action, why = by
     get = mapping.get
     call_cls, result_cls = ToolCallPart, ToolResultPart
@@ -924,7 +929,8 @@ def _renamed_once(
             new_id = get(old)
             if new_id is None:
                 continue
-            # rename_record's record, and with_field's copy of the part.
+            # rename_record's record and with_field's copy of the part, in line: a call for
+            # each costs a fifth of the renaming (Mistral renames every call and result).
             record = new_instance(Repair)
             set_dict(
                 record,
