@@ -186,6 +186,7 @@ RICH_NEEDS = frozenset(
         "trailing_reasoning",
         "reasoning_not_first",
         "reasoning_only_message",
+        "tool_loop_reasoning",
         "anthropic_unsigned_reasoning",
         "bedrock_unsigned_reasoning",
     }

@@ -434,6 +434,28 @@ def _turn(*calls: str, **extra: Any) -> list[dict[str, Any]]:
 
 
 _USER = {"role": "user", "content": "hi"}
+_SIGNED = {"anthropic": {"signature": "c2ln"}}
+_FOREIGN = {"openai": {"itemId": "rs_1", "reasoningEncryptedContent": "gAAA"}}
+_WRONG_KEY = {"anthropic": {"cacheControl": {"type": "ephemeral"}}}
+_EMPTY_SIGNATURE = {"anthropic": {"signature": ""}}
+_TEXT = {"type": "text", "text": "ok"}
+
+
+def _thinking(
+    options: Any = _SIGNED, *, first: bool = True, alone: bool = False, last: bool = False
+) -> dict[str, Any]:
+    """An assistant message with a reasoning part (signed by Anthropic unless ``options`` say
+    otherwise) before its text (after it when not ``first``; alone; or last after the text)."""
+    thinking: dict[str, Any] = {"type": "reasoning", "text": "think"}
+    if options is not None:
+        thinking["providerOptions"] = options
+    text = {"type": "text", "text": "ok"}
+    if alone:
+        return {"role": "assistant", "content": [thinking]}
+    content = [thinking, text] if first and not last else [text, thinking]
+    return {"role": "assistant", "content": content}
+
+
 _ANSWER = {"role": "assistant", "content": "done"}
 _MARKED_USER = {
     "role": "user",
@@ -525,6 +547,23 @@ REFUSED: list[tuple[str, Any, list[dict[str, Any]]]] = [
     ("replayed id", None, [_USER, *_turn("c1"), _USER, *_turn("c1")]),
     ("id foreign to Mistral after one of its own", "mistral", [_USER, *_turn("abcDEF123", "c1")]),
     ("calls without reasoning", "deepseek", [_USER, *_turn("c1")]),
+    ("unsigned thinking", "anthropic", [_USER, _thinking(options=None), _USER]),
+    ("foreign reasoning", "anthropic", [_USER, _thinking(options=_FOREIGN), _USER]),
+    ("a signature of the wrong key", "anthropic", [_USER, _thinking(options=_WRONG_KEY), _USER]),
+    ("an empty signature", "anthropic", [_USER, _thinking(options=_EMPTY_SIGNATURE), _USER]),
+    ("thinking after a text", "anthropic", [_USER, _thinking(first=False), _USER]),
+    (
+        "thinking between texts",
+        "anthropic",
+        [_USER, {"role": "assistant", "content": [_TEXT, _thinking()["content"][0], _TEXT]}, _USER],
+    ),
+    ("thinking alone in its message", "anthropic", [_USER, _thinking(alone=True), _USER]),
+    ("thinking last in the final message", "anthropic", [_USER, _thinking(last=True)]),
+    (
+        "thinking in an open tool loop",
+        "anthropic",
+        [_USER, _thinking(), _USER, *_turn("toolu_01")],
+    ),
     (
         "reasoning in another message than the calls",
         "deepseek",
@@ -544,6 +583,59 @@ broader property tests meet rarely: the walk must refuse each."""
 )
 def test_the_walk_refuses_what_the_index_finds(provider: Any, history: Any) -> None:
     assert _verdicts(load_messages(history), Target(provider), None, "request") == (False, False)
+
+
+@pytest.mark.parametrize(
+    "history",
+    [
+        [_USER, _thinking(), _USER],
+        [_USER, _thinking(), _USER, *_turn("toolu_01"), _ANSWER, _USER],
+        [
+            _USER,
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "reasoning", "text": "a", "providerOptions": _SIGNED},
+                    {
+                        "type": "reasoning",
+                        "text": "",
+                        "providerOptions": {"anthropic": {"redactedData": "ZGF0YQ=="}},
+                    },
+                    {"type": "text", "text": "ok"},
+                    _call("toolu_01"),
+                ],
+            },
+            {"role": "tool", "content": [_result("toolu_01")]},
+            _USER,
+        ],
+    ],
+    ids=["before a text", "a turn with calls after it", "redacted, before calls"],
+)
+def test_anthropic_thinking_as_claude_writes_it_is_quickly_clean(history: Any) -> None:
+    """Thinking that opens its message, signed under Anthropic's namespace (or redacted), is
+    what no rule for Anthropic reads: the walk answers the facts of reasoning itself, and the
+    index agrees; Kimi's ids in such a history are renamed without the index."""
+    messages = load_messages(history)
+    assert _verdicts(messages, Target("anthropic"), None, "request") == (True, True)
+    kimi = json.loads(json.dumps(history).replace("toolu_01", "functions.f:0"))
+    if kimi != history:
+        plan = _plan_for(Target("anthropic"), None, None, "request")
+        assert plan.quick is not None
+        ids: list[str] = []
+        said = quick_verdict(
+            load_messages(kimi),
+            plan.quick,
+            Target("anthropic"),
+            plan.profile,
+            past_ids=True,
+            ids=ids,
+        )
+        assert said == REFUSED_IDS
+        quick = heal_messages(kimi, provider="anthropic")
+        full = heal_not_plain(kimi, provider="anthropic", renames=False)
+        assert [r.rule for r in quick.repairs] == ["invalid-tool-call-id"] * 2
+        assert quick.repairs == full.repairs
+        assert quick.messages == full.messages
 
 
 def test_options_of_reasoning_are_refused_when_the_verdict_reads_them() -> None:

@@ -1127,6 +1127,11 @@ def _trailing_reasoning(index: HistoryIndex, target: Target, profile: ProviderPr
     return m == last and p == len(index.messages[last].content) - 1
 
 
+def _tool_loop_reasoning(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    roles = index.roles
+    return bool(index.reasoning) and roles[-1] == "tool"
+
+
 def _calls_without_reasoning(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
     calls = index.calls
     if not calls:
@@ -1226,6 +1231,7 @@ FACTS: dict[str, Fact] = {
     "invalid_tool_call_ids": _invalid_tool_call_ids,
     "unaccepted_tool_call_ids": _unaccepted_tool_call_ids,
     "assistant_options": _assistant_options,
+    "tool_loop_reasoning": _tool_loop_reasoning,
     "trailing_reasoning": _trailing_reasoning,
     "reasoning_not_first": _reasoning_not_first,
     "reasoning_only_message": _reasoning_only_message,
@@ -1264,6 +1270,8 @@ plan's verdict asks for it (:meth:`HistoryIndex.clean`), for the plan's target:
 * ``calls_after_last_user``: a tool call after the last user message (in the current turn);
 * ``assistant_options``: a part of an assistant message with provider options other than
   heal's own marks;
+* ``tool_loop_reasoning``: the history holds reasoning and ends with a tool message (an open
+  tool loop, which Anthropic wants opened by signed thinking);
 * ``trailing_reasoning``: the last part of the last message is reasoning;
 * ``reasoning_not_first``: a message holds reasoning after a first part that is not reasoning;
 * ``reasoning_only_message``: an assistant message holds reasoning and nothing else;

@@ -21,7 +21,7 @@ clean verdict; on the benchmark corpus the two agree.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -65,8 +65,9 @@ class QuickTerms:
     message, a history of system messages alone). The fields say what else it must refuse."""
 
     reasoning: bool
-    """Reasoning parts with ASCII text may stand: the verdict names neither the ``reasoning``
-    list nor a fact of reasoning (``non_ascii_reasoning`` aside, which ASCII text rules out)."""
+    """Reasoning parts with ASCII text may stand: the verdict does not name the ``reasoning``
+    list, and of the facts of reasoning (``non_ascii_reasoning`` aside, which ASCII text rules
+    out) only those the walk answers itself, as :attr:`placed` and :attr:`signed` say."""
     tool_options: bool
     """Calls and results may carry provider options (no fact of the verdict reads them)."""
     part_options: bool
@@ -101,6 +102,14 @@ class QuickTerms:
     """Ids must be in the profile's exact format too (``unaccepted_tool_call_ids``)."""
     offered: bool
     """Tool names must be among the target's tools, when it names them (``unoffered_tools``)."""
+    placed: bool = False
+    """Reasoning must open its message and be followed there by a text or a call, in a history
+    that does not end with tool results: the verdict names ``reasoning_not_first``,
+    ``reasoning_only_message``, ``trailing_reasoning`` or ``tool_loop_reasoning`` (the shape
+    of Anthropic's thinking, as a Claude model writes it)."""
+    signed: tuple[str, ...] = ()
+    """The platforms whose signature each reasoning part must carry (``anthropic`` for
+    ``anthropic_unsigned_reasoning``; see :data:`heal.rules.reasoning.SIGNINGS`)."""
 
 
 _KNOWN = frozenset(
@@ -129,6 +138,7 @@ _KNOWN = frozenset(
         "reasoning_only_message",
         "calls_without_reasoning",
         "non_ascii_reasoning",
+        "tool_loop_reasoning",
         "anthropic_unsigned_reasoning",
         "bedrock_unsigned_reasoning",
     }
@@ -137,15 +147,17 @@ _KNOWN = frozenset(
 there and not here leaves every plan that needs it to the index (see :func:`quick_terms`) until
 the walk learns it; ``tests/test_quick.py`` fails until then."""
 
-_REASONING_FACTS = frozenset(
-    {
-        "trailing_reasoning",
-        "reasoning_not_first",
-        "reasoning_only_message",
-        "anthropic_unsigned_reasoning",
-        "bedrock_unsigned_reasoning",
-    }
+_PLACED_FACTS = frozenset(
+    {"trailing_reasoning", "reasoning_not_first", "reasoning_only_message", "tool_loop_reasoning"}
 )
+"""The facts of where reasoning stands, which :attr:`QuickTerms.placed` answers."""
+
+_SIGNED_FACTS = {
+    "anthropic_unsigned_reasoning": "anthropic",
+    "bedrock_unsigned_reasoning": "bedrock",
+}
+"""The facts of unsigned reasoning, which :attr:`QuickTerms.signed` answers, with the platform
+each names."""
 _NAMES: dict[Fact, str] = {fact: name for name, fact in FACTS.items()}
 
 
@@ -160,7 +172,7 @@ def quick_terms(verdict: tuple[frozenset[str], tuple[Fact, ...]] | None) -> Quic
     if None in named or not named <= _KNOWN:
         return None
     return QuickTerms(
-        reasoning="reasoning" not in lists and named.isdisjoint(_REASONING_FACTS),
+        reasoning="reasoning" not in lists,
         tool_options=named.isdisjoint(
             {"tool_options", "anthropic_tool_options", "assistant_options"}
         ),
@@ -178,7 +190,17 @@ def quick_terms(verdict: tuple[frozenset[str], tuple[Fact, ...]] | None) -> Quic
         valid_ids="invalid_tool_call_ids" in named,
         exact_ids="unaccepted_tool_call_ids" in named,
         offered="unoffered_tools" in named,
+        placed=not named.isdisjoint(_PLACED_FACTS),
+        signed=tuple(platform for fact, platform in _SIGNED_FACTS.items() if fact in named),
     )
+
+
+def _signing(platform: str) -> Callable[[ReasoningPart], bool]:
+    """The test of a platform's signature on a reasoning part (the rules' module imports the
+    index's, which this one imports: looked up on use)."""
+    from heal.rules.reasoning import SIGNINGS
+
+    return SIGNINGS[platform].signs
 
 
 NOT_PLAIN, CLEAN, REFUSED_IDS = 0, 1, 2
@@ -226,6 +248,8 @@ def quick_verdict(
     text_output, error_output = TextOutput, ErrorTextOutput
     json_output, error_json, content_output = JsonOutput, ErrorJsonOutput, ContentOutput
     reasoning_ok = terms.reasoning
+    placed = terms.placed
+    signs = [_signing(platform) for platform in terms.signed] if terms.signed else None
     tool_options_ok = terms.tool_options
     part_options_ok = terms.part_options
     content_ok = terms.content_outputs
@@ -342,6 +366,14 @@ def quick_verdict(
                     or (not part_options_ok and part.provider_options is not None)
                 ):
                     return NOT_PLAIN
+                if placed and (
+                    type(content[0]) is not reasoning_cls or type(content[-1]) is reasoning_cls
+                ):
+                    return NOT_PLAIN  # after a text or a call, or last in its message
+                if signs:
+                    for sign in signs:
+                        if not sign(part):
+                            return NOT_PLAIN
                 reasoning_at = i
             else:
                 return NOT_PLAIN  # files, images, approvals, subclasses: the index lists them
@@ -349,6 +381,8 @@ def quick_verdict(
             return NOT_PLAIN
     if waiting or not turns:
         return NOT_PLAIN  # a call without its result; only_system (an empty history too)
+    if placed and previous == "tool" and reasoning_at >= 0:
+        return NOT_PLAIN  # tool_loop_reasoning: an open tool loop, in a history that reasons
     if previous == "assistant" and not terms.assistant_end:
         return NOT_PLAIN
     if not ids:

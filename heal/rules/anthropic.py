@@ -465,6 +465,7 @@ class AnthropicToolLoopThinking(_AnthropicRule):
 
     id = "anthropic-tool-loop-thinking"
     triggers = frozenset({"reasoning"})
+    needs = frozenset({"tool_loop_reasoning"})  # what check() looks for first
     summary = (
         "with thinking in use, the open tool loop's assistant message does not start with "
         "signed thinking (cannot be fixed by editing)"
