@@ -81,6 +81,7 @@ from heal.rules._base import (
 from heal.rules._index import FACTS, Fact, HistoryIndex
 from heal.rules._quick import (
     CLEAN,
+    DROPS,
     NOT_PLAIN,
     REFUSED_IDS,
     QuickTerms,
@@ -89,6 +90,7 @@ from heal.rules._quick import (
 )
 from heal.rules.anthropic import AnthropicToolIdFormat
 from heal.rules.mistral import MistralToolCallId
+from heal.rules.reasoning import ForeignReasoning, UnsignedReasoning
 from heal.rules.tool_shape import InvalidToolCallId
 from heal.targets import Target
 
@@ -350,6 +352,9 @@ class _Plan:
     """The steps that rename the ids the target refuses, in order, when the engine may run them
     without the index (see :func:`_renamed_plainly`), and the quick terms of the other steps'
     needs; else None."""
+    dropper: tuple[int, ForeignReasoning] | None = None
+    """The step that removes other providers' reasoning, and its rule, when the engine may
+    remove it without the index (see :func:`_dropped_plainly`); else None."""
 
 
 _DEFAULT_PLANS: dict[tuple[Target, str, int], _Plan] = {}
@@ -433,7 +438,46 @@ def _cached_plan(
     verdict = _verdict(steps)
     quick = quick_terms(verdict)
     renamer = None if quick is None else _plain_renamer(steps, quick, bool(guards))
-    return _Plan(tuple(steps), guards, get_profile(target.provider), verdict, quick, renamer)
+    dropper = None if quick is None else _plain_dropper(steps, quick, renamer)
+    profile = get_profile(target.provider)
+    return _Plan(tuple(steps), guards, profile, verdict, quick, renamer, dropper)
+
+
+def _plain_dropper(
+    steps: Sequence[_Step], quick: QuickTerms, renamer: tuple[tuple[int, ...], QuickTerms] | None
+) -> tuple[int, ForeignReasoning] | None:
+    """The plan's step that removes other providers' reasoning (Anthropic's
+    ``anthropic-strip-foreign-reasoning-content``, applied with its one choice), when the
+    engine may make its removals without the index (:func:`_dropped_plainly`): the quick terms
+    ask for reasoning signed by its platform alone, where a Claude model puts it (so the walk
+    lists the foreign parts, each first in its message and followed by a text or a call), and
+    every other step that needs reasoning unsigned by that platform is its unsigned-reasoning
+    rule, which leaves foreign parts to it. Its records come before or after those of every
+    renaming step (the engine puts them there); None otherwise."""
+    if not quick.reasoning or not quick.placed or len(quick.signed) != 1:
+        return None
+    unsigned = FACTS[f"{quick.signed[0]}_unsigned_reasoning"]
+    found: tuple[int, ForeignReasoning] | None = None
+    for k, (rule, choice, keep, _lists, facts) in enumerate(steps):
+        if unsigned not in facts:
+            continue
+        if type(rule) is ForeignReasoning and not keep and choice == rule.choices[0]:
+            if rule.facts.signing.namespace != quick.signed[0] or found is not None:
+                return None
+            found = (k, rule)
+        elif not (
+            type(rule) is UnsignedReasoning
+            and rule.facts.signing.namespace == quick.signed[0]
+            and rule.facts.foreign is None
+        ):
+            return None
+    if found is None or renamer is None:
+        return found
+    k = found[0]
+    steps_renaming = renamer[0]
+    if all(r < k for r in steps_renaming) or all(r > k for r in steps_renaming):
+        return found
+    return None
 
 
 _PLAIN_RENAMERS = frozenset({InvalidToolCallId, AnthropicToolIdFormat, MistralToolCallId})
@@ -572,18 +616,31 @@ def _run(
     terms = plan.quick
     if terms is not None and plain != "none":
         renamer = plan.renamer
-        # With a renamer, the walk reads past refused ids and gathers the call ids for it.
+        # With a renamer, the walk reads past refused ids and gathers the call ids for it;
+        # with a dropper, it lists other providers' reasoning.
         ids: list[str] | None = None if renamer is None else []
+        drops: list[tuple[int, int]] | None = None if plan.dropper is None else []
         said = (
-            quick_verdict(messages, terms, target, profile, past_ids=ids is not None, ids=ids)
+            quick_verdict(
+                messages, terms, target, profile, past_ids=ids is not None, ids=ids, drops=drops
+            )
             if plain == "verdict"
             else None
         )
         if said == CLEAN:
             return messages, ()  # plainly clean: the index would find the verdict below clean
+        if drops:
+            # Plain but for other providers' reasoning (and maybe refused ids); or not plain,
+            # which a broken history nearly always is after such a part.
+            if said in (DROPS, REFUSED_IDS):
+                dropped = _dropped_plainly(
+                    messages, plan, target, drops, ids if said == REFUSED_IDS else None
+                )
+                if dropped is not None:
+                    return dropped
         # The renaming, when the walk found the history plain but for its ids (a broken
         # history goes to the index without a second walk), or when asked for it alone.
-        if renamer is not None and said != NOT_PLAIN:
+        elif renamer is not None and said != NOT_PLAIN:
             renamed = _renamed_plainly(
                 messages, plan, renamer, target, ids=ids if said == REFUSED_IDS else None
             )
@@ -985,6 +1042,53 @@ def _renamed_once(
     return out, tuple(records)
 
 
+def _dropped_plainly(
+    messages: list[ModelMessage],
+    plan: _Plan,
+    target: Target,
+    drops: list[tuple[int, int]],
+    ids: list[str] | None,
+) -> tuple[list[ModelMessage], tuple[Repair, ...]] | None:
+    """What :func:`_run` returns for a history plain but for other providers' reasoning (the
+    parts at ``drops``, which the quick verdict listed) and maybe for ids the target refuses
+    (``ids``, gathered by the same walk), made without the index: a conversation moved to
+    Anthropic from OpenAI or Gemini. None to leave it to the index.
+
+    The walk found every other part plain, the foreign reasoning ASCII and each part first in
+    its message and followed there by a text or a call, and no signed reasoning: so of the
+    plan's rules only the dropper (``_Plan.dropper``) and the unsigned-reasoning rule, which
+    leaves foreign parts to it, find anything in the reasoning, nothing is protected, and no
+    message is left empty or ends with reasoning once the parts are gone. The index would run
+    the dropper and the id rules alone, each once, in plan order, and stop: the history they
+    leave is plainly clean. Renaming keeps every part in its place and removing reasoning
+    changes no id, so the two are made in either order, each record naming its part's place
+    in the input; each rule's records come in plan order. ``tests/test_quick.py`` holds the
+    two ways to one result."""
+    dropper = plan.dropper
+    assert dropper is not None  # the walk lists drops for such a plan only
+    k, rule = dropper
+    out = messages
+    renamed: tuple[Repair, ...] = ()
+    if ids is not None:
+        if plan.renamer is None:
+            return None
+        plainly = _renamed_plainly(messages, plan, plan.renamer, target, ids=ids)
+        if plainly is None:
+            return None
+        out, renamed = plainly
+    gone: list[tuple[int, int, Part, str]] = []
+    for m, p in drops:
+        part: Part = messages[m].__dict__["content"][p]  # a reasoning part, in a list of parts
+        reason = rule.drop_reason(part, beside_signed=False)
+        assert reason is not None  # the walk listed another provider's reasoning alone
+        gone.append((m, p, part, reason))
+    records = _drop_records(rule, DroppedParts(gone), _Origin(messages), Action.REMOVE)
+    out = _without_parts(out, _places(gone))[0]
+    if ids is not None and plan.renamer is not None and plan.renamer[0][0] > k:
+        return out, (*records, *renamed)
+    return out, (*renamed, *records)
+
+
 IdRule = InvalidToolCallId | MistralToolCallId
 """The rules whose renamings the engine makes without the index (see :data:`_PLAIN_RENAMERS`)."""
 
@@ -1221,35 +1325,55 @@ def _apply_drops(
     messages: list[ModelMessage], origin: _Origin, index: HistoryIndex, batch: DroppedParts
 ) -> tuple[list[ModelMessage], _Origin, HistoryIndex]:
     """:func:`_apply` for a batch of removed parts, and the index of the history it makes."""
+    dropped = _places(batch.drops)
+    out, edited = _without_parts(messages, dropped)
+    msgs = origin.msgs
+    parts = list(origin.parts)
+    for m in edited:
+        gone = dropped[m]
+        locs = _part_locations(parts[m], msgs[m], len(messages[m].content))
+        if len(gone) == 1:
+            (p,) = gone
+            parts[m] = locs[:p] + locs[p + 1 :]
+        else:
+            parts[m] = tuple(loc for p, loc in enumerate(locs) if p not in gone)
+    new = _Origin.__new__(_Origin)
+    new.msgs, new.anchors, new.parts = msgs, origin.anchors, parts
+    return out, new, index.after_edit(out, _kept_runs(edited, len(out)), reasoning_dropped=dropped)
+
+
+def _places(drops: Iterable[tuple[int, int, Part, str]]) -> dict[int, set[int]]:
+    """The parts of a batch of removals, as the place of each in its message, by message."""
     dropped: dict[int, set[int]] = {}
-    for m, p, _, _ in batch.drops:
+    for m, p, _, _ in drops:
         places = dropped.get(m)
         if places is None:
             dropped[m] = {p}
         else:
             places.add(p)
+    return dropped
+
+
+def _without_parts(
+    messages: list[ModelMessage], dropped: dict[int, set[int]]
+) -> tuple[list[ModelMessage], list[int]]:
+    """``messages`` without the parts at ``dropped`` (each message's a copy), and the messages
+    edited, in order."""
     out = list(messages)
-    msgs = origin.msgs
-    parts = list(origin.parts)
     edited = sorted(dropped)
     for m in edited:
         gone = dropped[m]
         message = messages[m]
         # A part to remove is in a list of parts, never in text content.
         content: tuple[Part, ...] = message.__dict__["content"]
-        locs = _part_locations(parts[m], msgs[m], len(content))
         if len(gone) == 1 and type(content) is tuple:  # nearly always: two slices
             (p,) = gone
             out[m] = with_field(message, "content", content[:p] + content[p + 1 :])
-            parts[m] = locs[:p] + locs[p + 1 :]
-            continue
-        out[m] = with_field(
-            message, "content", tuple(x for p, x in enumerate(content) if p not in gone)
-        )
-        parts[m] = tuple(loc for p, loc in enumerate(locs) if p not in gone)
-    new = _Origin.__new__(_Origin)
-    new.msgs, new.anchors, new.parts = msgs, origin.anchors, parts
-    return out, new, index.after_edit(out, _kept_runs(edited, len(out)), reasoning_dropped=dropped)
+        else:
+            out[m] = with_field(
+                message, "content", tuple(x for p, x in enumerate(content) if p not in gone)
+            )
+    return out, edited
 
 
 def _kept_runs(edited: Sequence[int], n: int) -> list[tuple[int, int, int]]:

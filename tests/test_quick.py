@@ -827,6 +827,211 @@ def test_kimi_ids_are_renamed_without_the_index(
     assert rules == expected
 
 
+def test_the_reasoning_corpus_moved_to_anthropic_heals_without_the_index(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Claude's own signed thinking stands, OpenAI's and Gemini's reasoning is removed and
+    Kimi's ids are renamed, all without the index, in each unbroken history of the corpus."""
+    healed, rules = _renamed_without_index(monkeypatch, _REASONING, "anthropic")
+    assert 0.8 * len(_REASONING) <= healed < len(_REASONING)
+    assert rules == {"invalid-tool-call-id", "anthropic-strip-foreign-reasoning-content"}
+
+
+def test_the_reasoning_corpus_moved_to_anthropic_heals_as_the_index_heals_it() -> None:
+    """Every history of the corpus (a third Claude's, two thirds OpenAI's and Gemini's, some
+    broken) heals for Anthropic to the index's result, records and all."""
+    for messages in _REASONING:
+        quick = heal_messages(messages, provider="anthropic")
+        full = heal_not_plain(messages, provider="anthropic", renames=False)
+        assert quick.repairs == full.repairs
+        assert quick.messages == full.messages
+
+
+def _moved(*thoughts: dict[str, Any], text_first: bool = False, alone: bool = False) -> Any:
+    """An assistant message opening with ``thoughts`` (after its text when ``text_first``;
+    nothing else when ``alone``), then a text and a call of Kimi's id."""
+    rest: list[dict[str, Any]] = [] if alone else [_TEXT, _call("functions.f:0")]
+    content = [*rest[:1], *thoughts, *rest[1:]] if text_first else [*thoughts, *rest]
+    return {"role": "assistant", "content": content}
+
+
+_OPENAI_THOUGHT = {"type": "reasoning", "text": "a", "providerOptions": _FOREIGN}
+_GEMINI_THOUGHT = {
+    "type": "reasoning",
+    "text": "b",
+    "providerOptions": {"google": {"thoughtSignature": "c2ln"}},
+}
+_SIGNED_THOUGHT = {"type": "reasoning", "text": "c", "providerOptions": _SIGNED}
+_KIMI_RESULT = {"role": "tool", "content": [_result("functions.f:0")]}
+
+DROPPED: list[tuple[str, list[dict[str, Any]], int]] = [
+    ("OpenAI's reasoning, Kimi's ids", [_USER, _moved(_OPENAI_THOUGHT), _KIMI_RESULT, _USER], 2),
+    (
+        "Gemini's, two parts, valid ids",
+        [
+            _USER,
+            {"role": "assistant", "content": [_GEMINI_THOUGHT, _OPENAI_THOUGHT, _TEXT]},
+            _USER,
+        ],
+        3,
+    ),
+    (
+        "in an open tool loop",
+        [_USER, _moved(_GEMINI_THOUGHT), _KIMI_RESULT],
+        2,
+    ),
+    (
+        "OpenAI's item ids on the text and call",
+        [
+            _USER,
+            {
+                "role": "assistant",
+                "content": [
+                    _OPENAI_THOUGHT,
+                    {**_TEXT, "providerOptions": {"openai": {"itemId": "msg_1"}}},
+                    _call("fc_1", providerOptions={"openai": {"itemId": "fc_1"}}),
+                ],
+            },
+            {"role": "tool", "content": [_result("fc_1")]},
+            _USER,
+        ],
+        3,
+    ),
+    (
+        "beside Claude's signed thinking",
+        [_USER, _moved(_OPENAI_THOUGHT), _KIMI_RESULT, _USER, _thinking(), _USER],
+        0,
+    ),
+    ("after the text", [_USER, _moved(_OPENAI_THOUGHT, text_first=True), _KIMI_RESULT, _USER], 0),
+    ("alone in its message", [_USER, _moved(_OPENAI_THOUGHT, alone=True), _USER], 0),
+    (
+        "not ASCII",
+        [_USER, _moved({**_OPENAI_THOUGHT, "text": "caf\u00e9"}), _KIMI_RESULT, _USER],
+        0,
+    ),
+    (
+        "a call that names its caller",
+        [
+            _USER,
+            {
+                "role": "assistant",
+                "content": [
+                    _OPENAI_THOUGHT,
+                    _call("toolu_1", providerOptions={"anthropic": {"caller": {"type": "x"}}}),
+                ],
+            },
+            {"role": "tool", "content": [_result("toolu_1")]},
+            _USER,
+        ],
+        0,
+    ),
+    (
+        "heal's mark alone",
+        [_USER, _moved({**_OPENAI_THOUGHT, "providerOptions": {"heal": {"x": 1}}}), _USER],
+        0,
+    ),
+]
+"""Histories moved to Anthropic with other providers' reasoning: the quick verdict's answer
+(DROPS, REFUSED_IDS with the parts listed, or NOT_PLAIN), and the same result either way."""
+
+
+@pytest.mark.parametrize(
+    ("history", "said"), [case[1:] for case in DROPPED], ids=[case[0] for case in DROPPED]
+)
+def test_foreign_reasoning_is_removed_without_the_index_where_plain(
+    history: list[dict[str, Any]], said: int
+) -> None:
+    target = Target("anthropic")
+    messages = load_messages(history)
+    plan = _plan_for(target, None, None, "request")
+    assert plan.quick is not None
+    drops: list[tuple[int, int]] = []
+    found = quick_verdict(
+        messages, plan.quick, target, plan.profile, past_ids=True, ids=[], drops=drops
+    )
+    assert found == said
+    assert bool(drops) or said == NOT_PLAIN
+    quick = heal_messages(messages, target=target)
+    full = heal_not_plain(messages, target=target, renames=False)
+    assert quick.repairs == full.repairs
+    assert quick.messages == full.messages
+    if said != NOT_PLAIN:
+        dropped = [
+            r for r in quick.repairs if r.rule == "anthropic-strip-foreign-reasoning-content"
+        ]
+        assert [(r.message_index, r.part_index) for r in dropped] == drops
+
+
+_ORIGINS: dict[str, Any] = {
+    "openai": {"openai": {"itemId": "rs_1", "reasoningEncryptedContent": "gAAA"}},
+    "google": {"google": {"thoughtSignature": "c2ln"}},
+    "two": {"openai": {"itemId": "rs_2"}, "x": {"y": 1}},
+    "anthropic": {"anthropic": {"signature": "c2ln"}},
+    "anthropic and openai": {"anthropic": {"signature": "c2ln"}, "openai": {"itemId": "rs_3"}},
+    "heal": {"heal": {"placeholder": True}},
+    "none": None,
+}
+
+
+@st.composite
+def _moved_histories(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """A plain history whose assistant messages may open with reasoning of another provider
+    (or Anthropic's own, or none), its calls may carry OpenAI's item ids or Gemini's
+    signatures, with no, one or two twists: a conversation moved to Anthropic."""
+    history = draw(_plain_turns())
+    del history[1 : sum(m["role"] == "system" for m in history)]  # one system message, or none
+    # One provider wrote the conversation, nearly always (a few parts of any origin beside).
+    origin = draw(st.sampled_from(sorted(_ORIGINS)))
+    origins = st.sampled_from([*sorted(_ORIGINS), *[origin] * 20])
+    for content in _assistant_parts(history):
+        for _ in range(draw(st.sampled_from((1, 1, 2, 0)))):
+            part: dict[str, Any] = {"type": "reasoning", "text": draw(st.sampled_from(_THOUGHTS))}
+            options = _ORIGINS[draw(origins)]
+            if options is not None:
+                part["providerOptions"] = options
+            content.insert(0, part)
+        for part in content:
+            if part["type"] == "tool-call" and draw(st.booleans()):
+                part["providerOptions"] = draw(st.sampled_from(_CALL_OPTIONS))
+    if draw(st.sampled_from((True, True, True, False))):
+        history.append({"role": "user", "content": "next"})  # Anthropic's answer comes next
+    for _ in range(draw(st.sampled_from((0, 0, 1, 2)))):
+        _twist(draw, history)
+    return history
+
+
+_THOUGHTS = ("think",) * 12 + ("", " ", "caf\u00e9", "x\ud800")
+_CALL_OPTIONS = (
+    {"openai": {"itemId": "fc_1"}},
+    {"google": {"thoughtSignature": "c2ln"}},
+    {"anthropic": {"caller": {"type": "direct"}}},
+)
+
+
+@given(history=_moved_histories(), target=st.one_of(st.just(Target("anthropic")), targets()))
+def test_removing_foreign_reasoning_without_the_index_gives_the_same_result(
+    history: Any, target: Target
+) -> None:
+    """A history plain but for other providers' reasoning (and maybe ids the target refuses)
+    has it removed without the index (the engine's _dropped_plainly): the same messages and
+    records as the index's way; healed again, it stays as it is."""
+    messages = load_messages(history)
+    quick = heal_messages(messages, target=target)
+    full = heal_not_plain(messages, target=target, renames=False)
+    assert quick.repairs == full.repairs
+    assert quick.messages == full.messages
+    plan = _plan_for(target, None, None, "request")
+    if plan.dropper is not None and plan.quick is not None:
+        drops: list[tuple[int, int]] = []
+        said = quick_verdict(
+            messages, plan.quick, target, plan.profile, past_ids=True, ids=[], drops=drops
+        )
+        event(f"dropper: {said} with drops" if drops else f"dropper: {said}")
+    again = heal_messages(quick.messages, target=target)
+    assert not [r for r in again.repairs if r.changed]
+    assert again.messages == quick.messages
+
+
 @pytest.mark.parametrize("provider", [None, "anthropic", "mistral"], ids=str)
 @pytest.mark.parametrize("call_id", ["functions.f:0", "call_\u00e9", "call_\ud800"])
 def test_a_renaming_without_the_index_escapes_ids_as_the_index_does(

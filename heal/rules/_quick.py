@@ -38,7 +38,7 @@ from heal.messages import (
     ToolResultPart,
 )
 from heal.rules._index import FACTS, Fact
-from heal.rules._options import results_not_first
+from heal.rules._options import foreign_namespaces, results_not_first
 
 if TYPE_CHECKING:
     from heal.providers import ProviderProfile
@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CLEAN",
+    "DROPS",
     "NOT_PLAIN",
     "REFUSED_IDS",
     "QuickTerms",
@@ -110,6 +111,11 @@ class QuickTerms:
     signed: tuple[str, ...] = ()
     """The platforms whose signature each reasoning part must carry (``anthropic`` for
     ``anthropic_unsigned_reasoning``; see :data:`heal.rules.reasoning.SIGNINGS`)."""
+    tool_namespace: str | None = None
+    """When calls and results may not carry provider options (not :attr:`tool_options`), the
+    one namespace that makes their options a problem, if only that one does: ``anthropic``
+    for ``anthropic_tool_options`` (OpenAI's item ids and Gemini's signatures on calls are
+    nothing to it)."""
 
 
 _KNOWN = frozenset(
@@ -176,6 +182,10 @@ def quick_terms(verdict: tuple[frozenset[str], tuple[Fact, ...]] | None) -> Quic
         tool_options=named.isdisjoint(
             {"tool_options", "anthropic_tool_options", "assistant_options"}
         ),
+        tool_namespace="anthropic"
+        if "anthropic_tool_options" in named
+        and named.isdisjoint({"tool_options", "assistant_options"})
+        else None,
         part_options=named.isdisjoint({"assistant_options", "head_not_user"}),
         content_outputs="content_outputs" not in lists,
         text_after_call="texts_after_calls" not in lists,
@@ -195,19 +205,23 @@ def quick_terms(verdict: tuple[frozenset[str], tuple[Fact, ...]] | None) -> Quic
     )
 
 
-def _signing(platform: str) -> Callable[[ReasoningPart], bool]:
-    """The test of a platform's signature on a reasoning part (the rules' module imports the
-    index's, which this one imports: looked up on use)."""
+def _signed_by(platforms: tuple[str, ...]) -> Callable[[ReasoningPart], bool]:
+    """The test that a reasoning part carries the signature of each of ``platforms`` (the rules'
+    module imports the index's, which this one imports: looked up on use)."""
     from heal.rules.reasoning import SIGNINGS
 
-    return SIGNINGS[platform].signs
+    tests = [SIGNINGS[platform].signs for platform in platforms]
+    if len(tests) == 1:
+        return tests[0]
+    return lambda part: all(signs(part) for signs in tests)
 
 
-NOT_PLAIN, CLEAN, REFUSED_IDS = 0, 1, 2
+NOT_PLAIN, CLEAN, REFUSED_IDS, DROPS = 0, 1, 2, 3
 """What :func:`quick_verdict` answers: not plainly clean (ask the index), plainly clean, or not
 plainly clean for its tool-call ids at least (the ids of the first call, or one with a colon,
 or all of them together, are not in the format the terms ask for; the walk read no further
-than such an id, or found nothing else)."""
+than such an id, or found nothing else), or plain but for other providers' reasoning, which
+the walk listed (asked with ``drops``)."""
 
 
 def quickly_clean(
@@ -227,6 +241,7 @@ def quick_verdict(
     *,
     past_ids: bool = False,
     ids: list[str] | None = None,
+    drops: list[tuple[int, int]] | None = None,
 ) -> int:
     """:func:`quickly_clean`'s walk, telling why a history is not plainly clean when its ids
     are the reason found (:data:`REFUSED_IDS`): the engine then asks whether renaming them is
@@ -236,7 +251,15 @@ def quick_verdict(
     the history is plain but for its ids' format (the walk under ``terms`` without
     ``valid_ids`` and ``exact_ids`` finds it clean), and anything else that is not plain
     answers :data:`NOT_PLAIN`. The engine asks so when its plan can rename ids without the
-    index (``_Plan.renamer``), which needs that answer: one walk instead of two."""
+    index (``_Plan.renamer``), which needs that answer: one walk instead of two.
+
+    ``drops``: a list for the place (message, part) of each reasoning part from another
+    provider (:func:`~heal.rules._options.foreign_namespaces`) that, where the plan asks for
+    signed reasoning (:attr:`QuickTerms.signed`, with :attr:`~QuickTerms.placed`), would
+    otherwise make the history not plain: the engine asks so when its plan removes such parts
+    without the index (``_Plan.dropper``). :data:`DROPS` then says the history is plain but
+    for them (and :data:`REFUSED_IDS`, when ``drops`` is not empty, but for them and its ids);
+    a history holding them beside signed reasoning is not plain."""
     # As in HistoryIndex._scan: local names, class identity tests, and fields read from a
     # model's __dict__ where more than one is read.
     text_cls, call_cls, result_cls, reasoning_cls = (
@@ -249,8 +272,9 @@ def quick_verdict(
     json_output, error_json, content_output = JsonOutput, ErrorJsonOutput, ContentOutput
     reasoning_ok = terms.reasoning
     placed = terms.placed
-    signs = [_signing(platform) for platform in terms.signed] if terms.signed else None
+    signed = _signed_by(terms.signed) if terms.signed else None
     tool_options_ok = terms.tool_options
+    tool_namespace = terms.tool_namespace
     part_options_ok = terms.part_options
     content_ok = terms.content_outputs
     text_after_call_ok = terms.text_after_call
@@ -321,13 +345,14 @@ def quick_verdict(
                     return NOT_PLAIN
             elif type(part) is call_cls:
                 fields = part.__dict__
-                if (
-                    not calls_ok
-                    or type(fields["input"]) is not dict
-                    or fields["provider_executed"]
-                    or (not tool_options_ok and fields["provider_options"] is not None)
-                ):
+                if not calls_ok or type(fields["input"]) is not dict or fields["provider_executed"]:
                     return NOT_PLAIN
+                if not tool_options_ok:
+                    options = fields["provider_options"]
+                    if options is not None and (
+                        tool_namespace is None or tool_namespace in options
+                    ):
+                        return NOT_PLAIN
                 tid = fields["tool_call_id"]
                 if accepts is not None and (not ids or ":" in tid) and not accepts(tid):
                     # A history from a provider whose ids this one refuses has them from its
@@ -343,8 +368,14 @@ def quick_verdict(
                 waiting[tid] = call_at = i
             elif type(part) is result_cls:
                 fields = part.__dict__
-                if not is_tool or (not tool_options_ok and fields["provider_options"] is not None):
+                if not is_tool:
                     return NOT_PLAIN
+                if not tool_options_ok:
+                    options = fields["provider_options"]
+                    if options is not None and (
+                        tool_namespace is None or tool_namespace in options
+                    ):
+                        return NOT_PLAIN
                 add_name(fields["tool_name"])
                 output = fields["output"]
                 kind = type(output)
@@ -370,10 +401,11 @@ def quick_verdict(
                     type(content[0]) is not reasoning_cls or type(content[-1]) is reasoning_cls
                 ):
                     return NOT_PLAIN  # after a text or a call, or last in its message
-                if signs:
-                    for sign in signs:
-                        if not sign(part):
-                            return NOT_PLAIN
+                if signed is not None and not signed(part):
+                    if drops is None or not foreign_namespaces(part, terms.signed):
+                        return NOT_PLAIN
+                    drops.append((i, _place(content, part)))  # another provider's reasoning
+                    continue
                 reasoning_at = i
             else:
                 return NOT_PLAIN  # files, images, approvals, subclasses: the index lists them
@@ -385,8 +417,14 @@ def quick_verdict(
         return NOT_PLAIN  # tool_loop_reasoning: an open tool loop, in a history that reasons
     if previous == "assistant" and not terms.assistant_end:
         return NOT_PLAIN
+    if drops:
+        if reasoning_at >= 0:
+            return NOT_PLAIN  # signed thinking beside: its latest message is protected
+        clean = DROPS
+    else:
+        clean = CLEAN
     if not ids:
-        return CLEAN
+        return clean
     if terms.calls_before_user and call_at > last_user:
         return NOT_PLAIN
     offered = target.tools
@@ -403,5 +441,13 @@ def quick_verdict(
         if terms.exact_ids
         else profile.all_valid_tool_call_ids(ids)
     ):
-        return CLEAN
+        return clean
     return REFUSED_IDS
+
+
+def _place(content: Sequence[object], part: object) -> int:
+    """The index of ``part`` in ``content``, by identity (equal parts may repeat)."""
+    for p, each in enumerate(content):
+        if each is part:
+            return p
+    raise ValueError("the part is not in the content")  # pragma: no cover - the walk's own

@@ -472,20 +472,26 @@ class ForeignReasoning(FamilyRule[Foreign]):
         return signed_guard(ctx, self.facts.signing)
 
     def check(self, ctx: Context, choice: str) -> Iterable[Finding]:
-        native = (self.facts.signing.namespace,)
         protected = ctx.protected
-        what = self.facts.what
         drops: list[tuple[int, int, Part, str]] = []
         for m, p, part in ctx.index.reasoning:
-            foreign = foreign_namespaces(part, native)
-            if foreign:
-                reason = (
-                    what.format(namespaces=", ".join(foreign))
-                    + "; removed from the request"
-                    + (BESIDE_SIGNED if m in protected else "")
-                )
+            reason = self.drop_reason(part, beside_signed=m in protected)
+            if reason is not None:
                 drops.append((m, p, part, reason))
         return DroppedParts(drops)
+
+    def drop_reason(self, part: Part, *, beside_signed: bool) -> str | None:
+        """Why ``part`` is removed (its finding's reason; ``beside_signed``: it sits in the
+        protected message), or None when it is not another provider's reasoning. The engine
+        asks it too, removing such parts without the index (``heal._engine._Plan.dropper``)."""
+        foreign = foreign_namespaces(part, (self.facts.signing.namespace,))
+        if not foreign:
+            return None
+        return (
+            self.facts.what.format(namespaces=", ".join(foreign))
+            + "; removed from the request"
+            + (BESIDE_SIGNED if beside_signed else "")
+        )
 
 
 ANTHROPIC_FOREIGN_REASONING = ForeignReasoning(
