@@ -213,7 +213,7 @@ def _heal_json(
         # verdict would refuse it too: heal_not_plain skips it (and the renaming, tried above).
         # A call the verdict was not asked about (a policy, extra rules) goes to
         # heal_messages, which asks it.
-        if asked:
+        if asked and not _engine_reads_reasoning(provider, target):
             result = heal_not_plain(
                 loaded, provider=provider, policy=policy, renames=False, **target
             )
@@ -221,6 +221,24 @@ def _heal_json(
             result = heal_messages(loaded, provider=provider, policy=policy, **target)
         written = _write(result.messages, loaded, decoded, canonical, by_orjson)
     return JsonHealResult(_as_given(data, result.messages, written), result.repairs)
+
+
+def _engine_reads_reasoning(provider: ProviderId | None, target: dict[str, Any]) -> bool:
+    """Whether the engine's quick verdict takes reasoning for this target that the JSON walk
+    refuses: Anthropic's (:attr:`heal._verdict.Terms.thinking`, which the walk does not read),
+    whose plan keeps Claude's signed thinking and removes other providers' reasoning without
+    the index. A history the walk refused is then healed by :func:`heal.heal_messages`, which
+    asks that verdict, rather than by :func:`heal._engine.heal_not_plain`: a conversation
+    moved to Anthropic is plain to it nearly always."""
+    model, thinking, tools = target.get("model"), target.get("thinking"), target.get("tools")
+    if model is None and thinking is None and tools is None:
+        terms = provider_terms(provider)
+    else:
+        try:
+            terms = terms_for(Target.of(provider, model, thinking=thinking, tools=tools))
+        except ConfigError:
+            return False
+    return terms is not None and terms.thinking and not terms.rich
 
 
 def _renamed_ids(

@@ -667,7 +667,8 @@ def test_a_history_a_plain_verdict_refused_skips_the_quick_verdict(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """heal_json and the adapters heal a history their own plain verdict refused with
-    heal_not_plain; one their verdict was not asked about (a policy) with heal_messages."""
+    heal_not_plain; one their verdict was not asked about (a policy), or one for a target whose
+    reasoning only the engine's verdict reads (Anthropic, for heal_json), with heal_messages."""
     import heal._json as json_module
     import heal.adapters._common as common
     from heal import heal_json
@@ -699,6 +700,12 @@ def test_a_history_a_plain_verdict_refused_skips_the_quick_verdict(
     assert heal_json(text).changed
     assert heal_json(text, policy=policy).changed
     assert used == ["heal_not_plain", "heal_messages"] * 2
+    # For Anthropic the engine's verdict reads reasoning the JSON walk refuses (Claude's
+    # thinking, other providers' reasoning to remove): heal_messages asks it.
+    used.clear()
+    assert heal_json(text, provider="anthropic").changed
+    assert heal_json(text, provider="openai-chat").changed
+    assert used == ["heal_messages", "heal_not_plain"]
 
 
 @given(
