@@ -42,6 +42,9 @@ def foreign_namespaces(part: Part, native: Collection[str]) -> list[str]:
     options = part.provider_options
     if not options:
         return []
+    if len(options) == 1:  # nearly always: one provider's options
+        ns = next(iter(options))
+        return [] if ns == HEAL_NAMESPACE or ns in native else [ns]
     found = [ns for ns in options if ns != HEAL_NAMESPACE]
     if not found or any(ns in native for ns in found):
         return []

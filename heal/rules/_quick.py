@@ -206,14 +206,19 @@ def quick_terms(verdict: tuple[frozenset[str], tuple[Fact, ...]] | None) -> Quic
 
 
 def _signed_by(platforms: tuple[str, ...]) -> Callable[[ReasoningPart], bool]:
-    """The test that a reasoning part carries the signature of each of ``platforms`` (the rules'
-    module imports the index's, which this one imports: looked up on use)."""
-    from heal.rules.reasoning import SIGNINGS
+    """The test that a reasoning part carries the signature of each of ``platforms``, made once
+    (the rules' module imports the index's, which this one imports: looked up on first use)."""
+    found = _SIGNED_BY.get(platforms)
+    if found is None:
+        from heal.rules.reasoning import SIGNINGS
 
-    tests = [SIGNINGS[platform].signs for platform in platforms]
-    if len(tests) == 1:
-        return tests[0]
-    return lambda part: all(signs(part) for signs in tests)
+        tests = [SIGNINGS[platform].signs for platform in platforms]
+        found = tests[0] if len(tests) == 1 else lambda part: all(test(part) for test in tests)
+        _SIGNED_BY[platforms] = found
+    return found
+
+
+_SIGNED_BY: dict[tuple[str, ...], Callable[[ReasoningPart], bool]] = {}
 
 
 NOT_PLAIN, CLEAN, REFUSED_IDS, DROPS = 0, 1, 2, 3
