@@ -4,7 +4,7 @@
 
 The inputs are made once, in this tree: every case file's history (each under its own provider
 and policy, and under every provider), the benchmark corpus with half its conversations broken,
-and histories from the property tests' strategies (generated derandomized, so the same every
+its reasoning shape with a third broken, and histories from the property tests' strategies (generated derandomized, so the same every
 run). Each input is healed by this tree and by a checkout of ``--against`` (a temporary
 ``git worktree``), both in a fresh interpreter on the same virtualenv; each writes one line per
 (input, provider): the SHA-256 of the healed history and the repair records as JSON, or of the
@@ -76,6 +76,11 @@ def _inputs(count: int) -> list[dict[str, Any]]:
     half = count // 2
     for n, history in enumerate(corpus(conversations=half, length=20, broken=0.5, seed=11)):
         found.append({"id": f"corpus#{n}", "history": history})
+    # Reasoning, signatures and Kimi's ids from three providers (the shape heal for Anthropic
+    # keeps, removes or renames without the index).
+    reasoning = corpus(conversations=half // 4, length=30, broken=0.3, seed=13, shape="reasoning")
+    for n, history in enumerate(reasoning):
+        found.append({"id": f"reasoning#{n}", "history": history})
     for n, history in enumerate(_generated(count - half)):
         found.append({"id": f"generated#{n}", "history": history})
     return found
