@@ -51,6 +51,7 @@ from heal._verdict import (
     Terms,
     by_default,
     ended,
+    engine_reads_reasoning,
     plain_inputs,
     plain_texts,
     plain_thoughts,
@@ -224,21 +225,16 @@ def _heal_json(
 
 
 def _engine_reads_reasoning(provider: ProviderId | None, target: dict[str, Any]) -> bool:
-    """Whether the engine's quick verdict takes reasoning for this target that the JSON walk
-    refuses: Anthropic's (:attr:`heal._verdict.Terms.thinking`, which the walk does not read),
-    whose plan keeps Claude's signed thinking and removes other providers' reasoning without
-    the index. A history the walk refused is then healed by :func:`heal.heal_messages`, which
-    asks that verdict, rather than by :func:`heal._engine.heal_not_plain`: a conversation
-    moved to Anthropic is plain to it nearly always."""
+    """:func:`heal._verdict.engine_reads_reasoning` for heal_json's target (the JSON walk reads
+    Anthropic's thinking no more than other formats' walks do)."""
     model, thinking, tools = target.get("model"), target.get("thinking"), target.get("tools")
     if model is None and thinking is None and tools is None:
-        terms = provider_terms(provider)
-    else:
-        try:
-            terms = terms_for(Target.of(provider, model, thinking=thinking, tools=tools))
-        except ConfigError:
-            return False
-    return terms is not None and terms.thinking and not terms.rich
+        return engine_reads_reasoning(provider_terms(provider))
+    try:
+        goal = Target.of(provider, model, thinking=thinking, tools=tools)
+    except ConfigError:
+        return False
+    return engine_reads_reasoning(terms_for(goal))
 
 
 def _renamed_ids(

@@ -342,6 +342,18 @@ def terms_for(target: Target) -> Terms | None:
     return replace(found, offered=tools)
 
 
+def engine_reads_reasoning(terms: Terms | None) -> bool:
+    """Whether, for a target of these ``terms``, the engine's quick verdict takes reasoning
+    that the formats' plain walks refuse: Anthropic's (:attr:`Terms.thinking` without
+    :attr:`Terms.rich`), whose plan keeps Claude's signed thinking and removes other
+    providers' reasoning without the index (``heal._engine._dropped_plainly``). A format that
+    does not read such reasoning itself heals a history its walk refused with
+    :func:`heal.heal_messages` then, which asks that verdict, rather than with
+    :func:`heal._engine.heal_not_plain`: a conversation moved to Anthropic is plain to it
+    nearly always."""
+    return terms is not None and terms.thinking and not terms.rich
+
+
 def provider_terms(provider: object) -> Terms | None:
     """:func:`terms_for` the target of a provider as a caller gave it (the adapters' shared
     :func:`~heal.adapters._common.bare_target`); None for anything but a known provider id or

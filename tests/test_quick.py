@@ -706,6 +706,24 @@ def test_a_history_a_plain_verdict_refused_skips_the_quick_verdict(
     assert heal_json(text, provider="anthropic").changed
     assert heal_json(text, provider="openai-chat").changed
     assert used == ["heal_messages", "heal_not_plain"]
+    # So do the adapters whose walks do not read Anthropic's thinking.
+    from pydantic_ai import messages as pa
+
+    from heal.adapters.langchain import heal_langchain
+    from heal.adapters.pydantic_ai import heal_pydantic_ai
+
+    blank = [
+        pa.ModelRequest(parts=[pa.UserPromptPart(content="hi"), pa.UserPromptPart(content=" ")])
+    ]
+    used.clear()
+    assert heal_pydantic_ai(blank, provider="anthropic").changed
+    assert heal_pydantic_ai(blank, provider="openai-chat").changed
+    from langchain_core.messages import HumanMessage
+
+    lc_blank = [HumanMessage("hi"), HumanMessage(" ")]
+    assert heal_langchain(lc_blank, provider="anthropic").changed
+    assert heal_langchain(lc_blank, provider="openai-chat").changed
+    assert used == ["heal_messages", "heal_not_plain"] * 2
 
 
 @given(

@@ -154,6 +154,7 @@ from heal._verdict import (
     Terms,
     by_default,
     ended,
+    engine_reads_reasoning,
     plain_input,
     plain_inputs,
     plain_texts,
@@ -364,7 +365,9 @@ def heal_langchain(
         strict=strict,
         scope=scope,
         original=messages if isinstance(messages, list) else None,
-        quick=terms is None,
+        # Refused by the walk: healed without the engine's quick verdict, unless that verdict
+        # reads reasoning this walk does not (Anthropic's: see engine_reads_reasoning).
+        quick=terms is None or engine_reads_reasoning(terms),
         renames=said != NOT_PLAIN,  # else tried in the caller's objects, or not plain at all
         # The passthrough blocks a healed AI message can no longer carry are taken out (and
         # reported) before writing back: see _strand_hidden.

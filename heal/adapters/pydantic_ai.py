@@ -155,6 +155,7 @@ from heal._verdict import (
     by_default,
     calls_accepted,
     ended,
+    engine_reads_reasoning,
     judge,
     plain_input,
     plain_inputs,
@@ -476,9 +477,11 @@ def heal_pydantic_ai(
         "strict": strict,
         "scope": scope,
         # A history the plain verdict refused (asked for its own provider or the target's)
-        # is healed without the engine's quick verdict: see heal_native. A list it found not
-        # plain for more than its ids, without the engine's renaming of such a history either.
-        "quick": not own and terms is None,
+        # is healed without the engine's quick verdict: see heal_native; unless that verdict
+        # reads what this walk does not (Claude's thinking, other providers' reasoning to
+        # remove, for Anthropic). A list it found not plain for more than its ids, without
+        # the engine's renaming of such a history either.
+        "quick": (not own and terms is None) or engine_reads_reasoning(terms_for(goal)),
         "renames": said != NOT_PLAIN or type(messages) is not list,
     }
     if isinstance(messages, str):
