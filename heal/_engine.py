@@ -1069,10 +1069,11 @@ def _dropped_plainly(
     k, rule = dropper
     out = messages
     renamed: tuple[Repair, ...] = ()
+    renamer = plan.renamer
     if ids is not None:
-        if plan.renamer is None:
+        if renamer is None:
             return None
-        plainly = _renamed_plainly(messages, plan, plan.renamer, target, ids=ids)
+        plainly = _renamed_plainly(messages, plan, renamer, target, ids=ids)
         if plainly is None:
             return None
         out, renamed = plainly
@@ -1084,7 +1085,7 @@ def _dropped_plainly(
         gone.append((m, p, part, reason))
     records = _drop_records(rule, DroppedParts(gone), _Origin(messages), Action.REMOVE)
     out = _without_parts(out, _places(gone))[0]
-    if ids is not None and plan.renamer is not None and plan.renamer[0][0] > k:
+    if renamed and renamer is not None and renamer[0][0] > k:  # the dropper runs first
         return out, (*records, *renamed)
     return out, (*renamed, *records)
 

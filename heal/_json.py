@@ -228,13 +228,21 @@ def _engine_reads_reasoning(provider: ProviderId | None, target: dict[str, Any])
     """:func:`heal._verdict.engine_reads_reasoning` for heal_json's target (the JSON walk reads
     Anthropic's thinking no more than other formats' walks do)."""
     model, thinking, tools = target.get("model"), target.get("thinking"), target.get("tools")
+    return engine_reads_reasoning(_terms(provider, model, thinking, tools)[1])
+
+
+def _terms(
+    provider: str | None, model: Any, thinking: Any, tools: Any
+) -> tuple[str | None, Terms | None]:
+    """The provider of heal_json's target and its verdict's terms (None: no verdict, or a
+    target that is not one, which the full path raises)."""
     if model is None and thinking is None and tools is None:
-        return engine_reads_reasoning(provider_terms(provider))
+        return provider, provider_terms(provider)
     try:
-        goal = Target.of(provider, model, thinking=thinking, tools=tools)
+        target = Target.of(provider, model, thinking=thinking, tools=tools)
     except ConfigError:
-        return False
-    return engine_reads_reasoning(terms_for(goal))
+        return provider, None
+    return target.provider, terms_for(target)
 
 
 def _renamed_ids(
@@ -828,15 +836,7 @@ def _verdict(
     says the history is plain but for the ids' format (:func:`heal_json` renames them)."""
     if type(history) is not list or not history:
         return NOT_PLAIN
-    terms: Terms | None
-    if model is None and thinking is None and tools is None:
-        terms = provider_terms(provider)
-    else:
-        try:
-            target = Target.of(provider, model, thinking=thinking, tools=tools)
-        except ConfigError:
-            return NOT_PLAIN  # the full path raises it
-        provider, terms = target.provider, terms_for(target)
+    provider, terms = _terms(provider, model, thinking, tools)
     if terms is None:
         return NOT_PLAIN
     rich = terms.rich or terms.items
