@@ -5,7 +5,8 @@
     python -m benchmarks.instructions --shape reasoning --providers none,anthropic
     python -m benchmarks.instructions --scaling --providers none   # 8,000 vs 80,000 messages
     python -m benchmarks.instructions --formats pydantic_ai --shape reasoning   # an adapter
-    python -m benchmarks.instructions --json --shape reasoning      # heal_json, JSON text in/out
+    python -m benchmarks.instructions --json --shape reasoning --providers none,anthropic
+                                                 # heal_json, JSON text in and out
 
 The machines here are shared: the same tree times 10-30% apart from one minute to the next, so a
 ratio of two timings moves by as much as a change worth making. Callgrind counts the
@@ -28,7 +29,7 @@ every turn: a heal linear in the history's length reads 10.0.
 histories as the adapter's loader reads them, for the provider it heals for: the pairs and the
 "own cost" ratio of ``benchmarks.peers``, without its noise (needs the ``bench`` and
 ``pydantic-ai`` extras). ``--json`` counts ``heal_json`` on the corpus written as JSON text
-(``benchmarks.run``'s end-to-end rows), provider none.
+(``benchmarks.run``'s end-to-end rows), for each of ``--providers``.
 
 Needs ``valgrind`` on the PATH (Debian's package); exits 2 without it. Each child runs about 50
 times slower than it would alone: the corpus takes about 40 seconds a provider, the scaling
@@ -61,7 +62,7 @@ _COLLECTED = re.compile(r"Collected : (\d+)")
 def _child(argv: list[str] | None) -> int:
     """The workload callgrind counts: ``corpus PROVIDER SHAPE CONVERSATIONS PASSES``,
     ``scaling WHICH PROVIDER LENGTH PASSES``, ``native FORMAT SIDE SHAPE CONVERSATIONS
-    PASSES`` or ``json SHAPE CONVERSATIONS PASSES``."""
+    PASSES`` or ``json PROVIDER SHAPE CONVERSATIONS PASSES``."""
     if not argv:
         print(
             "--child needs a workload: corpus ..., scaling ..., native ... or json ...",
@@ -80,13 +81,14 @@ def _child(argv: list[str] | None) -> int:
                 work(history)
         return 0
     if kind == "json":
-        shape, conversations, passes = rest
+        provider, shape, conversations, passes = rest
         texts = [json.dumps(raw) for raw in _raw_corpus(shape, int(conversations))]
+        healed: Any = None if provider == "none" else provider
         for text in texts:  # warm, outside the count
-            heal_json(text)
+            heal_json(text, provider=healed)
         for _ in range(int(passes)):
             for text in texts:
-                heal_json(text)
+                heal_json(text, provider=healed)
         return 0
     if kind == "corpus":
         provider, shape, conversations, passes = rest
@@ -180,11 +182,12 @@ def per_native(name: str, side: str, shape: str, conversations: int, held: int) 
     return (with_passes - without) / (PASSES * held)
 
 
-def per_json(shape: str, conversations: int) -> float:
-    """Instructions ``heal_json`` executes per conversation of the corpus as JSON text (provider
-    none): decoding, the verdict, and for a history that needs a repair loading, healing and
-    writing it."""
-    base = [shape, str(conversations)]
+def per_json(provider: str, shape: str, conversations: int) -> float:
+    """Instructions ``heal_json`` executes per conversation of the corpus as JSON text, for
+    ``provider`` (``none`` for None): decoding, the verdict, and for a history that needs a
+    repair loading, healing and writing it (or, plain but for its ids or other providers'
+    reasoning, editing its decoded dicts)."""
+    base = [provider, shape, str(conversations)]
     without = _count(["json", *base, "0"])
     with_passes = _count(["json", *base, str(PASSES)])
     return (with_passes - without) / (PASSES * conversations)
@@ -235,12 +238,14 @@ def main(argv: list[str] | None = None) -> int:
     if _valgrind_missing():
         return 2
     if args.json:
-        count = per_json(args.shape, args.conversations)
         print(
             f"corpus: {args.conversations:,} conversations x 50 messages, shape {args.shape!r} "
             f"(10% broken), as JSON text; instructions per conversation, {PASSES} passes after "
-            f"a warm one\nheal_json, str, provider=none {count:>12,.0f}"
+            "a warm one"
         )
+        for provider in providers:
+            count = per_json(provider, args.shape, args.conversations)
+            print(f"heal_json, str, provider={provider} {count:>12,.0f}")
         return 0
     if args.scaling:
         for which in ("orphan", "replayed"):

@@ -60,9 +60,9 @@ def _each_once(work: Callable[[Any], object], items: list[Any]) -> None:
         work(item)
 
 
-def _each_json(texts: list[Any]) -> None:
+def _each_json(texts: list[Any], provider: ProviderId | None = None) -> None:
     for text in texts:
-        heal_json(text)
+        heal_json(text, provider=provider)
 
 
 def _median_seconds(work: Callable[[], object], runs: int) -> float:
@@ -250,6 +250,13 @@ def _main(argv: list[str] | None) -> int:
         row = f"end to end: heal_json, {kind} ({decoder}), corpus"
         record(row, n_corpus, _median_seconds(partial(_each_json, texts), runs))
         print(f"  heal_json ({kind}) over the old path: {results[row] / results[old_path]:.2f}x")
+    for provider in providers:
+        if provider is not None:  # the rows above are provider none's
+            record(
+                f"end to end: heal_json, bytes ({decoder}), corpus, provider={provider}",
+                n_corpus,
+                _median_seconds(partial(_each_json, corpus_bytes, provider), runs),
+            )
 
     scaled: tuple[ProviderId | None, ...] = (None, "anthropic")
     for build, what, seconds_key, ratio_key in (

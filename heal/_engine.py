@@ -31,7 +31,7 @@ from functools import lru_cache
 from itertools import repeat
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, JsonValue
 
 from heal import targets
 from heal._construct import (
@@ -1296,30 +1296,64 @@ def _drop_records(rule: Rule, batch: DroppedParts, origin: _Origin, action: Acti
     if id(rule) not in _BUILTIN_RULES:
         record_of = origin.repair
         return [record_of(rule, f, action) for f in batch]
-    rule_id, scope = rule.id, rule.scope
+    by = (rule.id, rule.scope, action)
     located, anchors = origin.part, origin.anchors
     records = []
     for m, p, part, reason in batch.drops:
         loc = located(m, p)
-        records.append(
-            construct_complete(
-                Repair,
-                _REPAIR_FIELDS,
-                {
-                    "rule": rule_id,
-                    "action": action,
-                    "message_index": None if loc is None else loc[0],
-                    "part_index": None if loc is None else loc[1],
-                    "anchor_index": anchors[m] if loc is None else None,
-                    "tool_call_id": None,
-                    "reason": reason if reason.isascii() else _escaped(reason),
-                    "removed": _to_json(part),
-                    "added": None,
-                    "scope": scope,
-                },
-            )
-        )
+        where = (None, None, anchors[m]) if loc is None else (loc[0], loc[1], None)
+        records.append(drop_record(by, where, _to_json(part), reason))
     return records
+
+
+def drop_record(
+    by: tuple[str, Scope, Action],
+    where: tuple[int | None, int | None, int | None],
+    removed: JsonValue,
+    reason: str,
+) -> Repair:
+    """The record of one part a built-in rule removed, as :meth:`_Origin.repair` makes it from
+    its finding: ``by`` is the rule's id and scope and the action, ``where`` the message, part
+    and anchor index, ``removed`` the part as JSON (:func:`_to_json` of its model, or its
+    canonical decoded dict), ``reason`` the finding's."""
+    # construct_complete's record, built in line (as rename_record builds its own).
+    record = new_instance(Repair)
+    set_dict(
+        record,
+        {
+            "rule": by[0],
+            "action": by[2],
+            "message_index": where[0],
+            "part_index": where[1],
+            "anchor_index": where[2],
+            "tool_call_id": None,
+            "reason": reason if reason.isascii() else escaped_json(reason),
+            "removed": removed,
+            "added": None,
+            "scope": by[1],
+        },
+    )
+    set_fields(record, _REPAIR_FIELDS)
+    set_extra(record, None)
+    set_private(record, None)
+    return record
+
+
+def plain_dropper(target: Target) -> tuple[ForeignReasoning, bool] | None:
+    """The rule with which :func:`heal_messages` removes other providers' reasoning for
+    ``target`` (under the default policy and rules, at request scope) without the index
+    (``_Plan.dropper``: Anthropic's ``anthropic-strip-foreign-reasoning-content``), and whether
+    its records come before those of the id rules' renamings; None when the plan removes none
+    so. For :func:`heal.heal_json`, which removes such parts from the decoded text when its
+    verdict found the history plain but for them (see :func:`_dropped_plainly`, whose
+    reasoning holds for it)."""
+    plan = _plan_for(target, None, None, "request")
+    dropper = plan.dropper
+    if dropper is None:
+        return None
+    k, rule = dropper
+    renamer = plan.renamer
+    return rule, renamer is None or renamer[0][0] > k
 
 
 def _apply_drops(
@@ -1532,10 +1566,10 @@ class _Origin:
         if tool_call_id is not None and (
             type(tool_call_id) is not str or not tool_call_id.isascii()
         ):
-            tool_call_id = _escaped(tool_call_id)
+            tool_call_id = escaped_json(tool_call_id)
         reason = f.reason
         if type(reason) is not str or not reason.isascii():
-            reason = _escaped(reason)
+            reason = escaped_json(reason)
         removed = f.removed
         if removed is not None:
             removed = removed.make() if type(removed) is FreshJson else _to_json(removed)
@@ -1578,7 +1612,7 @@ def _to_json(value: Any) -> Any:
         # flat ASCII text needs no escaping, only a copy of its own.
         for key, item in value.items():
             if type(item) is not str or type(key) is not str or not (key + item).isascii():
-                return _escaped(value)
+                return escaped_json(value)
         return value.copy()
     if isinstance(value, BaseModel):
         # A dump is made of new containers: it can be kept as it is when nothing needs escaping
@@ -1614,15 +1648,15 @@ def _to_json(value: Any) -> Any:
             return record_json(value)
         if not _SURROGATE.search(text):
             return dumped
-        return _escaped(dumped)
+        return escaped_json(dumped)
     if isinstance(value, (list, tuple)):
         return [_to_json(v) for v in value]
     # Anything else may share containers with the input (a tool input, provider options): the
     # record gets its own copy.
-    return _escaped(value)
+    return escaped_json(value)
 
 
-def _escaped(value: Any) -> Any:
+def escaped_json(value: Any) -> Any:
     """A copy of ``value`` (its dicts and lists) with lone surrogates (``\\udxxx``) escaped, so a
     record always encodes as UTF-8, even when it holds removed text that was never mended."""
     if value is None:  # a record's tool_call_id, mostly
@@ -1632,9 +1666,9 @@ def _escaped(value: Any) -> Any:
             return value
         return value.encode("utf-8", "backslashreplace").decode("utf-8")
     if isinstance(value, dict):
-        return {_escaped(k): _escaped(v) for k, v in value.items()}
+        return {escaped_json(k): escaped_json(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_escaped(v) for v in value]
+        return [escaped_json(v) for v in value]
     return value
 
 

@@ -34,6 +34,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from itertools import chain
 from typing import Any, Generic, TypeVar
 
@@ -42,8 +43,11 @@ from pydantic import TypeAdapter
 from heal._engine import (
     IdRenamer,
     deliver,
+    drop_record,
+    escaped_json,
     heal_messages,
     heal_not_plain,
+    plain_dropper,
     resolve_target,
 )
 from heal._verdict import (
@@ -72,8 +76,10 @@ from heal.messages import (
 )
 from heal.policy import Policy
 from heal.providers import HEAL_NAMESPACE, ProviderId, get_profile
-from heal.repairs import Repair
-from heal.rules._quick import CLEAN, NOT_PLAIN, REFUSED_IDS
+from heal.repairs import Action, Repair
+from heal.rules._options import foreign_options
+from heal.rules._quick import CLEAN, DROPS, NOT_PLAIN, REFUSED_IDS
+from heal.rules.reasoning import ANTHROPIC_SIGNING, ForeignReasoning
 from heal.targets import Target
 
 __all__ = [
@@ -142,7 +148,9 @@ def heal_json(
     the default policy and rules, with no keyword argument but ``strict``, ``on_repair`` and
     the target's ``model``, ``thinking`` and ``tools``. One that is plainly clean but for
     tool-call ids the target refuses (Kimi's ``functions.search:3``; any id but Mistral's own,
-    for Mistral) is renamed in the decoded data, without models, as heal_messages renames it.
+    for Mistral) is renamed in the decoded data, without models, as heal_messages renames it;
+    for Anthropic, one plainly clean but for other providers' reasoning (a conversation moved
+    from OpenAI or Gemini) has that removed there too, as heal_messages removes it.
     Any other is healed by :func:`heal.heal_messages` (which gets ``provider``, ``policy`` and
     every other keyword argument, such as ``rules``, ``strict`` or ``model=``) and written as
     :func:`dumps` writes it, even when nothing changed. Errors are ``heal_messages``' own: a
@@ -185,6 +193,7 @@ def _heal_json(
         )
     )
     ids: list[str] = []  # the calls' ids, gathered by the verdict's walk
+    drops: list[dict[str, Any]] = []  # other providers' reasoning, listed by the walk
     said = (
         _verdict(
             decoded,
@@ -194,16 +203,19 @@ def _heal_json(
             target.get("tools"),
             past_ids=True,
             ids=ids,
+            drops=drops,
         )
         if asked
         else NOT_PLAIN
     )
     if said == CLEAN:
         return JsonHealResult(data, ())
-    if said == REFUSED_IDS:
-        renamed = _renamed_ids(data, decoded, provider, target, ids)
-        if renamed is not None:
-            return renamed
+    if said in {REFUSED_IDS, DROPS}:
+        edited = _edited(
+            data, decoded, provider, target, ids=ids if said == REFUSED_IDS else (), drops=drops
+        )
+        if edited is not None:
+            return edited
     read = None if decoded is _UNREADABLE else _load_decoded(data, decoded)
     written = None
     if read is None:
@@ -245,21 +257,31 @@ def _terms(
     return target.provider, terms_for(target)
 
 
-def _renamed_ids(
-    data: T, decoded: list[Any], provider: ProviderId | None, target: dict[str, Any], ids: list[str]
+def _edited(
+    data: T,
+    decoded: list[Any],
+    provider: ProviderId | None,
+    target: dict[str, Any],
+    *,
+    ids: Sequence[str],
+    drops: list[dict[str, Any]],
 ) -> JsonHealResult[T] | None:
     """The result for a history the verdict found plain but for tool-call ids the target
     refuses (Kimi's ``functions.search:3``; any id but Mistral's own, for Mistral; see
-    :func:`_verdict`), whose calls' ids are ``ids`` (the verdict's walk gathered them), made
-    from the decoded dicts, without models; None to heal it the full way, which then decides
-    as always.
+    :func:`_verdict`), whose calls' ids are ``ids`` (the verdict's walk gathered them; empty
+    when it accepted them), and for other providers' reasoning (the parts ``drops``, which it
+    listed, for Anthropic), made from the decoded dicts, without models; None to heal it the
+    full way, which then decides as always.
 
     The ids are renamed as the engine's id rules rename them (:class:`IdRenamer`), one to
     one, and the new ones must be accepted: the renamed history is then plainly clean, and this
     is ``heal_messages``' result for the history, with one record per renamed part (the
-    engine's own, made as it makes them). The text is what the full path writes: each message
-    its decoded dict with the new ids in place, so every dict must hold its keys in the
-    models' order. ``tests/test_json.py`` holds the two ways to one result."""
+    engine's own, made as it makes them). The reasoning parts are removed as the engine's
+    plain path removes them (:func:`heal._engine.plain_dropper`), each with its record, before
+    or after the renamings' as the plan runs the rules. The text is what the full path writes:
+    each message its decoded dict with the new ids in place and without the removed parts,
+    so every dict must hold its keys in the models' order. ``tests/test_json.py`` holds the two
+    ways to one result."""
     model, thinking, tools = target.get("model"), target.get("thinking"), target.get("tools")
     try:
         goal = resolve_target(provider, model, thinking, tools, None)
@@ -269,10 +291,18 @@ def _renamed_ids(
     # each id to its own new one, which no other id is or becomes) to ids the profile accepts:
     # which calls and results share an id is as it was, so the renamed history is plainly
     # clean (the verdict's walk reads ids for nothing else).
-    renamer = IdRenamer.of(ids, goal)
-    if renamer is None:
+    renamer = IdRenamer.of(ids, goal) if ids else None
+    if ids and renamer is None:
         return None
-    renamed = renamer.renamed
+    renamed = None if renamer is None else renamer.renamed
+    # The reasoning is removed as the engine removes it without the index: the walk found the
+    # parts where Claude's thinking stands, and no signed thinking beside them.
+    dropper = plain_dropper(goal) if drops else None
+    if drops and dropper is None:
+        return None
+    gone = {id(part) for part in drops}
+    dropped: list[Repair] = []
+    reasons: dict[tuple[str, ...], str] = {}  # each drop's reason, by its part's namespaces
     # One pass over the parts, plain ones (the verdict knows their keys): each id renamed, and
     # whether each dict's keys are in the order a dump writes them (_canonical's test, which
     # for such dicts is the order alone).
@@ -296,6 +326,8 @@ def _renamed_ids(
             if kind in {"tool-call", "tool-result"}:
                 if kind == "tool-result" and next(iter(part["output"])) != "type":
                     return None
+                if renamed is None:
+                    continue
                 tid = part["toolCallId"]
                 new_id = renamed((m, p, None), kind, tid)
                 if new_id != tid:
@@ -304,7 +336,14 @@ def _renamed_ids(
                         out[m] = {**message, "content": edited}
                     new = dict(part)  # its keys in place, as the full path writes a renamed part
                     new["toolCallId"] = new_id
-                    edited[p] = new
+                    # Its place in the copy, which lacks the parts removed before it.
+                    edited[p - len(content) + len(edited)] = new
+            elif dropper is not None and id(part) in gone:
+                if edited is None:
+                    edited = list(content)
+                    out[m] = {**message, "content": edited}
+                del edited[p - len(content) + len(edited)]
+                dropped.append(_drop_record(dropper[0], (m, p, None), part, reasons))
     by_orjson = False
     if _orjson_loads is not None:
         numbers = _numbers(data)
@@ -318,9 +357,33 @@ def _renamed_ids(
             return None
     else:
         written = _encode(out)
-    repairs = renamer.records()
+    repairs: tuple[Repair, ...] = () if renamer is None else renamer.records()
+    if dropped:
+        assert dropper is not None  # it made them
+        repairs = (*dropped, *repairs) if dropper[1] else (*repairs, *dropped)
     deliver(repairs, target.get("on_repair"), bool(target.get("strict")))
     return JsonHealResult(_as_given(data, [], written), repairs)
+
+
+def _drop_record(
+    rule: ForeignReasoning,
+    where: tuple[int, int, None],
+    part: dict[str, Any],
+    reasons: dict[tuple[str, ...], str],
+) -> Repair:
+    """The engine's record of the reasoning part ``part``, a canonical decoded dict at
+    ``where`` (its message and part), which ``rule`` removes (:func:`_edited`). The reason
+    follows from the part's namespaces alone: ``reasons`` keeps each one's. orjson decodes no
+    lone surrogate; the standard library may, which the record escapes as the engine does."""
+    options = part["providerOptions"]
+    key = tuple(options)
+    reason = reasons.get(key)
+    if reason is None:
+        reason = rule.options_drop_reason(options, beside_signed=False)
+        assert reason is not None  # the walk listed another provider's reasoning alone
+        reasons[key] = reason
+    removed = part if _orjson_loads is not None else escaped_json(part)
+    return drop_record((rule.id, rule.scope, Action.REMOVE), where, removed, reason)
 
 
 def _as_given(data: T, messages: list[ModelMessage], written: str | bytes | None) -> T:
@@ -827,27 +890,51 @@ def _verdict(
     *,
     past_ids: bool,
     ids: list[str] | None = None,
+    drops: list[dict[str, Any]] | None = None,
 ) -> int:
     """:func:`clean_verdict`, saying why: ``CLEAN``, ``NOT_PLAIN``, or ``REFUSED_IDS`` when the
     history is plainly clean but for call ids the provider refuses. Without ``past_ids`` the
     walk stops at the first call id, or one with a colon, that the provider refuses, and that
     answer says nothing more than ``NOT_PLAIN``: the ids alone are judged when the walk read no
     further. With ``past_ids`` it reads on to the end, judging no id: ``REFUSED_IDS`` then
-    says the history is plain but for the ids' format (:func:`heal_json` renames them)."""
+    says the history is plain but for the ids' format (:func:`heal_json` renames them).
+
+    ``drops`` (with ``past_ids``): a list for the reasoning parts of other providers that a
+    target reading Anthropic's thinking removes (see :func:`_scan`): ``DROPS`` then says the
+    history is plain but for them, and ``REFUSED_IDS``, when the list is not empty, but for them
+    and its ids. Without the list such a history is ``NOT_PLAIN``."""
     if type(history) is not list or not history:
         return NOT_PLAIN
     provider, terms = _terms(provider, model, thinking, tools)
     if terms is None:
         return NOT_PLAIN
     rich = terms.rich or terms.items
+    # Anthropic's thinking, which the walk reads itself (see _scan): the other providers'
+    # reasoning it meets is listed here.
+    found: list[dict[str, Any]] = []
+    walk: Callable[..., str | None] = (
+        partial(_scan, drops=found)
+        if not rich and terms.thinking and terms.text_options and terms.result_options
+        else _scan
+    )
     if not past_ids:
         # The provider is known once it has terms: its profile judges the first call id.
         accepts = get_profile(provider).accepts_tool_call_id
-        plain = walked_clean(provider, terms, _scan, history, rich, accepts)
-        return CLEAN if plain and (not terms.items or _items_plain(history)) else NOT_PLAIN
-    said = walked_verdict(provider, terms, _scan, history, rich, _any_id, ids=ids)
-    if said != NOT_PLAIN and terms.items and not _items_plain(history):
-        return NOT_PLAIN
+        plain = walked_clean(provider, terms, walk, history, rich, accepts)
+        return (
+            CLEAN
+            if plain and not found and (not terms.items or _items_plain(history))
+            else NOT_PLAIN
+        )
+    said = walked_verdict(provider, terms, walk, history, rich, _any_id, ids=ids)
+    if said != NOT_PLAIN:
+        if terms.items and not _items_plain(history):
+            return NOT_PLAIN
+        if found:
+            if drops is None:
+                return NOT_PLAIN
+            drops.extend(found)
+            return DROPS if said == CLEAN else REFUSED_IDS
     return said
 
 
@@ -862,6 +949,8 @@ def _scan(
     accepts: Callable[[str], bool],
     ids: list[str],
     names: list[str],
+    *,
+    drops: list[dict[str, Any]] | None = None,
 ) -> str | None:
     """The one pass of :func:`clean_verdict` over the messages: the role of the last message
     when every message has a plain shape in a plain place (else None), with the call ids and
@@ -873,7 +962,25 @@ def _scan(
     refuses (Kimi's ``functions.read_file:2``, anyone's for Mistral) has them from its first
     call on, and needs no more reading to be found not plain. A later id is asked too when it
     holds a colon (Kimi's form, which no provider takes): a history that changed provider mixes
-    such ids with others, and one look for a character per call is all the others pay."""
+    such ids with others, and one look for a character per call is all the others pay.
+
+    ``drops``, for a target whose rules that read reasoning or options are Anthropic's
+    (:attr:`heal._verdict.Terms.thinking`, with :attr:`~heal._verdict.Terms.text_options` and
+    :attr:`~heal._verdict.Terms.result_options`; None otherwise): parts may carry provider
+    options (calls and results none of Anthropic's, which ``anthropic-orphan-caller-reference``
+    reads), and assistant messages reasoning as a Claude model writes it, the
+    :class:`~heal.rules._quick.QuickTerms` ``placed`` and ``signed`` shape: each reasoning part
+    in a message that opens with reasoning, before its calls, the message not ending with it,
+    and either signed by Anthropic or another provider's alone
+    (:func:`~heal.rules._options.foreign_options`), which the walk adds to ``drops``
+    (``anthropic-strip-foreign-reasoning-content`` removes it); signed reasoning only where no
+    other provider's is, in a history that ends with tool results only when an assistant
+    message of that loop (since the last user message) opens with it, as
+    ``anthropic-tool-loop-thinking`` wants."""
+    thinking = drops is not None
+    options_ok = rich or thinking
+    signed = False  # signed thinking came (under ``drops``)
+    looped = False  # an assistant message since the last user message opens with it
     waiting: dict[str, str] | None = None  # the previous message's calls: id -> name
     previous = ""
     # Texts, tool inputs and JSON outputs are gathered and judged once at the end: a call per
@@ -898,9 +1005,12 @@ def _scan(
                 if type(part) is not dict or part["type"] != "tool-result":
                     return None
                 if len(part) != 4:
-                    if not rich or len(part) != 5:
+                    if not options_ok or len(part) != 5:
                         return None
-                    add_options(part["providerOptions"])
+                    found = part["providerOptions"]
+                    if thinking and type(found) is dict and _THINKING_NAMESPACE in found:
+                        return None
+                    add_options(found)
                 call_id = part["toolCallId"]
                 # A name of the calls, never the default: a result must answer one of them.
                 if (
@@ -924,6 +1034,8 @@ def _scan(
         follows = AFTER.get(role)
         if follows is None or previous not in follows:
             return None  # a tool message that answers no calls, or no known role
+        if role == "user":
+            looped = False  # a new turn: the tool loop after it is the one that counts
         if type(content) is str:
             add_text(content)
         elif role == "system" or type(content) is not list or not content:
@@ -933,7 +1045,7 @@ def _scan(
                 if type(part) is not dict or part["type"] != "text":
                     return None
                 if len(part) != 2:
-                    if not rich or len(part) != 3:
+                    if not options_ok or len(part) != 3:
                         return None
                     add_options(part["providerOptions"])
                 add_text(part["text"])
@@ -947,15 +1059,18 @@ def _scan(
                     if waiting is not None:
                         return None
                     if len(part) != 2:
-                        if not rich or len(part) != 3:
+                        if not options_ok or len(part) != 3:
                             return None
                         add_options(part["providerOptions"])
                     add_text(part["text"])
                 elif kind == "tool-call":
                     if len(part) != 4:
-                        if not rich or len(part) != 5:
+                        if not options_ok or len(part) != 5:
                             return None
-                        add_options(part["providerOptions"])
+                        found = part["providerOptions"]
+                        if thinking and type(found) is dict and _THINKING_NAMESPACE in found:
+                            return None
+                        add_options(found)
                     call_id = part["toolCallId"]
                     name = part["toolName"]
                     if type(call_id) is not str or type(name) is not str:
@@ -974,6 +1089,24 @@ def _scan(
                             return None
                         add_options(part["providerOptions"])
                     thoughts.append(part)
+                elif kind == "reasoning" and drops is not None and waiting is None:
+                    # Opening its message, or after reasoning that does (reasoning_not_first),
+                    # signed (Anthropic's unsigned-reasoning rule) or another provider's alone.
+                    if len(part) != 3 or content[0]["type"] != "reasoning":
+                        return None
+                    found = part["providerOptions"]
+                    if type(found) is not dict:
+                        return None
+                    add_options(found)
+                    thoughts.append(part)
+                    if ANTHROPIC_SIGNING.signs_options(found):
+                        signed = True
+                        if part is content[0]:
+                            looped = True  # this turn's tool loop opens with signed thinking
+                    elif foreign_options(found, _THINKING_NATIVE):
+                        drops.append(part)
+                    else:
+                        return None
                 else:
                     return None
             # A message that ends with reasoning (of reasoning alone, or after its text) is
@@ -988,8 +1121,18 @@ def _scan(
             return None
     if (options or thoughts) and not _rich_plain(options, thoughts):
         return None
+    if signed and (drops or (previous == "tool" and not looped)):
+        # Signed thinking beside other providers' reasoning (its latest message is protected,
+        # which words the removals otherwise), or in a history ending in an open tool loop
+        # none of whose assistant messages opens with it (anthropic-tool-loop-thinking).
+        return None
     # Calls left unanswered are the last message's, an assistant message: not an end.
     return None if waiting is not None else ended(previous, texts[-1] if texts else None)
+
+
+_THINKING_NAMESPACE = ANTHROPIC_SIGNING.namespace
+"""The namespace of the signatures :func:`_scan` reads under ``drops`` (Anthropic's thinking)."""
+_THINKING_NATIVE = (_THINKING_NAMESPACE,)
 
 
 def _items_plain(history: list[Any]) -> bool:

@@ -212,6 +212,7 @@ def test_the_instruction_child_heals_the_corpus_and_restores_the_collector() -> 
     assert gc.isenabled()
     assert instructions.main(["--child", "corpus", "mistral", "reasoning", "2", "1"]) == 0
     assert instructions.main(["--child", "scaling", "replayed", "none", "40", "1"]) == 0
+    assert instructions.main(["--child", "json", "anthropic", "reasoning", "2", "1"]) == 0
     assert (
         instructions.main(["--child", "native", "pydantic_ai", "adapter", "tools", "2", "1"]) == 0
     )

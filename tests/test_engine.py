@@ -1015,9 +1015,9 @@ def _escaped_by_definition(value: Any) -> Any:
 def test_record_values_are_copied_with_lone_surrogates_escaped(value: Any) -> None:
     # The engine's copy of what a record keeps: new containers (lists for tuples), every lone
     # surrogate escaped, every other value the very object given.
-    from heal._engine import _escaped
+    from heal._engine import escaped_json
 
-    got = _escaped(value)
+    got = escaped_json(value)
     expected = _escaped_by_definition(value)
     assert repr(got) == repr(expected)
     assert _shape(got) == _shape(expected)

@@ -46,8 +46,10 @@ from heal import (
 from heal._engine import heal_not_plain
 from heal._json import clean_verdict, dumps
 from heal.rules import Context, Finding, Rule, default_registry, register_rule
-from heal.rules._quick import CLEAN, REFUSED_IDS
+from heal.rules._quick import CLEAN, DROPS, NOT_PLAIN, REFUSED_IDS
+from tests import test_quick as quick_cases
 from tests.strategies import histories
+from tests.test_targets import targets
 from tests.verdict_targets import MODEL_TARGETS
 
 ALL_PROVIDERS: list[Any] = [None, *PROVIDERS]
@@ -875,18 +877,18 @@ def test_ids_renamed_without_models_are_what_heal_messages_renames(
     history: History, options: dict[str, Any], standard: bool
 ) -> None:
     """A history plain but for ids the target refuses is renamed from its decoded dicts
-    (heal._json._renamed_ids): the same repairs as heal_messages, the same text as the
+    (heal._json._edited): the same repairs as heal_messages, the same text as the
     full path writes (orjson's or the standard library's)."""
     seen: list[int] = []
-    made = heal_json_module._renamed_ids
+    made = heal_json_module._edited
 
-    def spy(*args: Any) -> Any:
-        found = made(*args)
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        found = made(*args, **kwargs)
         seen.append(found is not None)
         return found
 
     with (
-        mock.patch.object(heal_json_module, "_renamed_ids", spy),
+        mock.patch.object(heal_json_module, "_edited", spy),
         _standard_library_only() if standard else nullcontext(),
     ):
         for data in _texts(history)[:3]:
@@ -948,13 +950,13 @@ def test_a_broken_history_with_refused_ids_is_not_renamed_without_models() -> No
     broken = kimi_ids(PLAIN)
     broken[-1] = {"role": "user", "content": " "}  # a blank message at the end
     tried: list[Any] = []
-    made = heal_json_module._renamed_ids
+    made = heal_json_module._edited
 
-    def spy(*args: Any) -> Any:
+    def spy(*args: Any, **kwargs: Any) -> Any:
         tried.append(args)
-        return made(*args)
+        return made(*args, **kwargs)
 
-    with mock.patch.object(heal_json_module, "_renamed_ids", spy):
+    with mock.patch.object(heal_json_module, "_edited", spy):
         result = heal_json(json.dumps(broken))
         assert {r.rule for r in result.repairs} >= {"invalid-tool-call-id", "empty-message"}
         assert tried == []
@@ -966,11 +968,14 @@ def test_a_broken_history_with_refused_ids_is_not_renamed_without_models() -> No
 _REASONING_TEXTS = [json.dumps(c) for c in corpus(conversations=40, shape="reasoning")]
 
 
-@pytest.mark.parametrize("provider", [None, "openai-chat", "mistral", "openai-responses"])
+@pytest.mark.parametrize(
+    "provider", [None, "openai-chat", "mistral", "openai-responses", "anthropic"]
+)
 def test_kimi_ids_are_renamed_without_loading_models(provider: Any) -> None:
     """The reasoning corpus' histories from Kimi's ids (half of its ids) are renamed without a
-    model for the targets that let their reasoning stand: heal_json loads only the broken
-    ones, and gives what heal_messages gives."""
+    model for the targets that let their reasoning stand, and for Anthropic, which keeps
+    Claude's signed thinking and removes OpenAI's and Gemini's reasoning: heal_json loads
+    only the broken ones, and gives what heal_messages gives."""
     loaded: list[int] = []
     load = heal_json_module._load_decoded
 
@@ -991,9 +996,260 @@ def test_kimi_ids_are_renamed_without_loading_models(provider: Any) -> None:
                 assert {r.rule for r in got.repairs} <= {
                     "invalid-tool-call-id",
                     "mistral-tool-call-id",
+                    "anthropic-strip-foreign-reasoning-content",
                 }
     # OpenAI's Responses API keeps reasoning of its own alone: a third of the corpus.
     assert renamed >= (0.25 if provider == "openai-responses" else 0.8) * len(_REASONING_TEXTS)
+
+
+def _loads_counted() -> tuple[list[int], Any]:
+    """A list that counts the histories heal_json loads as models, and the patch that counts."""
+    loaded: list[int] = []
+    load = heal_json_module._load_decoded
+
+    def spy(data: Any, decoded: Any) -> Any:
+        loaded.append(1)
+        return load(data, decoded)
+
+    return loaded, mock.patch.object(heal_json_module, "_load_decoded", spy)
+
+
+def _as_heal_messages_heals(history: History, **options: Any) -> None:
+    """heal_json on ``history``'s texts (str and bytes, orjson's reading and the standard
+    library's) gives what heal_messages gives: the same repairs and text, or the same error."""
+    for standard in (False, True):
+        with _standard_library_only() if standard else nullcontext():
+            for data in _texts(history):
+                expected = _outcome(partial(heal_messages, data, **options))
+                got = _outcome(partial(_heal_json, data, **options))
+                if isinstance(expected, tuple):
+                    assert got == expected
+                    continue
+                assert got.repairs == expected.repairs
+                if got.data is data:
+                    assert not [r for r in expected.repairs if r.changed]
+                else:
+                    text = dumps(expected.messages)
+                    assert got.data == (text if isinstance(data, str) else text.encode())
+
+
+def _thought(text: str, options: Any) -> dict[str, Any]:
+    return {"type": "reasoning", "text": text, "providerOptions": options}
+
+
+_OPENAI = {"openai": {"itemId": "rs_1", "reasoningEncryptedContent": "gAAA"}}
+_GEMINI = {"google": {"thoughtSignature": "c2ln"}}
+_CLAUDE = {"anthropic": {"signature": "c2ln"}}
+_ASK: dict[str, Any] = {"role": "user", "content": "hi"}
+_SAID = {"type": "text", "text": "ok"}
+_KIMI_CALL = _call("functions.f:0", "f", {})
+_KIMI_RESULTS: dict[str, Any] = {
+    "role": "tool",
+    "content": [_result("functions.f:0", "f", {"type": "text", "value": "ok"})],
+}
+_DONE: dict[str, Any] = {"role": "assistant", "content": "done"}
+
+
+def _turn(*parts: dict[str, Any]) -> History:
+    """A turn moved to Anthropic: the question, an assistant message of ``parts``, then (when
+    it calls Kimi's id) the results and an answer, and the next question."""
+    calls = any(part["type"] == "tool-call" for part in parts)
+    answer = [_KIMI_RESULTS, _DONE] if calls else []
+    return [_ASK, {"role": "assistant", "content": list(parts)}, *answer, _ASK]
+
+
+MOVED: list[tuple[str, History, int, int]] = [
+    (
+        "OpenAI's reasoning, Kimi's ids",
+        _turn(_thought("a", _OPENAI), _SAID, _KIMI_CALL),
+        REFUSED_IDS,
+        1,
+    ),
+    (
+        "Gemini's and OpenAI's, valid ids",
+        _turn(_thought("b", _GEMINI), _thought("a", _OPENAI), _SAID),
+        DROPS,
+        2,
+    ),
+    ("in an open tool loop", _turn(_thought("b", _GEMINI), _SAID, _KIMI_CALL)[:3], REFUSED_IDS, 1),
+    (
+        "OpenAI's item ids on the text and call",
+        _turn(
+            _thought("a", _OPENAI),
+            {**_SAID, "providerOptions": {"openai": {"itemId": "msg_1"}}},
+            {**_KIMI_CALL, "providerOptions": {"openai": {"itemId": "fc_1"}}},
+        ),
+        REFUSED_IDS,
+        1,
+    ),
+    ("not ASCII", _turn(_thought("caf\u00e9", _OPENAI), _SAID, _KIMI_CALL), REFUSED_IDS, 1),
+    ("empty", _turn(_thought("", _GEMINI), _SAID), DROPS, 1),
+    ("Claude's own", _turn(_thought("c", _CLAUDE), _SAID, _KIMI_CALL), REFUSED_IDS, 0),
+    ("Claude's own, valid ids", _turn(_thought("c", _CLAUDE), _SAID), CLEAN, 0),
+    (
+        "beside Claude's signed thinking",
+        [*_turn(_thought("a", _OPENAI), _SAID), *_turn(_thought("c", _CLAUDE), _SAID)],
+        NOT_PLAIN,
+        0,
+    ),
+    (
+        "Claude's in an open tool loop it opens",
+        _turn(_thought("c", _CLAUDE), _SAID, _KIMI_CALL)[:3],
+        REFUSED_IDS,
+        0,
+    ),
+    (
+        "Claude's, then an open tool loop without it",
+        [*_turn(_thought("c", _CLAUDE), _SAID)[:2], *_turn(_SAID, _KIMI_CALL)[:3]],
+        NOT_PLAIN,
+        0,
+    ),
+    ("after the text", _turn(_SAID, _thought("a", _OPENAI), _KIMI_CALL), NOT_PLAIN, 0),
+    ("alone in its message", _turn(_thought("a", _OPENAI)), NOT_PLAIN, 0),
+    (
+        "last in its message",
+        _turn(_thought("a", _OPENAI), _SAID, _thought("b", _GEMINI)),
+        NOT_PLAIN,
+        0,
+    ),
+    (
+        "after a call",
+        _turn(_thought("a", _OPENAI), _KIMI_CALL, _thought("b", _OPENAI), _SAID),
+        NOT_PLAIN,
+        0,
+    ),
+    ("a lone surrogate", _turn(_thought("x\ud800", _OPENAI), _SAID), NOT_PLAIN, 0),
+    ("unsigned, no options", _turn({"type": "reasoning", "text": "a"}, _SAID), NOT_PLAIN, 0),
+    (
+        "Anthropic's, unsigned",
+        _turn(_thought("a", {"anthropic": {"signature": ""}}), _SAID),
+        NOT_PLAIN,
+        0,
+    ),
+    ("Anthropic's beside OpenAI's", _turn(_thought("a", {**_CLAUDE, **_OPENAI}), _SAID), CLEAN, 0),
+    ("heal's mark alone", _turn(_thought("a", {"heal": {"x": 1}}), _SAID), NOT_PLAIN, 0),
+    ("options not an object", _turn(_thought("a", ["openai"]), _SAID), NOT_PLAIN, 0),
+    (
+        "a call that names its caller",
+        _turn(
+            _thought("a", _OPENAI),
+            {**_KIMI_CALL, "providerOptions": {"anthropic": {"caller": {"type": "x"}}}},
+        ),
+        NOT_PLAIN,
+        0,
+    ),
+]
+"""Histories moved to Anthropic: heal_json's verdict (CLEAN, DROPS, REFUSED_IDS or NOT_PLAIN),
+and how many reasoning parts of other providers it lists to remove."""
+
+
+@pytest.mark.parametrize(
+    ("history", "said", "dropped"),
+    [case[1:] for case in MOVED],
+    ids=[case[0] for case in MOVED],
+)
+def test_foreign_reasoning_is_removed_from_the_decoded_dicts_where_plain(
+    history: History, said: int, dropped: int
+) -> None:
+    """A history moved to Anthropic, plain but for other providers' reasoning (and maybe Kimi's
+    ids), has the reasoning removed from its decoded dicts, without a model (heal._json._edited,
+    with the engine's records): what heal_messages gives, which removes it without the index.
+    The others give what heal_messages gives too."""
+    drops: list[dict[str, Any]] = []
+    found = heal_json_module._verdict(
+        history, "anthropic", None, None, None, past_ids=True, ids=[], drops=drops
+    )
+    assert (found, len(drops)) == (said, dropped)
+    loaded, counting = _loads_counted()
+    with counting:
+        _as_heal_messages_heals(history, provider="anthropic")
+    assert bool(loaded) == (said == NOT_PLAIN)
+    if said != NOT_PLAIN:
+        repairs = heal_json(json.dumps(history), provider="anthropic").repairs
+        rule = "anthropic-strip-foreign-reasoning-content"
+        assert [r.removed for r in repairs if r.rule == rule] == drops
+
+
+_TOOLU_CALL = _call("toolu_01", "f", {})
+_TOOLU_RESULTS = {
+    "role": "tool",
+    "content": [_result("toolu_01", "f", {"type": "text", "value": "ok"})],
+}
+_REDACTED = {"anthropic": {"redactedData": "ZGF0YQ=="}}
+
+
+@pytest.mark.parametrize(
+    "history",
+    [
+        _turn(_thought("c", _CLAUDE), _SAID),
+        [
+            _ASK,
+            {"role": "assistant", "content": [_thought("c", _CLAUDE), _SAID, _TOOLU_CALL]},
+            _TOOLU_RESULTS,
+            _DONE,
+            _ASK,
+        ],
+        [
+            _ASK,
+            {
+                "role": "assistant",
+                "content": [_thought("c", _CLAUDE), _thought("", _REDACTED), _TOOLU_CALL],
+            },
+            _TOOLU_RESULTS,
+        ],
+    ],
+    ids=["before a text", "a turn with calls", "redacted, before calls, the loop open"],
+)
+def test_claudes_own_thinking_is_plainly_clean_for_anthropic(history: History) -> None:
+    """Thinking as a Claude model writes it (signed, or redacted, opening its message) is
+    plainly clean for Anthropic, and the text comes back as it was; for a target that reads
+    reasoning otherwise, it is not."""
+    assert clean_verdict(history, "anthropic")
+    assert clean_verdict(history, "anthropic", model="claude-sonnet-4-5")
+    text = json.dumps(history)
+    assert heal_json(text, provider="anthropic").data is text
+    assert not clean_verdict(history, "google")
+    assert not clean_verdict(history, "bedrock")
+    _as_heal_messages_heals(history, provider="anthropic")
+
+
+@pytest.mark.parametrize(
+    ("provider", "history"),
+    [case[1:] for case in quick_cases.REFUSED],
+    ids=[case[0] for case in quick_cases.REFUSED],
+)
+def test_the_json_verdict_refuses_what_the_index_finds(provider: Any, history: History) -> None:
+    """Each history the index finds unclean by one thing (Anthropic's thinking unsigned, from
+    another provider beside Claude's, after a text, alone, last, in an open tool loop, ...) is
+    not plainly clean to heal_json's verdict either, and heals as heal_messages heals it."""
+    assert not clean_verdict(history, provider)
+    _as_heal_messages_heals(history, provider=provider)
+
+
+@settings(max_examples=150)
+@given(
+    history=quick_cases.moved_histories(), target=st.one_of(st.just(Target("anthropic")), targets())
+)
+def test_a_history_moved_to_anthropic_heals_from_its_text_as_heal_messages_heals_it(
+    history: History, target: Target
+) -> None:
+    """Generated conversations moved to Anthropic (reasoning of one origin or several, item ids
+    and signatures on calls, Kimi's ids, a twist or two) heal through heal_json as through
+    heal_messages, for Anthropic and any other target; Anthropic's plain ones without a
+    model."""
+    options: dict[str, Any] = {"provider": target.provider}
+    if target.prefix_mismatch_behavior is not None:  # no keyword but target= names it
+        options = {"target": target}
+    elif target.model is not None:
+        options["model"] = target.model
+    if target.thinking is not None:
+        options["thinking"] = target.thinking
+    if target.tools is not None:
+        options["tools"] = sorted(target.tools)
+    loaded, counting = _loads_counted()
+    with counting:
+        _as_heal_messages_heals(history, **options)
+    event(f"loaded: {bool(loaded)}")
 
 
 def kimi_ids(history: History) -> History:

@@ -585,30 +585,35 @@ def test_the_walk_refuses_what_the_index_finds(provider: Any, history: Any) -> N
     assert _verdicts(load_messages(history), Target(provider), None, "request") == (False, False)
 
 
+CLAUDE_THINKING: list[list[dict[str, Any]]] = [
+    [_USER, _thinking(), _USER],
+    [_USER, _thinking(), _USER, *_turn("toolu_01"), _ANSWER, _USER],
+    [
+        _USER,
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "reasoning", "text": "a", "providerOptions": _SIGNED},
+                {
+                    "type": "reasoning",
+                    "text": "",
+                    "providerOptions": {"anthropic": {"redactedData": "ZGF0YQ=="}},
+                },
+                {"type": "text", "text": "ok"},
+                _call("toolu_01"),
+            ],
+        },
+        {"role": "tool", "content": [_result("toolu_01")]},
+        _USER,
+    ],
+]
+"""Histories with thinking as a Claude model writes it: before a text, a turn with calls after
+it, redacted before calls (every rule for Anthropic leaves them as they are)."""
+
+
 @pytest.mark.parametrize(
     "history",
-    [
-        [_USER, _thinking(), _USER],
-        [_USER, _thinking(), _USER, *_turn("toolu_01"), _ANSWER, _USER],
-        [
-            _USER,
-            {
-                "role": "assistant",
-                "content": [
-                    {"type": "reasoning", "text": "a", "providerOptions": _SIGNED},
-                    {
-                        "type": "reasoning",
-                        "text": "",
-                        "providerOptions": {"anthropic": {"redactedData": "ZGF0YQ=="}},
-                    },
-                    {"type": "text", "text": "ok"},
-                    _call("toolu_01"),
-                ],
-            },
-            {"role": "tool", "content": [_result("toolu_01")]},
-            _USER,
-        ],
-    ],
+    CLAUDE_THINKING,
     ids=["before a text", "a turn with calls after it", "redacted, before calls"],
 )
 def test_anthropic_thinking_as_claude_writes_it_is_quickly_clean(history: Any) -> None:
@@ -999,7 +1004,7 @@ _ORIGINS: dict[str, Any] = {
 
 
 @st.composite
-def _moved_histories(draw: st.DrawFn) -> list[dict[str, Any]]:
+def moved_histories(draw: st.DrawFn) -> list[dict[str, Any]]:
     """A plain history whose assistant messages may open with reasoning of another provider
     (or Anthropic's own, or none), its calls may carry OpenAI's item ids or Gemini's
     signatures, with no, one or two twists: a conversation moved to Anthropic."""
@@ -1033,7 +1038,7 @@ _CALL_OPTIONS = (
 )
 
 
-@given(history=_moved_histories(), target=st.one_of(st.just(Target("anthropic")), targets()))
+@given(history=moved_histories(), target=st.one_of(st.just(Target("anthropic")), targets()))
 def test_removing_foreign_reasoning_without_the_index_gives_the_same_result(
     history: Any, target: Target
 ) -> None:

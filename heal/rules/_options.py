@@ -21,6 +21,7 @@ __all__ = [
     "HEAL_NAMESPACE",
     "SYNTHESIZED",
     "foreign_namespaces",
+    "foreign_options",
     "namespaces",
     "results_not_first",
     "with_options",
@@ -39,7 +40,12 @@ def namespaces(part: Part | ModelMessage) -> dict[str, Any]:
 def foreign_namespaces(part: Part, native: Collection[str]) -> list[str]:
     """The provider namespaces of a part that came from another provider: every namespace, when
     none of them is ``native`` (heal's own marker does not count either way)."""
-    options = part.provider_options
+    return foreign_options(part.provider_options, native)
+
+
+def foreign_options(options: Mapping[str, Any] | None, native: Collection[str]) -> list[str]:
+    """:func:`foreign_namespaces` of a part whose provider options are ``options`` (a model's
+    field, or a decoded part's ``providerOptions``, which a JSON walk has found to be a dict)."""
     if not options:
         return []
     if len(options) == 1:  # nearly always: one provider's options

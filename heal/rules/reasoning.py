@@ -27,7 +27,7 @@ final one) is :mod:`heal.rules.thinking`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -46,7 +46,7 @@ from heal.rules._base import (
     Rule,
     SetPart,
 )
-from heal.rules._options import foreign_namespaces, with_options
+from heal.rules._options import foreign_namespaces, foreign_options, with_options
 
 if TYPE_CHECKING:
     from heal.targets import Target
@@ -86,7 +86,11 @@ class Signing:
     def signs(self, part: Part) -> bool:
         """Whether ``providerOptions[namespace]`` holds a non-empty string under one of
         ``keys``."""
-        all_options = part.provider_options
+        return self.signs_options(part.provider_options)
+
+    def signs_options(self, all_options: Mapping[str, Any] | None) -> bool:
+        """:meth:`signs` of a part whose provider options are ``all_options`` (a model's field,
+        or a decoded part's ``providerOptions``, which a JSON walk has found to be a dict)."""
         if all_options is None:
             return False
         options = all_options.get(self.namespace)
@@ -484,7 +488,15 @@ class ForeignReasoning(FamilyRule[Foreign]):
         """Why ``part`` is removed (its finding's reason; ``beside_signed``: it sits in the
         protected message), or None when it is not another provider's reasoning. The engine
         asks it too, removing such parts without the index (``heal._engine._Plan.dropper``)."""
-        foreign = foreign_namespaces(part, (self.facts.signing.namespace,))
+        return self.options_drop_reason(part.provider_options, beside_signed=beside_signed)
+
+    def options_drop_reason(
+        self, options: Mapping[str, Any] | None, *, beside_signed: bool
+    ) -> str | None:
+        """:meth:`drop_reason` of a reasoning part whose provider options are ``options`` (a
+        model's field, or a decoded part's ``providerOptions``: :func:`heal.heal_json` removes
+        such parts from the decoded text)."""
+        foreign = foreign_options(options, (self.facts.signing.namespace,))
         if not foreign:
             return None
         return (
