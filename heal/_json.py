@@ -1100,9 +1100,9 @@ def _scan(
                     add_options(found)
                     thoughts.append(part)
                     if ANTHROPIC_SIGNING.signs_options(found):
-                        signed = True
-                        if part is content[0]:
-                            looped = True  # this turn's tool loop opens with signed thinking
+                        # Its message opens with signed thinking (with another provider's
+                        # reasoning first, the history is not plain: see below).
+                        signed = looped = True
                     elif foreign_options(found, _THINKING_NATIVE):
                         drops.append(part)
                     else:

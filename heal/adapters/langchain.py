@@ -888,7 +888,12 @@ class _Writer:
                 return None
             new = dict(call)
             if "tool_call_id" in fields:
-                new["id"] = renamed[call["id"]] = fields["tool_call_id"]
+                new["id"] = fields["tool_call_id"]
+                if options is not None and "google" in options:
+                    # It took the map's entry for its id (the loader gives that to the first
+                    # call of the id): the entry follows it. Another call of the same id
+                    # (which the duplicate rule renames) leaves it where it is.
+                    renamed[call["id"]] = fields["tool_call_id"]
             if "tool_name" in fields:
                 new["name"] = fields["tool_name"]
             calls[n] = new

@@ -123,6 +123,33 @@ def test_partial_conversion_is_the_full_conversion(native: list[BaseMessage]) ->
     _same_heal(native)
 
 
+def test_a_repeated_call_id_leaves_gemini_signature_with_the_call_that_took_it() -> None:
+    # Two calls of one id and one Gemini signature for it: the loader gives it to the first
+    # call, and the duplicate rule renames the second. The signature stays under the first
+    # call's id (as writing the healed message gives it); the renamed copy of the message
+    # once moved it to the second call's new id (found by the property test above).
+    native: list[BaseMessage] = [
+        AIMessage(
+            content=[
+                {"type": "text", "text": "hi"},
+                {"type": "tool_use", "id": "call_1", "name": "get_weather", "input": {}},
+                {"type": "tool_use", "id": "call_1", "name": "get_weather", "input": {}},
+            ],
+            additional_kwargs={"__gemini_function_call_thought_signatures__": {"call_1": "c2ln"}},
+            tool_calls=[
+                {"name": "get_weather", "args": {}, "id": "call_1", "type": "tool_call"},
+                {"name": "get_weather", "args": {}, "id": "call_1", "type": "tool_call"},
+            ],
+        )
+    ]
+    healed = langchain.heal_langchain(native, provider="anthropic").messages[0]
+    assert healed.additional_kwargs == {
+        "__gemini_function_call_thought_signatures__": {"call_1": "c2ln"}
+    }
+    assert [call["id"] for call in healed.tool_calls] == ["call_1", "call_1_2"]  # type: ignore[attr-defined]
+    _same_heal(native)
+
+
 def _call_ids(native: list[BaseMessage]) -> list[str]:
     return [c["id"] for m in native if isinstance(m, AIMessage) for c in m.tool_calls if c["id"]]
 
