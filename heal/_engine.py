@@ -27,7 +27,7 @@ import logging
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import repeat
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -90,6 +90,7 @@ from heal.rules._quick import (
 )
 from heal.rules.anthropic import AnthropicToolIdFormat
 from heal.rules.mistral import MistralToolCallId
+from heal.rules.openai import OpenAIForeignReasoning
 from heal.rules.reasoning import ForeignReasoning, UnsignedReasoning
 from heal.rules.tool_shape import InvalidToolCallId
 from heal.targets import Target
@@ -1339,21 +1340,54 @@ def drop_record(
     return record
 
 
-def plain_dropper(target: Target) -> tuple[ForeignReasoning, bool] | None:
-    """The rule with which :func:`heal_messages` removes other providers' reasoning for
-    ``target`` (under the default policy and rules, at request scope) without the index
-    (``_Plan.dropper``: Anthropic's ``anthropic-strip-foreign-reasoning-content``), and whether
-    its records come before those of the id rules' renamings; None when the plan removes none
-    so. For :func:`heal.heal_json`, which removes such parts from the decoded text when its
-    verdict found the history plain but for them (see :func:`_dropped_plainly`, whose
-    reasoning holds for it)."""
+@dataclass(frozen=True, slots=True)
+class PlainDropper:
+    """How :func:`heal_messages` removes other providers' reasoning for a target, for a format
+    that removes it from the caller's own data (:func:`plain_dropper`)."""
+
+    by: tuple[str, Scope, Action]
+    """The rule's id and scope, and the action, as :func:`drop_record` takes them."""
+    reason: Callable[[Mapping[str, Any] | None], str | None]
+    """The reason of the record of a part whose provider options are these (None: the rule
+    keeps the part)."""
+    first: bool
+    """Whether its records come before those of the id rules' renamings (else after)."""
+
+
+def plain_dropper(target: Target) -> PlainDropper | None:
+    """How :func:`heal_messages` removes other providers' reasoning for ``target`` (under the
+    default policy and rules, at request scope), for :func:`heal.heal_json`, which removes such
+    parts from the decoded text when its verdict found the history plain but for them (and its
+    ids); None when the plan has no such rule, or one whose records would fall between the
+    renamings'.
+
+    Anthropic's ``anthropic-strip-foreign-reasoning-content`` where the engine removes it
+    without the index (``_Plan.dropper``; :func:`_dropped_plainly`'s reasoning holds for the
+    decoded text, whose walk reads Anthropic's thinking as the quick verdict does). OpenAI
+    Responses' ``openai-foreign-reasoning`` in a plan no guard protects a message in: the
+    verdict of a target whose rules read reasoning as items alone (``heal._json._items_plain``)
+    lists the reasoning parts that are no OpenAI item, and finds the history without them plain,
+    which the item rules after it then leave as it is; the rules before it read no reasoning."""
     plan = _plan_for(target, None, None, "request")
-    dropper = plan.dropper
-    if dropper is None:
+    found: tuple[int, Rule, Callable[[Mapping[str, Any] | None], str | None]] | None = None
+    if plan.dropper is not None:
+        k, anthropic = plan.dropper
+        found = (k, anthropic, partial(anthropic.options_drop_reason, beside_signed=False))
+    elif not plan.guards:
+        for k, (step, choice, keep, _lists, _facts) in enumerate(plan.steps):
+            if type(step) is OpenAIForeignReasoning and not keep and choice == step.choices[0]:
+                found = (k, step, step.drop_reason)
+    if found is None:
         return None
-    k, rule = dropper
-    renamer = plan.renamer
-    return rule, renamer is None or renamer[0][0] > k
+    k, rule, reason = found
+    renaming = () if plan.renamer is None else plan.renamer[0]
+    if all(r > k for r in renaming):
+        first = True
+    elif all(r < k for r in renaming):
+        first = False
+    else:
+        return None
+    return PlainDropper((rule.id, rule.scope, Action.REMOVE), reason, first)
 
 
 def _apply_drops(

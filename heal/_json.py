@@ -42,6 +42,7 @@ from pydantic import TypeAdapter
 
 from heal._engine import (
     IdRenamer,
+    PlainDropper,
     deliver,
     drop_record,
     escaped_json,
@@ -76,10 +77,10 @@ from heal.messages import (
 )
 from heal.policy import Policy
 from heal.providers import HEAL_NAMESPACE, ProviderId, get_profile
-from heal.repairs import Action, Repair
+from heal.repairs import Repair
 from heal.rules._options import foreign_options
 from heal.rules._quick import CLEAN, DROPS, NOT_PLAIN, REFUSED_IDS
-from heal.rules.reasoning import ANTHROPIC_SIGNING, ForeignReasoning
+from heal.rules.reasoning import ANTHROPIC_SIGNING
 from heal.targets import Target
 
 __all__ = [
@@ -343,7 +344,7 @@ def _edited(
                     edited = list(content)
                     out[m] = {**message, "content": edited}
                 del edited[p - len(content) + len(edited)]
-                dropped.append(_drop_record(dropper[0], (m, p, None), part, reasons))
+                dropped.append(_drop_record(dropper, (m, p, None), part, reasons))
     by_orjson = False
     if _orjson_loads is not None:
         numbers = _numbers(data)
@@ -360,30 +361,31 @@ def _edited(
     repairs: tuple[Repair, ...] = () if renamer is None else renamer.records()
     if dropped:
         assert dropper is not None  # it made them
-        repairs = (*dropped, *repairs) if dropper[1] else (*repairs, *dropped)
+        repairs = (*dropped, *repairs) if dropper.first else (*repairs, *dropped)
     deliver(repairs, target.get("on_repair"), bool(target.get("strict")))
     return JsonHealResult(_as_given(data, [], written), repairs)
 
 
 def _drop_record(
-    rule: ForeignReasoning,
+    dropper: PlainDropper,
     where: tuple[int, int, None],
     part: dict[str, Any],
     reasons: dict[tuple[str, ...], str],
 ) -> Repair:
     """The engine's record of the reasoning part ``part``, a canonical decoded dict at
-    ``where`` (its message and part), which ``rule`` removes (:func:`_edited`). The reason
-    follows from the part's namespaces alone: ``reasons`` keeps each one's. orjson decodes no
-    lone surrogate; the standard library may, which the record escapes as the engine does."""
-    options = part["providerOptions"]
-    key = tuple(options)
+    ``where`` (its message and part), which ``dropper`` removes (:func:`_edited`). The reason
+    of another provider's part follows from its namespaces alone: ``reasons`` keeps each one's.
+    orjson decodes no lone surrogate; the standard library may, which the record escapes as the
+    engine does."""
+    options = part.get("providerOptions")
+    key = () if options is None else tuple(options)
     reason = reasons.get(key)
     if reason is None:
-        reason = rule.options_drop_reason(options, beside_signed=False)
-        assert reason is not None  # the walk listed another provider's reasoning alone
+        reason = dropper.reason(options)
+        assert reason is not None  # the walk listed other providers' reasoning alone
         reasons[key] = reason
     removed = part if _orjson_loads is not None else escaped_json(part)
-    return drop_record((rule.id, rule.scope, Action.REMOVE), where, removed, reason)
+    return drop_record(dropper.by, where, removed, reason)
 
 
 def _as_given(data: T, messages: list[ModelMessage], written: str | bytes | None) -> T:
@@ -909,8 +911,9 @@ def _verdict(
     if terms is None:
         return NOT_PLAIN
     rich = terms.rich or terms.items
-    # Anthropic's thinking, which the walk reads itself (see _scan): the other providers'
-    # reasoning it meets is listed here.
+    # The reasoning of other providers that the target removes, listed here: where the walk
+    # reads Anthropic's thinking itself (see _scan), and where the items check reads the
+    # Responses API's items (_items_plain).
     found: list[dict[str, Any]] = []
     walk: Callable[..., str | None] = (
         partial(_scan, drops=found)
@@ -923,12 +926,12 @@ def _verdict(
         plain = walked_clean(provider, terms, walk, history, rich, accepts)
         return (
             CLEAN
-            if plain and not found and (not terms.items or _items_plain(history))
+            if plain and (not terms.items or _items_plain(history, found)) and not found
             else NOT_PLAIN
         )
     said = walked_verdict(provider, terms, walk, history, rich, _any_id, ids=ids)
     if said != NOT_PLAIN:
-        if terms.items and not _items_plain(history):
+        if terms.items and not _items_plain(history, found):
             return NOT_PLAIN
         if found:
             if drops is None:
@@ -1135,7 +1138,7 @@ _THINKING_NAMESPACE = ANTHROPIC_SIGNING.namespace
 _THINKING_NATIVE = (_THINKING_NAMESPACE,)
 
 
-def _items_plain(history: list[Any]) -> bool:
+def _items_plain(history: list[Any], drops: list[dict[str, Any]] | None = None) -> bool:
     """For a target whose plan reads reasoning and options only through the Responses API's
     item rules (:attr:`heal._verdict.Terms.items`), over a history the rich walk found plain:
     whether those rules find nothing. Every reasoning part is an OpenAI item (an ``openai``
@@ -1143,7 +1146,12 @@ def _items_plain(history: list[Any]) -> bool:
     reasoning parts in a row are one item's, followed by a text or a call (the walk ends no
     message with reasoning: ``reasoning-without-following-item``); every item is sent once, its
     reasoning in one run (``duplicate-item-id``). Azure's namespace, which the rules read too,
-    is not plain."""
+    is not plain.
+
+    ``drops``: a list for the reasoning parts of no OpenAI namespace at all (other providers',
+    or without options), which ``openai-foreign-reasoning``, the first of those rules, removes:
+    True then says the history is plain without them (the rules after it find nothing in
+    what it leaves; the walk placed every reasoning part before its message's text or call)."""
     seen: set[str] = set()
     for message in history:
         content = message["content"]
@@ -1157,6 +1165,9 @@ def _items_plain(history: list[Any]) -> bool:
                 if "azure" in options:
                     return False
                 native = options.get("openai")
+            if native is None and drops is not None and part["type"] == "reasoning":
+                drops.append(part)  # as if it were not there: the run goes on past it
+                continue
             item = None if native is None else native.get("itemId")
             if part["type"] == "reasoning":
                 if type(item) is not str or not item:

@@ -973,9 +973,10 @@ _REASONING_TEXTS = [json.dumps(c) for c in corpus(conversations=40, shape="reaso
 )
 def test_kimi_ids_are_renamed_without_loading_models(provider: Any) -> None:
     """The reasoning corpus' histories from Kimi's ids (half of its ids) are renamed without a
-    model for the targets that let their reasoning stand, and for Anthropic, which keeps
-    Claude's signed thinking and removes OpenAI's and Gemini's reasoning: heal_json loads
-    only the broken ones, and gives what heal_messages gives."""
+    model for the targets that let their reasoning stand, for Anthropic, which keeps Claude's
+    signed thinking and removes OpenAI's and Gemini's reasoning, and for OpenAI's Responses
+    API, which keeps its own items and removes Claude's and Gemini's reasoning: heal_json
+    loads only the broken ones, and gives what heal_messages gives."""
     loaded: list[int] = []
     load = heal_json_module._load_decoded
 
@@ -997,9 +998,9 @@ def test_kimi_ids_are_renamed_without_loading_models(provider: Any) -> None:
                     "invalid-tool-call-id",
                     "mistral-tool-call-id",
                     "anthropic-strip-foreign-reasoning-content",
+                    "openai-foreign-reasoning",
                 }
-    # OpenAI's Responses API keeps reasoning of its own alone: a third of the corpus.
-    assert renamed >= (0.25 if provider == "openai-responses" else 0.8) * len(_REASONING_TEXTS)
+    assert renamed >= 0.8 * len(_REASONING_TEXTS)
 
 
 def _loads_counted() -> tuple[list[int], Any]:
@@ -1203,6 +1204,86 @@ def test_foreign_reasoning_is_removed_from_the_decoded_dicts_where_plain(
         assert [r.removed for r in repairs if r.rule == rule] == list(map(escaped_json, drops))
 
 
+_ITEM = {"openai": {"itemId": "rs_1", "reasoningEncryptedContent": "gAAA"}}
+_MOVED_TO_RESPONSES: list[tuple[str, History, int, int]] = [
+    (
+        "Claude's reasoning, Kimi's ids",
+        _turn(_thought("c", _CLAUDE), _SAID, _KIMI_CALL),
+        REFUSED_IDS,
+        1,
+    ),
+    ("Gemini's, valid ids", _turn(_thought("b", _GEMINI), _SAID), DROPS, 1),
+    ("without options", _turn({"type": "reasoning", "text": "a"}, _SAID), DROPS, 1),
+    ("empty options", _turn(_thought("a", {}), _SAID), DROPS, 1),
+    ("after OpenAI's item", _turn(_thought("a", _ITEM), _thought("c", _CLAUDE), _SAID), DROPS, 1),
+    (
+        "within OpenAI's item",
+        _turn(_thought("a", _ITEM), _thought("b", _GEMINI), _thought("a", _ITEM), _SAID),
+        DROPS,
+        1,
+    ),
+    (
+        "between two items",
+        _turn(
+            _thought("a", _ITEM),
+            _thought("b", _GEMINI),
+            _thought("d", {"openai": {"itemId": "rs_2"}}),
+            _SAID,
+        ),
+        NOT_PLAIN,
+        0,
+    ),
+    (
+        "before a text item",
+        _turn(
+            _thought("c", _CLAUDE), {**_SAID, "providerOptions": {"openai": {"itemId": "msg_1"}}}
+        ),
+        DROPS,
+        1,
+    ),
+    ("OpenAI's own", _turn(_thought("a", _ITEM), _SAID), CLEAN, 0),
+    (
+        "OpenAI's without an item id",
+        _turn(_thought("a", {"openai": {"reasoningEncryptedContent": "gAAA"}}), _SAID),
+        NOT_PLAIN,
+        0,
+    ),
+    ("Azure's", _turn(_thought("a", {"azure": {"itemId": "rs_1"}}), _SAID), NOT_PLAIN, 0),
+    ("last in its message", _turn(_SAID, _thought("c", _CLAUDE)), NOT_PLAIN, 0),
+    ("heal's mark", _turn(_thought("a", {"heal": {"x": 1}}), _SAID), NOT_PLAIN, 0),
+    ("a lone surrogate", _turn(_thought("x\ud800", _CLAUDE), _SAID), NOT_PLAIN, 0),
+]
+"""Histories moved to OpenAI's Responses API: heal_json's verdict, and how many reasoning parts
+of no OpenAI namespace it lists to remove (``openai-foreign-reasoning``)."""
+
+
+@pytest.mark.parametrize(
+    ("history", "said", "dropped"),
+    [case[1:] for case in _MOVED_TO_RESPONSES],
+    ids=[case[0] for case in _MOVED_TO_RESPONSES],
+)
+def test_reasoning_the_responses_api_cannot_take_is_removed_from_the_decoded_dicts(
+    history: History, said: int, dropped: int
+) -> None:
+    """Reasoning of no OpenAI namespace in a history otherwise plain for the Responses API (its
+    own items, Kimi's ids) is removed from the decoded dicts with openai-foreign-reasoning's
+    records, without a model: what heal_messages gives, which removes it through the index."""
+    drops: list[dict[str, Any]] = []
+    found = heal_json_module._verdict(
+        history, "openai-responses", None, None, None, past_ids=True, ids=[], drops=drops
+    )
+    assert (found, len(drops)) == (said, dropped)
+    assert clean_verdict(history, "openai-responses") == (said == CLEAN)
+    loaded, counting = _loads_counted()
+    with counting:
+        _as_heal_messages_heals(history, provider="openai-responses")
+    assert bool(loaded) == (said == NOT_PLAIN)
+    if said in {DROPS, REFUSED_IDS}:
+        repairs = heal_json(json.dumps(history), provider="openai-responses").repairs
+        removed = [r.removed for r in repairs if r.rule == "openai-foreign-reasoning"]
+        assert removed == list(map(escaped_json, drops))
+
+
 _TOOLU_CALL = _call("toolu_01", "f", {})
 _TOOLU_RESULTS = {
     "role": "tool",
@@ -1261,15 +1342,16 @@ def test_the_json_verdict_refuses_what_the_index_finds(provider: Any, history: H
 
 @settings(max_examples=150)
 @given(
-    history=quick_cases.moved_histories(), target=st.one_of(st.just(Target("anthropic")), targets())
+    history=quick_cases.moved_histories(),
+    target=st.one_of(st.sampled_from([Target("anthropic"), Target("openai-responses")]), targets()),
 )
-def test_a_history_moved_to_anthropic_heals_from_its_text_as_heal_messages_heals_it(
+def test_a_moved_history_heals_from_its_text_as_heal_messages_heals_it(
     history: History, target: Target
 ) -> None:
-    """Generated conversations moved to Anthropic (reasoning of one origin or several, item ids
-    and signatures on calls, Kimi's ids, a twist or two) heal through heal_json as through
-    heal_messages, for Anthropic and any other target; Anthropic's plain ones without a
-    model."""
+    """Generated conversations moved to another provider (reasoning of one origin or several,
+    item ids and signatures on calls, Kimi's ids, a twist or two) heal through heal_json as
+    through heal_messages, for Anthropic, OpenAI's Responses API and any other target; the
+    plain ones without a model."""
     options: dict[str, Any] = {"provider": target.provider}
     if target.prefix_mismatch_behavior is not None:  # no keyword but target= names it
         options = {"target": target}

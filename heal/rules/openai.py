@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, JsonValue
 
@@ -109,7 +109,12 @@ _P = TypeVar("_P", bound=BaseModel)
 def _native(
     part: ReasoningPart | TextPart | ToolCallPart | ToolResultPart,
 ) -> Mapping[str, JsonValue] | None:
-    options = part.provider_options
+    return _native_options(part.provider_options)
+
+
+def _native_options(options: Mapping[str, Any] | None) -> Mapping[str, JsonValue] | None:
+    """The OpenAI adapters' namespace of a part's provider options (``openai``, else
+    ``azure``), if it has one."""
     if not options:
         return None
     values = options.get("openai")
@@ -133,7 +138,11 @@ def is_reasoning_item(part: ReasoningPart) -> bool:
     """Whether the Responses adapter sends this reasoning part as a ``reasoning`` item: it has an
     OpenAI item id or encrypted content. Anything else is skipped by the adapter with the warning
     ``Non-OpenAI reasoning parts are not supported``."""
-    values = _native(part)
+    return _is_item(_native(part))
+
+
+def _is_item(values: Mapping[str, JsonValue] | None) -> bool:
+    """:func:`is_reasoning_item` of a reasoning part whose OpenAI namespace is ``values``."""
     if values is None:
         return False
     item = values.get("itemId")
@@ -188,9 +197,11 @@ def _strip_finding(m: int, p: int, part: TextPart | ToolCallPart, why: str) -> F
 
 
 def _drop_reasoning(m: int, p: int, part: ReasoningPart, why: str) -> Finding:
-    return Finding(
-        Action.REMOVE, m, p, f"reasoning {why}; removed", edits=(DropPart(m, p),), removed=part
-    )
+    return _dropped(m, p, part, f"reasoning {why}; removed")
+
+
+def _dropped(m: int, p: int, part: ReasoningPart, reason: str) -> Finding:
+    return Finding(Action.REMOVE, m, p, reason, edits=(DropPart(m, p),), removed=part)
 
 
 def _assistant_parts(messages: Sequence[ModelMessage], m: int) -> Sequence[object]:
@@ -328,15 +339,25 @@ class OpenAIForeignReasoning(Rule):
 
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
         for m, p, part in ctx.index.reasoning:
-            if is_reasoning_item(part):
-                continue
-            if _native(part) is not None:
-                why = "has no OpenAI item id or encrypted content"
-            else:
-                names = sorted(part.provider_options or ())
-                why = f"from {', '.join(names)}" if names else "without provider options"
-                why += " is not OpenAI's"
-            yield _drop_reasoning(m, p, part, f"{why}; the Responses API cannot take it")
+            reason = self.drop_reason(part.provider_options)
+            if reason is not None:
+                yield _dropped(m, p, part, reason)
+
+    @staticmethod
+    def drop_reason(options: Mapping[str, Any] | None) -> str | None:
+        """Why a reasoning part whose provider options are ``options`` (a model's field, or a
+        decoded part's ``providerOptions``: :func:`heal.heal_json` removes such parts from the
+        decoded text) is removed; None when it is an OpenAI reasoning item."""
+        values = _native_options(options)
+        if _is_item(values):
+            return None
+        if values is not None:
+            why = "has no OpenAI item id or encrypted content"
+        else:
+            names = sorted(options or ())
+            why = f"from {', '.join(names)}" if names else "without provider options"
+            why += " is not OpenAI's"
+        return f"reasoning {why}; the Responses API cannot take it; removed"
 
 
 class EncryptedReasoningWithoutItemId(Rule):

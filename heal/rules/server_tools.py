@@ -63,6 +63,10 @@ class ForeignServerTool(FamilyRule[ServerTools]):
     def protects(self, ctx: Context) -> tuple[int, ...]:
         return signed_guard(ctx, self.facts.signing)
 
+    @property
+    def may_protect(self) -> bool:
+        return self.facts.signing is not None  # a provider that signs nothing: no guard
+
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
         index = ctx.index
         if not index.calls:
