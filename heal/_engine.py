@@ -89,6 +89,7 @@ from heal.rules._quick import (
     quick_verdict,
 )
 from heal.rules.anthropic import AnthropicToolIdFormat
+from heal.rules.google import GoogleForeignThoughtSignature
 from heal.rules.mistral import MistralToolCallId
 from heal.rules.openai import OpenAIForeignReasoning
 from heal.rules.reasoning import ForeignReasoning, UnsignedReasoning
@@ -1363,11 +1364,13 @@ def plain_dropper(target: Target) -> PlainDropper | None:
 
     Anthropic's ``anthropic-strip-foreign-reasoning-content`` where the engine removes it
     without the index (``_Plan.dropper``; :func:`_dropped_plainly`'s reasoning holds for the
-    decoded text, whose walk reads Anthropic's thinking as the quick verdict does). OpenAI
-    Responses' ``openai-foreign-reasoning`` in a plan no guard protects a message in: the
-    verdict of a target whose rules read reasoning as items alone (``heal._json._items_plain``)
-    lists the reasoning parts that are no OpenAI item, and finds the history without them plain,
-    which the item rules after it then leave as it is; the rules before it read no reasoning."""
+    decoded text, whose walk reads Anthropic's thinking as the quick verdict does). In a plan
+    without guards (no message is protected), OpenAI Responses' ``openai-foreign-reasoning``
+    and Google's ``google-foreign-thought-signature``: the verdict of a target whose rules read
+    reasoning as items alone (``heal._json._items_plain``), or as Google's signatures alone
+    (``heal._json._scan``), lists the reasoning parts of no namespace of the provider's, finds
+    every other part as those rules keep it, and the history without them plain, which the
+    rules after the dropping one then leave as it is; the rules before it read no reasoning."""
     plan = _plan_for(target, None, None, "request")
     found: tuple[int, Rule, Callable[[Mapping[str, Any] | None], str | None]] | None = None
     if plan.dropper is not None:
@@ -1375,7 +1378,12 @@ def plain_dropper(target: Target) -> PlainDropper | None:
         found = (k, anthropic, partial(anthropic.options_drop_reason, beside_signed=False))
     elif not plan.guards:
         for k, (step, choice, keep, _lists, _facts) in enumerate(plan.steps):
-            if type(step) is OpenAIForeignReasoning and not keep and choice == step.choices[0]:
+            if (
+                type(step) in {OpenAIForeignReasoning, GoogleForeignThoughtSignature}
+                and not keep
+                and choice == step.choices[0]
+            ):
+                assert isinstance(step, OpenAIForeignReasoning | GoogleForeignThoughtSignature)
                 found = (k, step, step.drop_reason)
     if found is None:
         return None

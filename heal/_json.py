@@ -80,6 +80,7 @@ from heal.providers import HEAL_NAMESPACE, ProviderId, get_profile
 from heal.repairs import Repair
 from heal.rules._options import foreign_options
 from heal.rules._quick import CLEAN, DROPS, NOT_PLAIN, REFUSED_IDS
+from heal.rules.google import GOOGLE_NAMESPACES, keeps_signatures, options_signed
 from heal.rules.reasoning import ANTHROPIC_SIGNING
 from heal.targets import Target
 
@@ -915,21 +916,23 @@ def _verdict(
     # reads Anthropic's thinking itself (see _scan), and where the items check reads the
     # Responses API's items (_items_plain).
     found: list[dict[str, Any]] = []
-    walk: Callable[..., str | None] = (
-        partial(_scan, drops=found)
-        if not rich and terms.thinking and terms.text_options and terms.result_options
-        else _scan
-    )
+    signed: list[bool] | None = None  # Gemini's signatures on the current turn's calls
+    walk: Callable[..., str | None] = _scan
+    if not rich and terms.thinking and terms.text_options and terms.result_options:
+        walk = partial(_scan, drops=found)
+    elif not rich and terms.signatures:
+        signed = []
+        walk = partial(_scan, drops=found, signed=signed)
     if not past_ids:
         # The provider is known once it has terms: its profile judges the first call id.
         accepts = get_profile(provider).accepts_tool_call_id
-        plain = walked_clean(provider, terms, walk, history, rich, accepts)
+        plain = walked_clean(provider, terms, walk, history, rich, accepts, signed=signed)
         return (
             CLEAN
             if plain and (not terms.items or _items_plain(history, found)) and not found
             else NOT_PLAIN
         )
-    said = walked_verdict(provider, terms, walk, history, rich, _any_id, ids=ids)
+    said = walked_verdict(provider, terms, walk, history, rich, _any_id, signed=signed, ids=ids)
     if said != NOT_PLAIN:
         if terms.items and not _items_plain(history, found):
             return NOT_PLAIN
@@ -954,6 +957,7 @@ def _scan(
     names: list[str],
     *,
     drops: list[dict[str, Any]] | None = None,
+    signed: list[bool] | None = None,
 ) -> str | None:
     """The one pass of :func:`clean_verdict` over the messages: the role of the last message
     when every message has a plain shape in a plain place (else None), with the call ids and
@@ -979,10 +983,23 @@ def _scan(
     (``anthropic-strip-foreign-reasoning-content`` removes it); signed reasoning only where no
     other provider's is, in a history that ends with tool results only when an assistant
     message of that loop (since the last user message) opens with it, as
-    ``anthropic-tool-loop-thinking`` wants."""
-    thinking = drops is not None
+    ``anthropic-tool-loop-thinking`` wants.
+
+    ``signed`` too, for a target whose rules that read reasoning or options are Google's
+    (:attr:`heal._verdict.Terms.signatures`): an assistant message's texts and calls may carry
+    provider options that ``google-foreign-thought-signature`` keeps as they are (Gemini's
+    thought signatures, other providers' options without a signature), and reasoning before its
+    calls, Google's own (not empty: ``google-empty-part``) or another provider's alone, which the
+    walk adds to ``drops`` (the same rule removes it); a user message's texts and tool results
+    none. The walk adds True to ``signed`` when the first call of every assistant message after
+    the last user message carries Gemini's signature, as :func:`heal._verdict.calls_accepted`
+    takes it (``google-missing-thought-signature``)."""
+    gemini = signed is not None
+    thinking = drops is not None and not gemini
     options_ok = rich or thinking
-    signed = False  # signed thinking came (under ``drops``)
+    kept: list[Any] = []  # the options google-foreign-thought-signature must keep (gemini)
+    unsigned = False  # an assistant message since the last user message has an unsigned first call
+    signed_thinking = False  # Anthropic's signed thinking came (under ``drops``)
     looped = False  # an assistant message since the last user message opens with it
     waiting: dict[str, str] | None = None  # the previous message's calls: id -> name
     previous = ""
@@ -1039,6 +1056,7 @@ def _scan(
             return None  # a tool message that answers no calls, or no known role
         if role == "user":
             looped = False  # a new turn: the tool loop after it is the one that counts
+            unsigned = False
         if type(content) is str:
             add_text(content)
         elif role == "system" or type(content) is not list or not content:
@@ -1062,18 +1080,23 @@ def _scan(
                     if waiting is not None:
                         return None
                     if len(part) != 2:
-                        if not options_ok or len(part) != 3:
+                        if not (options_ok or gemini) or len(part) != 3:
                             return None
-                        add_options(part["providerOptions"])
+                        found = part["providerOptions"]
+                        add_options(found)
+                        if gemini:
+                            kept.append(found)
                     add_text(part["text"])
                 elif kind == "tool-call":
                     if len(part) != 4:
-                        if not options_ok or len(part) != 5:
+                        if not (options_ok or gemini) or len(part) != 5:
                             return None
                         found = part["providerOptions"]
                         if thinking and type(found) is dict and _THINKING_NAMESPACE in found:
                             return None
                         add_options(found)
+                        if gemini:
+                            kept.append(found)
                     call_id = part["toolCallId"]
                     name = part["toolName"]
                     if type(call_id) is not str or type(name) is not str:
@@ -1083,6 +1106,12 @@ def _scan(
                         return None  # a foreign id format: every call id is renamed
                     if waiting is None:
                         waiting = {}
+                        if gemini and not (
+                            len(part) == 5
+                            and type(part["providerOptions"]) is dict
+                            and options_signed(part["providerOptions"])
+                        ):
+                            unsigned = True  # the first call of its message, without Gemini's
                     waiting[call_id] = name
                     ids.append(call_id)
                     names.append(name)
@@ -1091,6 +1120,29 @@ def _scan(
                         if len(part) != 3:
                             return None
                         add_options(part["providerOptions"])
+                    thoughts.append(part)
+                elif (
+                    kind == "reasoning"
+                    and signed is not None
+                    and drops is not None
+                    and waiting is None
+                ):
+                    # Google's own (not empty), or another provider's alone (removed), before
+                    # its message's calls.
+                    if len(part) != 2:
+                        if len(part) != 3:
+                            return None
+                        found = part["providerOptions"]
+                        if type(found) is not dict:
+                            return None
+                        add_options(found)
+                        if foreign_options(found, GOOGLE_NAMESPACES):
+                            drops.append(part)
+                            thoughts.append(part)
+                            continue
+                        kept.append(found)
+                    if part["text"] == "":
+                        return None
                     thoughts.append(part)
                 elif kind == "reasoning" and drops is not None and waiting is None:
                     # Opening its message, or after reasoning that does (reasoning_not_first),
@@ -1105,7 +1157,7 @@ def _scan(
                     if ANTHROPIC_SIGNING.signs_options(found):
                         # Its message opens with signed thinking (with another provider's
                         # reasoning first, the history is not plain: see below).
-                        signed = looped = True
+                        signed_thinking = looped = True
                     elif foreign_options(found, _THINKING_NATIVE):
                         drops.append(part)
                     else:
@@ -1124,7 +1176,13 @@ def _scan(
             return None
     if (options or thoughts) and not _rich_plain(options, thoughts):
         return None
-    if signed and (drops or (previous == "tool" and not looped)):
+    if signed is not None:
+        for found in kept:
+            if not keeps_signatures(found):
+                return None
+        if not unsigned:
+            signed.append(True)
+    if signed_thinking and (drops or (previous == "tool" and not looped)):
         # Signed thinking beside other providers' reasoning (its latest message is protected,
         # which words the removals otherwise), or in a history ending in an open tool loop
         # none of whose assistant messages opens with it (anthropic-tool-loop-thinking).

@@ -969,14 +969,14 @@ _REASONING_TEXTS = [json.dumps(c) for c in corpus(conversations=40, shape="reaso
 
 
 @pytest.mark.parametrize(
-    "provider", [None, "openai-chat", "mistral", "openai-responses", "anthropic"]
+    "provider", [None, "openai-chat", "mistral", "openai-responses", "anthropic", "google"]
 )
 def test_kimi_ids_are_renamed_without_loading_models(provider: Any) -> None:
     """The reasoning corpus' histories from Kimi's ids (half of its ids) are renamed without a
     model for the targets that let their reasoning stand, for Anthropic, which keeps Claude's
-    signed thinking and removes OpenAI's and Gemini's reasoning, and for OpenAI's Responses
-    API, which keeps its own items and removes Claude's and Gemini's reasoning: heal_json
-    loads only the broken ones, and gives what heal_messages gives."""
+    signed thinking and removes OpenAI's and Gemini's reasoning, for OpenAI's Responses API and
+    Gemini likewise (each keeps its own reasoning and signatures): heal_json loads only the
+    broken ones, and gives what heal_messages gives."""
     loaded: list[int] = []
     load = heal_json_module._load_decoded
 
@@ -999,6 +999,7 @@ def test_kimi_ids_are_renamed_without_loading_models(provider: Any) -> None:
                     "mistral-tool-call-id",
                     "anthropic-strip-foreign-reasoning-content",
                     "openai-foreign-reasoning",
+                    "google-foreign-thought-signature",
                 }
     assert renamed >= 0.8 * len(_REASONING_TEXTS)
 
@@ -1284,6 +1285,134 @@ def test_reasoning_the_responses_api_cannot_take_is_removed_from_the_decoded_dic
         assert removed == list(map(escaped_json, drops))
 
 
+_SIGNED_CALL = {**_KIMI_CALL, "providerOptions": _GEMINI}
+_MOVED_TO_GEMINI: list[tuple[str, History, int, int]] = [
+    (
+        "Claude's reasoning, Kimi's ids",
+        _turn(_thought("c", _CLAUDE), _SAID, _KIMI_CALL),
+        REFUSED_IDS,
+        1,
+    ),
+    ("OpenAI's, valid ids", _turn(_thought("a", _OPENAI), _SAID), DROPS, 1),
+    ("between two texts", _turn(_SAID, _thought("a", _OPENAI), _SAID), DROPS, 1),
+    (
+        "OpenAI's item ids on the text and call",
+        _turn(
+            _thought("a", _OPENAI),
+            {**_SAID, "providerOptions": {"openai": {"itemId": "msg_1"}}},
+            {**_KIMI_CALL, "providerOptions": {"openai": {"itemId": "fc_1"}}},
+        ),
+        REFUSED_IDS,
+        1,
+    ),
+    ("Gemini's own, signed", _turn(_thought("b", _GEMINI), _SAID, _SIGNED_CALL), REFUSED_IDS, 0),
+    ("Gemini's own, unsigned", _turn({"type": "reasoning", "text": "b"}, _SAID), CLEAN, 0),
+    (
+        "Gemini's own, signed, valid ids",
+        _turn(_thought("b", _GEMINI), {**_SAID, "providerOptions": _GEMINI}),
+        CLEAN,
+        0,
+    ),
+    ("Gemini's own, empty", _turn(_thought("", _GEMINI), _SAID), NOT_PLAIN, 0),
+    (
+        "a signature Gemini did not issue",
+        _turn(_SAID, {**_KIMI_CALL, "providerOptions": {"google": {"thoughtSignature": "**"}}}),
+        NOT_PLAIN,
+        0,
+    ),
+    (
+        "another provider's signature on a text",
+        _turn(_thought("a", _OPENAI), {**_SAID, "providerOptions": _CLAUDE}),
+        NOT_PLAIN,
+        0,
+    ),
+    (
+        "the open tool loop signed",
+        _turn(_thought("a", _OPENAI), _SAID, _SIGNED_CALL)[:3],
+        REFUSED_IDS,
+        1,
+    ),
+    (
+        "the open tool loop unsigned",
+        _turn(_thought("a", _OPENAI), _SAID, _KIMI_CALL)[:3],
+        NOT_PLAIN,
+        0,
+    ),
+    (
+        "an unsigned call in an earlier turn",
+        [
+            *_turn(_SAID, _KIMI_CALL)[:-1],
+            _ASK,
+            {
+                "role": "assistant",
+                "content": [_SAID, {**_call("functions.g:1", "g", {}), "providerOptions": _GEMINI}],
+            },
+            {
+                "role": "tool",
+                "content": [_result("functions.g:1", "g", {"type": "text", "value": "ok"})],
+            },
+        ],
+        REFUSED_IDS,
+        0,
+    ),
+    (
+        "a result with options",
+        [
+            *_turn(_SAID, _SIGNED_CALL)[:2],
+            {
+                "role": "tool",
+                "content": [{**_KIMI_RESULTS["content"][0], "providerOptions": {"x": {}}}],
+            },
+            _DONE,
+        ],
+        NOT_PLAIN,
+        0,
+    ),
+    ("after a call", _turn(_SAID, _KIMI_CALL, _thought("a", _OPENAI), _SAID), NOT_PLAIN, 0),
+    ("last in its message", _turn(_SAID, _thought("a", _OPENAI)), NOT_PLAIN, 0),
+    ("heal's mark", _turn(_thought("a", {"heal": {"x": 1}}), _SAID), NOT_PLAIN, 0),
+    (
+        "a user text with options",
+        [
+            {"role": "user", "content": [{**_SAID, "providerOptions": {"x": {}}}]},
+            *_turn(_thought("a", _OPENAI), _SAID)[1:],
+        ],
+        NOT_PLAIN,
+        0,
+    ),
+]
+"""Histories moved to Gemini: heal_json's verdict, and how many reasoning parts of another
+provider it lists to remove (``google-foreign-thought-signature``)."""
+
+
+@pytest.mark.parametrize(
+    ("history", "said", "dropped"),
+    [case[1:] for case in _MOVED_TO_GEMINI],
+    ids=[case[0] for case in _MOVED_TO_GEMINI],
+)
+def test_reasoning_gemini_cannot_take_is_removed_from_the_decoded_dicts(
+    history: History, said: int, dropped: int
+) -> None:
+    """Reasoning of another provider in a history otherwise plain for Gemini (its own thoughts
+    and signatures, Kimi's ids) is removed from the decoded dicts with
+    google-foreign-thought-signature's records, without a model: what heal_messages gives,
+    which removes it through the index."""
+    drops: list[dict[str, Any]] = []
+    found = heal_json_module._verdict(
+        history, "google", None, None, None, past_ids=True, ids=[], drops=drops
+    )
+    assert (found, len(drops)) == (said, dropped)
+    assert clean_verdict(history, "google") == (said == CLEAN)
+    loaded, counting = _loads_counted()
+    with counting:
+        _as_heal_messages_heals(history, provider="google")
+    assert bool(loaded) == (said == NOT_PLAIN)
+    if said in {DROPS, REFUSED_IDS}:
+        repairs = heal_json(json.dumps(history), provider="google").repairs
+        removed = [r.removed for r in repairs if r.rule == "google-foreign-thought-signature"]
+        assert removed == list(map(escaped_json, drops))
+
+
 _TOOLU_CALL = _call("toolu_01", "f", {})
 _TOOLU_RESULTS = {
     "role": "tool",
@@ -1332,26 +1461,31 @@ def test_claudes_own_thinking_is_plainly_clean_for_anthropic(history: History) -
     [case[1:] for case in quick_cases.REFUSED],
     ids=[case[0] for case in quick_cases.REFUSED],
 )
-def test_the_json_verdict_refuses_what_the_index_finds(provider: Any, history: History) -> None:
+def test_the_json_verdict_on_what_the_index_finds(provider: Any, history: History) -> None:
     """Each history the index finds unclean by one thing (Anthropic's thinking unsigned, from
     another provider beside Claude's, after a text, alone, last, in an open tool loop, ...) is
-    not plainly clean to heal_json's verdict either, and heals as heal_messages heals it."""
-    assert not clean_verdict(history, provider)
+    plainly clean to heal_json's verdict only when heal_messages leaves it as it is (a rule the
+    index would run, finding nothing), and heals as heal_messages heals it."""
+    if clean_verdict(history, provider):
+        assert heal_messages(history, provider=provider).repairs == ()
     _as_heal_messages_heals(history, provider=provider)
 
 
 @settings(max_examples=150)
 @given(
     history=quick_cases.moved_histories(),
-    target=st.one_of(st.sampled_from([Target("anthropic"), Target("openai-responses")]), targets()),
+    target=st.one_of(
+        st.sampled_from([Target("anthropic"), Target("openai-responses"), Target("google")]),
+        targets(),
+    ),
 )
 def test_a_moved_history_heals_from_its_text_as_heal_messages_heals_it(
     history: History, target: Target
 ) -> None:
     """Generated conversations moved to another provider (reasoning of one origin or several,
     item ids and signatures on calls, Kimi's ids, a twist or two) heal through heal_json as
-    through heal_messages, for Anthropic, OpenAI's Responses API and any other target; the
-    plain ones without a model."""
+    through heal_messages, for Anthropic, OpenAI's Responses API, Gemini and any other target;
+    the plain ones without a model."""
     options: dict[str, Any] = {"provider": target.provider}
     if target.prefix_mismatch_behavior is not None:  # no keyword but target= names it
         options = {"target": target}

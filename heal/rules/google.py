@@ -21,7 +21,7 @@ steps of the current turn.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -46,7 +46,12 @@ from heal.rules._base import (
     Rule,
     SetPart,
 )
-from heal.rules._options import HEAL_NAMESPACE, foreign_namespaces, namespaces, with_options
+from heal.rules._options import (
+    HEAL_NAMESPACE,
+    foreign_options,
+    namespaces,
+    with_options,
+)
 from heal.rules.roles import LEAD_CHOICE_DOCS, blank, lead_with_user, merge_run
 
 if TYPE_CHECKING:
@@ -111,7 +116,12 @@ def valid_signature(value: object) -> bool:
 
 def has_signature(part: Any) -> bool:
     """Whether a part carries a thought signature where the google adapter reads it."""
-    options = namespaces(part)
+    return options_signed(namespaces(part))
+
+
+def options_signed(options: Mapping[str, Any]) -> bool:
+    """:func:`has_signature` of a part whose provider options are ``options`` (a model's field,
+    or a decoded part's ``providerOptions``, which a JSON walk has found to be a dict)."""
     return any(
         isinstance(options.get(ns), dict) and options[ns].get("thoughtSignature") is not None
         for ns in GOOGLE_NAMESPACES
@@ -181,14 +191,13 @@ class GoogleForeignThoughtSignature(_GoogleRule):
                 if part.provider_options is None:
                     continue
                 if isinstance(part, ReasoningPart):
-                    foreign = foreign_namespaces(part, GOOGLE_NAMESPACES)
-                    if foreign:
+                    reason = self.drop_reason(part.provider_options)
+                    if reason is not None:
                         yield Finding(
                             Action.REMOVE,
                             m,
                             p,
-                            f"reasoning from another provider ({', '.join(foreign)}) cannot be "
-                            "replayed to Gemini; removed from the request",
+                            reason,
                             edits=(DropPart(m, p),),
                             removed=part,
                         )
@@ -206,6 +215,26 @@ class GoogleForeignThoughtSignature(_GoogleRule):
                     removed={"providerOptions": part.provider_options},
                     added={"providerOptions": cleaned} if cleaned else None,
                 )
+
+    @staticmethod
+    def drop_reason(options: Mapping[str, Any] | None) -> str | None:
+        """Why a reasoning part whose provider options are ``options`` (a model's field, or a
+        decoded part's ``providerOptions``: :func:`heal.heal_json` removes such parts from the
+        decoded text) is removed: it is another provider's alone; else None."""
+        foreign = foreign_options(options, GOOGLE_NAMESPACES)
+        if not foreign:
+            return None
+        return (
+            f"reasoning from another provider ({', '.join(foreign)}) cannot be "
+            "replayed to Gemini; removed from the request"
+        )
+
+
+def keeps_signatures(options: dict[str, Any]) -> bool:
+    """Whether ``google-foreign-thought-signature`` leaves the provider options of a text or
+    call part (or Google's own reasoning) as they are: no signature of another provider, no
+    thought signature Gemini could not have issued."""
+    return not _suspect(options)
 
 
 def _suspect(options: dict[str, Any]) -> bool:

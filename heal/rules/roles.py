@@ -232,6 +232,10 @@ class SameRoleRun(FamilyRule[Run]):
     def protects(self, ctx: Context) -> tuple[int, ...]:
         return signed_guard(ctx, self.facts.signing)
 
+    @property
+    def may_protect(self) -> bool:
+        return self.facts.signing is not None  # a provider that signs nothing: no guard
+
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
         facts = self.facts
         for run in runs(ctx, facts.roles, protected_too=facts.protected_too):

@@ -78,6 +78,10 @@ class MidConversationSystem(FamilyRule[System]):
     def protects(self, ctx: Context) -> tuple[int, ...]:
         return signed_guard(ctx, self.facts.signing)
 
+    @property
+    def may_protect(self) -> bool:
+        return self.facts.signing is not None  # a provider that signs nothing: no guard
+
     def enabled_for(self, target: Target) -> bool | None:
         # A model that takes no mid-conversation system message: on. One that takes it after a
         # user turn: on too, for the ones placed elsewhere. Unknown: the rule's default.
