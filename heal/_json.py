@@ -32,7 +32,7 @@ from __future__ import annotations
 import gc
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from itertools import chain
@@ -998,9 +998,7 @@ def _scan(
     thinking = drops is not None and not gemini
     options_ok = rich or thinking
     kept: list[Any] = []  # the options google-foreign-thought-signature must keep (gemini)
-    unsigned = False  # an assistant message since the last user message has an unsigned first call
     signed_thinking = False  # Anthropic's signed thinking came (under ``drops``)
-    looped = False  # an assistant message since the last user message opens with it
     waiting: dict[str, str] | None = None  # the previous message's calls: id -> name
     previous = ""
     # Texts, tool inputs and JSON outputs are gathered and judged once at the end: a call per
@@ -1054,9 +1052,6 @@ def _scan(
         follows = AFTER.get(role)
         if follows is None or previous not in follows:
             return None  # a tool message that answers no calls, or no known role
-        if role == "user":
-            looped = False  # a new turn: the tool loop after it is the one that counts
-            unsigned = False
         if type(content) is str:
             add_text(content)
         elif role == "system" or type(content) is not list or not content:
@@ -1106,12 +1101,6 @@ def _scan(
                         return None  # a foreign id format: every call id is renamed
                     if waiting is None:
                         waiting = {}
-                        if gemini and not (
-                            len(part) == 5
-                            and type(part["providerOptions"]) is dict
-                            and options_signed(part["providerOptions"])
-                        ):
-                            unsigned = True  # the first call of its message, without Gemini's
                     waiting[call_id] = name
                     ids.append(call_id)
                     names.append(name)
@@ -1157,7 +1146,7 @@ def _scan(
                     if ANTHROPIC_SIGNING.signs_options(found):
                         # Its message opens with signed thinking (with another provider's
                         # reasoning first, the history is not plain: see below).
-                        signed_thinking = looped = True
+                        signed_thinking = True
                     elif foreign_options(found, _THINKING_NATIVE):
                         drops.append(part)
                     else:
@@ -1180,15 +1169,53 @@ def _scan(
         for found in kept:
             if not keeps_signatures(found):
                 return None
-        if not unsigned:
+        if _turn_calls_signed(history):
             signed.append(True)
-    if signed_thinking and (drops or (previous == "tool" and not looped)):
+    if signed_thinking and (drops or (previous == "tool" and not _turn_thinks(history))):
         # Signed thinking beside other providers' reasoning (its latest message is protected,
         # which words the removals otherwise), or in a history ending in an open tool loop
         # none of whose assistant messages opens with it (anthropic-tool-loop-thinking).
         return None
     # Calls left unanswered are the last message's, an assistant message: not an end.
     return None if waiting is not None else ended(previous, texts[-1] if texts else None)
+
+
+def _current_turn(history: list[Any]) -> Iterator[list[Any]]:
+    """The contents of the assistant messages after the last user message, from the last
+    back, that are lists of parts (a history :func:`_scan` found plain)."""
+    for message in reversed(history):
+        role = message["role"]
+        if role == "user":
+            return
+        content = message["content"]
+        if role == "assistant" and type(content) is list:
+            yield content
+
+
+def _turn_thinks(history: list[Any]) -> bool:
+    """Whether an assistant message of the current turn opens with Anthropic's signed thinking
+    (``anthropic-tool-loop-thinking`` then finds its open tool loop as Claude writes it)."""
+    for content in _current_turn(history):
+        first = content[0]
+        if first["type"] == "reasoning" and ANTHROPIC_SIGNING.signs_options(
+            first.get("providerOptions")
+        ):
+            return True
+    return False
+
+
+def _turn_calls_signed(history: list[Any]) -> bool:
+    """Whether the first call of every assistant message of the current turn carries Gemini's
+    thought signature (true too when none has a call), as ``google-missing-thought-signature``
+    wants the calls of the turn being answered."""
+    for content in _current_turn(history):
+        for part in content:
+            if part["type"] == "tool-call":
+                options = part.get("providerOptions")
+                if type(options) is not dict or not options_signed(options):
+                    return False
+                break
+    return True
 
 
 _THINKING_NAMESPACE = ANTHROPIC_SIGNING.namespace

@@ -1107,6 +1107,15 @@ MOVED: list[tuple[str, History, int, int]] = [
         0,
     ),
     (
+        "Claude's, then an open tool loop opening with a text Anthropic's options sign",
+        [
+            *_turn(_thought("c", _CLAUDE), _SAID)[:2],
+            *_turn({**_SAID, "providerOptions": _CLAUDE}, _KIMI_CALL)[:3],
+        ],
+        NOT_PLAIN,
+        0,
+    ),
+    (
         "Claude's, then an open tool loop without it",
         [*_turn(_thought("c", _CLAUDE), _SAID)[:2], *_turn(_SAID, _KIMI_CALL)[:3]],
         NOT_PLAIN,
