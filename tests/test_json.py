@@ -1060,6 +1060,13 @@ def _turn(*parts: dict[str, Any]) -> History:
     return [_ASK, {"role": "assistant", "content": list(parts)}, *answer, _ASK]
 
 
+_OPENAI_ITEMS = _turn(
+    _thought("a", _OPENAI),
+    {**_SAID, "providerOptions": {"openai": {"itemId": "msg_1"}}},
+    {**_KIMI_CALL, "providerOptions": {"openai": {"itemId": "fc_1"}}},
+)
+"""OpenAI's reasoning, text and call, each with its item id (Kimi's id on the call)."""
+
 MOVED: list[tuple[str, History, int, int]] = [
     (
         "OpenAI's reasoning, Kimi's ids",
@@ -1074,16 +1081,7 @@ MOVED: list[tuple[str, History, int, int]] = [
         2,
     ),
     ("in an open tool loop", _turn(_thought("b", _GEMINI), _SAID, _KIMI_CALL)[:3], REFUSED_IDS, 1),
-    (
-        "OpenAI's item ids on the text and call",
-        _turn(
-            _thought("a", _OPENAI),
-            {**_SAID, "providerOptions": {"openai": {"itemId": "msg_1"}}},
-            {**_KIMI_CALL, "providerOptions": {"openai": {"itemId": "fc_1"}}},
-        ),
-        REFUSED_IDS,
-        1,
-    ),
+    ("OpenAI's item ids on the text and call", _OPENAI_ITEMS, REFUSED_IDS, 1),
     ("not ASCII", _turn(_thought("caf\u00e9", _OPENAI), _SAID, _KIMI_CALL), REFUSED_IDS, 1),
     ("empty", _turn(_thought("", _GEMINI), _SAID), DROPS, 1),
     ("Claude's own", _turn(_thought("c", _CLAUDE), _SAID, _KIMI_CALL), REFUSED_IDS, 0),
@@ -1186,34 +1184,6 @@ MOVED: list[tuple[str, History, int, int]] = [
 and how many reasoning parts of other providers it lists to remove."""
 
 
-@pytest.mark.parametrize(
-    ("history", "said", "dropped"),
-    [case[1:] for case in MOVED],
-    ids=[case[0] for case in MOVED],
-)
-def test_foreign_reasoning_is_removed_from_the_decoded_dicts_where_plain(
-    history: History, said: int, dropped: int
-) -> None:
-    """A history moved to Anthropic, plain but for other providers' reasoning (and maybe Kimi's
-    ids), has the reasoning removed from its decoded dicts, without a model (heal._json._edited,
-    with the engine's records): what heal_messages gives, which removes it without the index.
-    The others give what heal_messages gives too."""
-    drops: list[dict[str, Any]] = []
-    found = heal_json_module._verdict(
-        history, "anthropic", None, None, None, past_ids=True, ids=[], drops=drops
-    )
-    assert (found, len(drops)) == (said, dropped)
-    loaded, counting = _loads_counted()
-    with counting:
-        _as_heal_messages_heals(history, provider="anthropic")
-    assert bool(loaded) == (said == NOT_PLAIN)
-    if said != NOT_PLAIN:
-        repairs = heal_json(json.dumps(history), provider="anthropic").repairs
-        rule = "anthropic-strip-foreign-reasoning-content"
-        # Each the part as it was, lone surrogates escaped (as every record writes them).
-        assert [r.removed for r in repairs if r.rule == rule] == list(map(escaped_json, drops))
-
-
 _ITEM = {"openai": {"itemId": "rs_1", "reasoningEncryptedContent": "gAAA"}}
 _MOVED_TO_RESPONSES: list[tuple[str, History, int, int]] = [
     (
@@ -1267,33 +1237,6 @@ _MOVED_TO_RESPONSES: list[tuple[str, History, int, int]] = [
 of no OpenAI namespace it lists to remove (``openai-foreign-reasoning``)."""
 
 
-@pytest.mark.parametrize(
-    ("history", "said", "dropped"),
-    [case[1:] for case in _MOVED_TO_RESPONSES],
-    ids=[case[0] for case in _MOVED_TO_RESPONSES],
-)
-def test_reasoning_the_responses_api_cannot_take_is_removed_from_the_decoded_dicts(
-    history: History, said: int, dropped: int
-) -> None:
-    """Reasoning of no OpenAI namespace in a history otherwise plain for the Responses API (its
-    own items, Kimi's ids) is removed from the decoded dicts with openai-foreign-reasoning's
-    records, without a model: what heal_messages gives, which removes it through the index."""
-    drops: list[dict[str, Any]] = []
-    found = heal_json_module._verdict(
-        history, "openai-responses", None, None, None, past_ids=True, ids=[], drops=drops
-    )
-    assert (found, len(drops)) == (said, dropped)
-    assert clean_verdict(history, "openai-responses") == (said == CLEAN)
-    loaded, counting = _loads_counted()
-    with counting:
-        _as_heal_messages_heals(history, provider="openai-responses")
-    assert bool(loaded) == (said == NOT_PLAIN)
-    if said in {DROPS, REFUSED_IDS}:
-        repairs = heal_json(json.dumps(history), provider="openai-responses").repairs
-        removed = [r.removed for r in repairs if r.rule == "openai-foreign-reasoning"]
-        assert removed == list(map(escaped_json, drops))
-
-
 _SIGNED_CALL = {**_KIMI_CALL, "providerOptions": _GEMINI}
 _MOVED_TO_GEMINI: list[tuple[str, History, int, int]] = [
     (
@@ -1304,16 +1247,7 @@ _MOVED_TO_GEMINI: list[tuple[str, History, int, int]] = [
     ),
     ("OpenAI's, valid ids", _turn(_thought("a", _OPENAI), _SAID), DROPS, 1),
     ("between two texts", _turn(_SAID, _thought("a", _OPENAI), _SAID), DROPS, 1),
-    (
-        "OpenAI's item ids on the text and call",
-        _turn(
-            _thought("a", _OPENAI),
-            {**_SAID, "providerOptions": {"openai": {"itemId": "msg_1"}}},
-            {**_KIMI_CALL, "providerOptions": {"openai": {"itemId": "fc_1"}}},
-        ),
-        REFUSED_IDS,
-        1,
-    ),
+    ("OpenAI's item ids on the text and call", _OPENAI_ITEMS, REFUSED_IDS, 1),
     ("Gemini's own, signed", _turn(_thought("b", _GEMINI), _SAID, _SIGNED_CALL), REFUSED_IDS, 0),
     ("Gemini's own, unsigned", _turn({"type": "reasoning", "text": "b"}, _SAID), CLEAN, 0),
     (
@@ -1394,32 +1328,42 @@ _MOVED_TO_GEMINI: list[tuple[str, History, int, int]] = [
 provider it lists to remove (``google-foreign-thought-signature``)."""
 
 
+MOVED_TABLES: list[tuple[str, str, list[tuple[str, History, int, int]]]] = [
+    ("anthropic", "anthropic-strip-foreign-reasoning-content", MOVED),
+    ("openai-responses", "openai-foreign-reasoning", _MOVED_TO_RESPONSES),
+    ("google", "google-foreign-thought-signature", _MOVED_TO_GEMINI),
+]
+"""Each thinking provider, the rule that removes other providers' reasoning for it, and its
+table of moved histories."""
+
+
 @pytest.mark.parametrize(
-    ("history", "said", "dropped"),
-    [case[1:] for case in _MOVED_TO_GEMINI],
-    ids=[case[0] for case in _MOVED_TO_GEMINI],
+    ("provider", "rule", "history", "said", "dropped"),
+    [(provider, rule, *case[1:]) for provider, rule, table in MOVED_TABLES for case in table],
+    ids=[f"{provider}: {case[0]}" for provider, _, table in MOVED_TABLES for case in table],
 )
-def test_reasoning_gemini_cannot_take_is_removed_from_the_decoded_dicts(
-    history: History, said: int, dropped: int
+def test_other_providers_reasoning_is_removed_from_the_decoded_dicts_where_plain(
+    provider: str, rule: str, history: History, said: int, dropped: int
 ) -> None:
-    """Reasoning of another provider in a history otherwise plain for Gemini (its own thoughts
-    and signatures, Kimi's ids) is removed from the decoded dicts with
-    google-foreign-thought-signature's records, without a model: what heal_messages gives,
-    which removes it through the index."""
+    """A history moved to a thinking provider, plain but for other providers' reasoning (and
+    maybe Kimi's ids), has that reasoning removed from its decoded dicts, without a model
+    (heal._json._edited, with the rule's records): what heal_messages gives, which removes it
+    without the index (Anthropic) or through it. The others give what heal_messages gives too,
+    and the verdict says clean exactly where the table does."""
     drops: list[dict[str, Any]] = []
     found = heal_json_module._verdict(
-        history, "google", None, None, None, past_ids=True, ids=[], drops=drops
+        history, provider, None, None, None, past_ids=True, ids=[], drops=drops
     )
     assert (found, len(drops)) == (said, dropped)
-    assert clean_verdict(history, "google") == (said == CLEAN)
+    assert clean_verdict(history, provider) == (said == CLEAN)
     loaded, counting = _loads_counted()
     with counting:
-        _as_heal_messages_heals(history, provider="google")
+        _as_heal_messages_heals(history, provider=provider)
     assert bool(loaded) == (said == NOT_PLAIN)
     if said in {DROPS, REFUSED_IDS}:
-        repairs = heal_json(json.dumps(history), provider="google").repairs
-        removed = [r.removed for r in repairs if r.rule == "google-foreign-thought-signature"]
-        assert removed == list(map(escaped_json, drops))
+        repairs = heal_json(json.dumps(history), provider=provider).repairs
+        # Each the part as it was, lone surrogates escaped (as every record writes them).
+        assert [r.removed for r in repairs if r.rule == rule] == list(map(escaped_json, drops))
 
 
 _TOOLU_CALL = _call("toolu_01", "f", {})
