@@ -151,8 +151,9 @@ def heal_json(
     the target's ``model``, ``thinking`` and ``tools``. One that is plainly clean but for
     tool-call ids the target refuses (Kimi's ``functions.search:3``; any id but Mistral's own,
     for Mistral) is renamed in the decoded data, without models, as heal_messages renames it;
-    for Anthropic, one plainly clean but for other providers' reasoning (a conversation moved
-    from OpenAI or Gemini) has that removed there too, as heal_messages removes it.
+    for Anthropic, OpenAI's Responses API and Gemini, one plainly clean but for other
+    providers' reasoning (a conversation moved from one of them to another) has that removed
+    there too, as heal_messages removes it.
     Any other is healed by :func:`heal.heal_messages` (which gets ``provider``, ``policy`` and
     every other keyword argument, such as ``rules``, ``strict`` or ``model=``) and written as
     :func:`dumps` writes it, even when nothing changed. Errors are ``heal_messages``' own: a
@@ -272,8 +273,8 @@ def _edited(
     refuses (Kimi's ``functions.search:3``; any id but Mistral's own, for Mistral; see
     :func:`_verdict`), whose calls' ids are ``ids`` (the verdict's walk gathered them; empty
     when it accepted them), and for other providers' reasoning (the parts ``drops``, which it
-    listed, for Anthropic), made from the decoded dicts, without models; None to heal it the
-    full way, which then decides as always.
+    listed, for a thinking provider), made from the decoded dicts, without models; None to heal
+    it the full way, which then decides as always.
 
     The ids are renamed as the engine's id rules rename them (:class:`IdRenamer`), one to
     one, and the new ones must be accepted: the renamed history is then plainly clean, and this
@@ -297,8 +298,8 @@ def _edited(
     if ids and renamer is None:
         return None
     renamed = None if renamer is None else renamer.renamed
-    # The reasoning is removed as the engine removes it without the index: the walk found the
-    # parts where Claude's thinking stands, and no signed thinking beside them.
+    # The reasoning is removed as the rule that removes it would: the walk found every other
+    # part as the target's reasoning rules keep it (see plain_dropper).
     dropper = plain_dropper(goal) if drops else None
     if drops and dropper is None:
         return None
@@ -903,9 +904,10 @@ def _verdict(
     says the history is plain but for the ids' format (:func:`heal_json` renames them).
 
     ``drops`` (with ``past_ids``): a list for the reasoning parts of other providers that a
-    target reading Anthropic's thinking removes (see :func:`_scan`): ``DROPS`` then says the
-    history is plain but for them, and ``REFUSED_IDS``, when the list is not empty, but for them
-    and its ids. Without the list such a history is ``NOT_PLAIN``."""
+    thinking provider's rules remove (Anthropic's and Gemini's: see :func:`_scan`; the
+    Responses API's: :func:`_items_plain`): ``DROPS`` then says the history is plain but for
+    them, and ``REFUSED_IDS``, when the list is not empty, but for them and its ids. Without
+    the list such a history is ``NOT_PLAIN``."""
     if type(history) is not list or not history:
         return NOT_PLAIN
     provider, terms = _terms(provider, model, thinking, tools)
@@ -913,8 +915,8 @@ def _verdict(
         return NOT_PLAIN
     rich = terms.rich or terms.items
     # The reasoning of other providers that the target removes, listed here: where the walk
-    # reads Anthropic's thinking itself (see _scan), and where the items check reads the
-    # Responses API's items (_items_plain).
+    # reads Anthropic's thinking or Gemini's signatures itself (see _scan), and where the items
+    # check reads the Responses API's items (_items_plain).
     found: list[dict[str, Any]] = []
     signed: list[bool] | None = None  # Gemini's signatures on the current turn's calls
     walk: Callable[..., str | None] = _scan

@@ -1328,7 +1328,7 @@ _MOVED_TO_GEMINI: list[tuple[str, History, int, int]] = [
 provider it lists to remove (``google-foreign-thought-signature``)."""
 
 
-MOVED_TABLES: list[tuple[str, str, list[tuple[str, History, int, int]]]] = [
+MOVED_TABLES: list[tuple[Any, str, list[tuple[str, History, int, int]]]] = [
     ("anthropic", "anthropic-strip-foreign-reasoning-content", MOVED),
     ("openai-responses", "openai-foreign-reasoning", _MOVED_TO_RESPONSES),
     ("google", "google-foreign-thought-signature", _MOVED_TO_GEMINI),
@@ -1343,7 +1343,7 @@ table of moved histories."""
     ids=[f"{provider}: {case[0]}" for provider, _, table in MOVED_TABLES for case in table],
 )
 def test_other_providers_reasoning_is_removed_from_the_decoded_dicts_where_plain(
-    provider: str, rule: str, history: History, said: int, dropped: int
+    provider: Any, rule: str, history: History, said: int, dropped: int
 ) -> None:
     """A history moved to a thinking provider, plain but for other providers' reasoning (and
     maybe Kimi's ids), has that reasoning removed from its decoded dicts, without a model
