@@ -1385,6 +1385,7 @@ def plain_dropper(target: Target) -> PlainDropper | None:
             ):
                 assert isinstance(step, OpenAIForeignReasoning | GoogleForeignThoughtSignature)
                 found = (k, step, step.drop_reason)
+                break
     if found is None:
         return None
     k, rule, reason = found
