@@ -197,6 +197,7 @@ def _heal_json(
     )
     ids: list[str] = []  # the calls' ids, gathered by the verdict's walk
     drops: list[dict[str, Any]] = []  # other providers' reasoning, listed by the walk
+    judged: list[Gathered] = []  # what the walk judged, for _edited's float test
     said = (
         _verdict(
             decoded,
@@ -207,6 +208,7 @@ def _heal_json(
             past_ids=True,
             ids=ids,
             drops=drops,
+            judged=judged,
         )
         if asked
         else NOT_PLAIN
@@ -215,7 +217,13 @@ def _heal_json(
         return JsonHealResult(data, ())
     if said in {REFUSED_IDS, DROPS}:
         edited = _edited(
-            data, decoded, provider, target, ids=ids if said == REFUSED_IDS else (), drops=drops
+            data,
+            decoded,
+            provider,
+            target,
+            ids=ids if said == REFUSED_IDS else (),
+            drops=drops,
+            judged=judged,
         )
         if edited is not None:
             return edited
@@ -268,6 +276,7 @@ def _edited(
     *,
     ids: Sequence[str],
     drops: list[dict[str, Any]],
+    judged: list[Gathered],
 ) -> JsonHealResult[T] | None:
     """The result for a history the verdict found plain but for tool-call ids the target
     refuses (Kimi's ``functions.search:3``; any id but Mistral's own, for Mistral; see
@@ -284,7 +293,8 @@ def _edited(
     or after the renamings' as the plan runs the rules. The text is what the full path writes:
     each message its decoded dict with the new ids in place and without the removed parts,
     so every dict must hold its keys in the models' order. ``tests/test_json.py`` holds the two
-    ways to one result."""
+    ways to one result. ``judged``: what the walk judged (:data:`Gathered`), which tells
+    whether orjson may write the text without reading it again (:func:`_float_free`)."""
     model, thinking, tools = target.get("model"), target.get("thinking"), target.get("tools")
     try:
         goal = resolve_target(provider, model, thinking, tools, None)
@@ -349,10 +359,13 @@ def _edited(
                 dropped.append(_drop_record(dropper, (m, p, None), part, reasons))
     by_orjson = False
     if _orjson_loads is not None:
-        numbers = _numbers(data)
-        if numbers == _LONG_INTEGERS:
-            return None  # read from the text, such a history may load otherwise
-        by_orjson = numbers == _PLAIN_NUMBERS
+        if judged and _float_free(*judged[-1]):
+            by_orjson = True
+        else:
+            numbers = _numbers(data)
+            if numbers == _LONG_INTEGERS:
+                return None  # read from the text, such a history may load otherwise
+            by_orjson = numbers == _PLAIN_NUMBERS
     if by_orjson and _orjson_dumps is not None:
         try:
             written: str | bytes = _orjson_dumps(out)
@@ -366,6 +379,31 @@ def _edited(
         repairs = (*dropped, *repairs) if dropper.first else (*repairs, *dropped)
     deliver(repairs, target.get("on_repair"), bool(target.get("strict")))
     return JsonHealResult(_as_given(data, [], written), repairs)
+
+
+Gathered = tuple[list[Any], list[Any], list[Any]]
+"""What :func:`_scan` judged of a history it found plain, besides texts and names: the tool
+inputs, the JSON outputs' values and the parts' provider options."""
+
+
+def _float_free(inputs: list[Any], outputs: list[Any], options: list[Any]) -> bool:
+    """Whether a history the walk found plain, holding these values (:data:`Gathered`), holds
+    no float anywhere, as orjson decoded it: every other value is a string (texts, ids, names,
+    kinds), so this is the inputs and options holding scalars but floats alone, and no JSON
+    output. orjson reads an integer past 64 bits as a float, so a float-free history holds none
+    either, and orjson writes it as the standard library does (:func:`_write`): the text need not
+    be read again for its numbers (:func:`_numbers`). Judged in passes at C speed."""
+    if outputs:
+        return False
+    if inputs and not set(map(type, chain.from_iterable(map(dict.values, inputs)))) <= _NO_FLOAT:
+        return False
+    if options:
+        spaces = list(chain.from_iterable(map(dict.values, options)))  # dicts: the walk's test
+        return set(map(type, chain.from_iterable(map(dict.values, spaces)))) <= _NO_FLOAT
+    return True
+
+
+_NO_FLOAT = frozenset({str, int, bool, type(None)})
 
 
 def _drop_record(
@@ -895,6 +933,7 @@ def _verdict(
     past_ids: bool,
     ids: list[str] | None = None,
     drops: list[dict[str, Any]] | None = None,
+    judged: list[Gathered] | None = None,
 ) -> int:
     """:func:`clean_verdict`, saying why: ``CLEAN``, ``NOT_PLAIN``, or ``REFUSED_IDS`` when the
     history is plainly clean but for call ids the provider refuses. Without ``past_ids`` the
@@ -907,7 +946,8 @@ def _verdict(
     thinking provider's rules remove (Anthropic's and Gemini's: see :func:`_scan`; the
     Responses API's: :func:`_items_plain`): ``DROPS`` then says the history is plain but for
     them, and ``REFUSED_IDS``, when the list is not empty, but for them and its ids. Without
-    the list such a history is ``NOT_PLAIN``."""
+    the list such a history is ``NOT_PLAIN``. ``judged``: a list for what the walk judged of a
+    history it found plain (:data:`Gathered`)."""
     if type(history) is not list or not history:
         return NOT_PLAIN
     provider, terms = _terms(provider, model, thinking, tools)
@@ -925,6 +965,8 @@ def _verdict(
     elif not rich and terms.signatures:
         signed = []
         walk = partial(_scan, drops=found, signed=signed)
+    if judged is not None:
+        walk = partial(walk, judged=judged)
     if not past_ids:
         # The provider is known once it has terms: its profile judges the first call id.
         accepts = get_profile(provider).accepts_tool_call_id
@@ -960,6 +1002,7 @@ def _scan(
     *,
     drops: list[dict[str, Any]] | None = None,
     signed: list[bool] | None = None,
+    judged: list[Gathered] | None = None,
 ) -> str | None:
     """The one pass of :func:`clean_verdict` over the messages: the role of the last message
     when every message has a plain shape in a plain place (else None), with the call ids and
@@ -1178,6 +1221,8 @@ def _scan(
         # which words the removals otherwise), or in a history ending in an open tool loop
         # none of whose assistant messages opens with it (anthropic-tool-loop-thinking).
         return None
+    if judged is not None:
+        judged.append((inputs, values, options))
     # Calls left unanswered are the last message's, an assistant message: not an end.
     return None if waiting is not None else ended(previous, texts[-1] if texts else None)
 

@@ -1454,6 +1454,57 @@ def test_a_moved_history_heals_from_its_text_as_heal_messages_heals_it(
     event(f"loaded: {bool(loaded)}")
 
 
+@pytest.mark.parametrize(
+    ("where", "value"),
+    [
+        ("input", 1e-05),  # orjson writes 0.00001, the standard library 1e-05
+        ("input", 10**25),  # past 64 bits: orjson reads a float
+        ("input", 2**63 + 1),  # 19 digits that fit 64 bits: orjson reads an int
+        ("input", [1, {"x": 2.5}]),
+        ("output", 1e-05),
+        ("options", 1e-05),
+        ("input", "1e-05"),  # a string that reads as a number
+    ],
+)
+def test_renamed_text_writes_numbers_as_the_full_path_writes_them(where: str, value: Any) -> None:
+    """The renaming from decoded dicts writes a history with orjson only when it holds no float
+    (the walk's values tell, or the text's numbers): a float, or an integer past 64 bits, which
+    orjson reads as one, is written as the full path writes it."""
+    history = kimi_ids(PLAIN)
+    found = False
+    for message in history:
+        for part in message["content"] if isinstance(message["content"], list) else ():
+            if part["type"] == "tool-result":  # no JSON output but the one made below
+                part["output"] = {"type": "text", "value": "ok"}
+            if part["type"] == "tool-call" and where == "input" and not found:
+                part["input"] = {"value": value}
+                found = True
+            elif part["type"] == "tool-result" and where == "output" and not found:
+                part["output"] = {"type": "json", "value": value}
+                found = True
+            elif part["type"] == "tool-call" and where == "options" and not found:
+                part["providerOptions"] = {"openai": {"itemId": "fc_1", "score": value}}
+                found = True
+    assert found
+    edited = heal_json_module._edited
+    made: list[bool] = []
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        found = edited(*args, **kwargs)
+        made.append(found is not None)
+        return found
+
+    with mock.patch.object(heal_json_module, "_edited", spy):
+        for data in _texts(history)[:3]:
+            expected = heal_messages(data)
+            got = _heal_json(data)
+            assert got.repairs == expected.repairs and got.repairs
+            text = dumps(expected.messages)
+            assert got.data == (text if isinstance(data, str) else text.encode())
+    # Renamed from the decoded dicts, but for an integer orjson reads as a float.
+    assert made == [value != 10**25] * 3
+
+
 def kimi_ids(history: History) -> History:
     """``history`` with every tool-call id in the form of Kimi's OpenAI-compatible server
     (``call.1:0``), which no provider takes."""
