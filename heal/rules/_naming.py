@@ -6,6 +6,7 @@ import hashlib
 import re
 from collections import Counter
 from collections.abc import Collection, Iterable
+from functools import lru_cache
 
 
 def digest(text: str, size: int = 4) -> str:
@@ -20,9 +21,12 @@ def with_suffix(base: str, tag: str, limit: int | None) -> str:
     return f"{base}_{tag}" if base else tag
 
 
+@lru_cache(maxsize=4096)
 def sanitize(value: str, forbidden: re.Pattern[str], limit: int | None, fallback: str) -> str:
     """Replace forbidden characters with ``_``; shorten to ``limit`` keeping it unique by a
-    digest of the original; use ``fallback`` for an empty value."""
+    digest of the original; use ``fallback`` for an empty value. Cached: the same foreign ids
+    come back in history after history (Kimi's ``functions.search:3`` counts from 0 in each
+    conversation), and a renaming asks for every one of them."""
     clean = forbidden.sub("_", value)
     if not clean:
         return fallback
