@@ -9,6 +9,10 @@ went to loading, dumping and encoding). :func:`heal_json` decodes the text into 
 
 * when the verdict is clean, the caller's own ``str`` or ``bytes`` come back, the very same
   object, and no model is built;
+* when it is plain but for tool-call ids the target refuses, or (for Anthropic, OpenAI's
+  Responses API and Gemini) for other providers' reasoning, the ids are renamed and the
+  reasoning removed in the decoded dicts, with the records heal_messages makes, and no model
+  is built either (orjson writes the result when the walk found no float in it);
 * otherwise the decoded dicts are loaded (the text is not read a second time) and healed by
   :func:`heal.heal_messages`, and the healed history is written as compact JSON text, exactly
   as :func:`dumps` writes it. heal_messages gives back every message it did not change as the
@@ -22,7 +26,8 @@ The verdict is exact in one direction, and only that one: clean means ``heal_mes
 return no repair at all, for the provider at hand, under the default policy and the built-in
 rules. It recognises the common shapes only (system, user and assistant text; tool calls each
 answered by one result in the tool message right after; ids and names the provider accepts;
-no reasoning, files, images, approvals or provider options) and calls anything else unclean,
+reasoning and provider options only as the target's rules keep them; no files, images or
+approvals) and calls anything else unclean,
 which costs nothing but the slow path. ``tests/test_json.py`` holds it to that promise with
 property tests under every provider.
 """
