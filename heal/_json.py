@@ -1043,7 +1043,10 @@ def _scan(
     walk adds to ``drops`` (the same rule removes it); a user message's texts and tool results
     none. The walk adds True to ``signed`` when the first call of every assistant message after
     the last user message carries Gemini's signature, as :func:`heal._verdict.calls_accepted`
-    takes it (``google-missing-thought-signature``)."""
+    takes it (``google-missing-thought-signature``).
+
+    ``judged``: a list to which the walk adds what it judged of a history it found plain
+    (:data:`Gathered`), for :func:`_float_free`."""
     gemini = signed is not None
     thinking = drops is not None and not gemini
     options_ok = rich or thinking
@@ -1056,8 +1059,8 @@ def _scan(
     texts: list[Any] = []
     inputs: list[Any] = []
     values: list[Any] = []
-    options: list[Any] = []  # the parts' provider options (rich only)
-    thoughts: list[Any] = []  # the reasoning parts (rich only)
+    options: list[Any] = []  # the parts' provider options (where the terms take them)
+    thoughts: list[Any] = []  # the reasoning parts (likewise)
     add_text = texts.append
     add_options = options.append
     for message in history:
