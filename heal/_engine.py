@@ -1082,7 +1082,7 @@ def _dropped_plainly(
     gone: list[tuple[int, int, Part, str]] = []
     for m, p in drops:
         part: Part = messages[m].__dict__["content"][p]  # a reasoning part, in a list of parts
-        reason = rule.drop_reason(part, beside_signed=False)
+        reason = rule.options_drop_reason(part.provider_options, beside_signed=False)
         assert reason is not None  # the walk listed another provider's reasoning alone
         gone.append((m, p, part, reason))
     records = _drop_records(rule, DroppedParts(gone), _Origin(messages), Action.REMOVE)

@@ -21,9 +21,9 @@ clean verdict; on the benchmark corpus the two agree.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from heal.messages import (
     ContentOutput,
@@ -38,7 +38,7 @@ from heal.messages import (
     ToolResultPart,
 )
 from heal.rules._index import FACTS, Fact
-from heal.rules._options import foreign_namespaces, results_not_first
+from heal.rules._options import foreign_options, results_not_first
 
 if TYPE_CHECKING:
     from heal.providers import ProviderProfile
@@ -205,20 +205,23 @@ def quick_terms(verdict: tuple[frozenset[str], tuple[Fact, ...]] | None) -> Quic
     )
 
 
-def _signed_by(platforms: tuple[str, ...]) -> Callable[[ReasoningPart], bool]:
-    """The test that a reasoning part carries the signature of each of ``platforms``, made once
-    (the rules' module imports the index's, which this one imports: looked up on first use)."""
+def _signed_by(platforms: tuple[str, ...]) -> Callable[[Mapping[str, Any] | None], bool]:
+    """The test that a reasoning part's provider options carry the signature of each of
+    ``platforms``, made once (the rules' module imports the index's, which this one imports:
+    looked up on first use)."""
     found = _SIGNED_BY.get(platforms)
     if found is None:
         from heal.rules.reasoning import SIGNINGS
 
-        tests = [SIGNINGS[platform].signs for platform in platforms]
-        found = tests[0] if len(tests) == 1 else lambda part: all(test(part) for test in tests)
+        tests = [SIGNINGS[platform].signs_options for platform in platforms]
+        found = (
+            tests[0] if len(tests) == 1 else lambda options: all(test(options) for test in tests)
+        )
         _SIGNED_BY[platforms] = found
     return found
 
 
-_SIGNED_BY: dict[tuple[str, ...], Callable[[ReasoningPart], bool]] = {}
+_SIGNED_BY: dict[tuple[str, ...], Callable[[Mapping[str, Any] | None], bool]] = {}
 
 
 NOT_PLAIN, CLEAN, REFUSED_IDS, DROPS = 0, 1, 2, 3
@@ -406,8 +409,8 @@ def quick_verdict(
                     type(content[0]) is not reasoning_cls or type(content[-1]) is reasoning_cls
                 ):
                     return NOT_PLAIN  # after a text or a call, or last in its message
-                if signed is not None and not signed(part):
-                    if drops is None or not foreign_namespaces(part, terms.signed):
+                if signed is not None and not signed(options := part.provider_options):
+                    if drops is None or not foreign_options(options, terms.signed):
                         return NOT_PLAIN
                     drops.append((i, _place(content, part)))  # another provider's reasoning
                     continue

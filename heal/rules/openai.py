@@ -197,7 +197,11 @@ def _strip_finding(m: int, p: int, part: TextPart | ToolCallPart, why: str) -> F
 
 
 def _drop_reasoning(m: int, p: int, part: ReasoningPart, why: str) -> Finding:
-    return _dropped(m, p, part, f"reasoning {why}; removed")
+    return _dropped(m, p, part, _removal(why))
+
+
+def _removal(why: str) -> str:
+    return f"reasoning {why}; removed"
 
 
 def _dropped(m: int, p: int, part: ReasoningPart, reason: str) -> Finding:
@@ -357,7 +361,7 @@ class OpenAIForeignReasoning(Rule):
             names = sorted(options or ())
             why = f"from {', '.join(names)}" if names else "without provider options"
             why += " is not OpenAI's"
-        return f"reasoning {why}; the Responses API cannot take it; removed"
+        return _removal(f"{why}; the Responses API cannot take it")
 
 
 class EncryptedReasoningWithoutItemId(Rule):
