@@ -354,9 +354,10 @@ class _Plan:
     """The steps that rename the ids the target refuses, in order, when the engine may run them
     without the index (see :func:`_renamed_plainly`), and the quick terms of the other steps'
     needs; else None."""
-    dropper: tuple[int, ForeignReasoning] | None = None
-    """The step that removes other providers' reasoning, and its rule, when the engine may
-    remove it without the index (see :func:`_dropped_plainly`); else None."""
+    dropper: tuple[int, Rule, DropReason] | None = None
+    """The step that removes other providers' reasoning, its rule, and the reason it gives a
+    part from the part's provider options, when the engine may remove it without the index
+    (see :func:`_dropped_plainly`); else None."""
 
 
 _DEFAULT_PLANS: dict[tuple[Target, str, int], _Plan] = {}
@@ -440,39 +441,75 @@ def _cached_plan(
     verdict = _verdict(steps)
     quick = quick_terms(verdict)
     renamer = None if quick is None else _plain_renamer(steps, quick, bool(guards))
-    dropper = None if quick is None else _plain_dropper(steps, quick, renamer)
+    dropper = None if quick is None else _plain_dropper(steps, quick, renamer, bool(guards))
     profile = get_profile(target.provider)
     return _Plan(tuple(steps), guards, profile, verdict, quick, renamer, dropper)
 
 
+DropReason = Callable[[Mapping[str, Any] | None], "str | None"]
+"""Why a dropping rule removes a reasoning part whose provider options are the argument (None
+when it keeps it)."""
+
+
 def _plain_dropper(
-    steps: Sequence[_Step], quick: QuickTerms, renamer: tuple[tuple[int, ...], QuickTerms] | None
-) -> tuple[int, ForeignReasoning] | None:
-    """The plan's step that removes other providers' reasoning (Anthropic's
-    ``anthropic-strip-foreign-reasoning-content``, applied with its one choice), when the
-    engine may make its removals without the index (:func:`_dropped_plainly`): the quick terms
-    ask for reasoning signed by its platform alone, where a Claude model puts it (so the walk
-    lists the foreign parts, each first in its message and followed by a text or a call), and
-    every other step that needs reasoning unsigned by that platform is its unsigned-reasoning
-    rule, which leaves foreign parts to it. Its records come before or after those of every
-    renaming step (the engine puts them there); None otherwise."""
-    if not quick.reasoning or not quick.placed or len(quick.signed) != 1:
-        return None
-    unsigned = FACTS[f"{quick.signed[0]}_unsigned_reasoning"]
-    found: tuple[int, ForeignReasoning] | None = None
-    for k, (rule, choice, keep, _lists, facts) in enumerate(steps):
-        if unsigned not in facts:
-            continue
-        if type(rule) is ForeignReasoning and not keep and choice == rule.choices[0]:
-            if rule.facts.signing.namespace != quick.signed[0] or found is not None:
-                return None
-            found = (k, rule)
-        elif not (
-            type(rule) is UnsignedReasoning
-            and rule.facts.signing.namespace == quick.signed[0]
-            and rule.facts.foreign is None
-        ):
+    steps: Sequence[_Step],
+    quick: QuickTerms,
+    renamer: tuple[tuple[int, ...], QuickTerms] | None,
+    guarded: bool,
+) -> tuple[int, Rule, DropReason] | None:
+    """The plan's step that removes other providers' reasoning, applied with its one choice,
+    when the engine may make its removals without the index (:func:`_dropped_plainly`), with
+    the reason it gives a part; None otherwise. Its records come before or after those of
+    every renaming step (the engine puts them there).
+
+    Anthropic's ``anthropic-strip-foreign-reasoning-content``: the quick terms ask for
+    reasoning signed by its platform alone, where a Claude model puts it (so the walk lists
+    the foreign parts, each first in its message and followed by a text or a call), and every
+    other step that needs reasoning unsigned by that platform is its unsigned-reasoning rule,
+    which leaves foreign parts to it.
+
+    Google's ``google-foreign-thought-signature``, in a plan without guards (no message is
+    protected): the quick terms read Gemini's signatures (:attr:`QuickTerms.google_signatures`,
+    so the walk lists the reasoning of no Google namespace, not empty, in a message that keeps
+    a text or a call, and finds every other part as that rule keeps it), no other step needs
+    them, and none reads reasoning but by its emptiness (``google-empty-part``, which the walk
+    answers for every reasoning part) or its characters (ASCII, for the walk)."""
+    found: tuple[int, Rule, DropReason] | None = None
+    if (
+        quick.reasoning
+        and quick.google_signatures
+        and quick.assistant_options
+        and not (quick.signed or quick.placed or quick.reasoned_calls)
+    ):
+        if guarded:
             return None
+        reads = FACTS["google_unissued_signatures"]
+        for k, (rule, choice, keep, _lists, facts) in enumerate(steps):
+            if reads not in facts:
+                continue
+            if (
+                type(rule) is not GoogleForeignThoughtSignature
+                or keep
+                or choice != rule.choices[0]
+                or found is not None
+            ):
+                return None
+            found = (k, rule, rule.drop_reason)
+    elif quick.reasoning and quick.placed and len(quick.signed) == 1:
+        unsigned = FACTS[f"{quick.signed[0]}_unsigned_reasoning"]
+        for k, (rule, choice, keep, _lists, facts) in enumerate(steps):
+            if unsigned not in facts:
+                continue
+            if type(rule) is ForeignReasoning and not keep and choice == rule.choices[0]:
+                if rule.facts.signing.namespace != quick.signed[0] or found is not None:
+                    return None
+                found = (k, rule, partial(rule.options_drop_reason, beside_signed=False))
+            elif not (
+                type(rule) is UnsignedReasoning
+                and rule.facts.signing.namespace == quick.signed[0]
+                and rule.facts.foreign is None
+            ):
+                return None
     if found is None or renamer is None:
         return found
     k = found[0]
@@ -1054,13 +1091,18 @@ def _dropped_plainly(
     """What :func:`_run` returns for a history plain but for other providers' reasoning (the
     parts at ``drops``, which the quick verdict listed) and maybe for ids the target refuses
     (``ids``, gathered by the same walk), made without the index: a conversation moved to
-    Anthropic from OpenAI or Gemini. None to leave it to the index.
+    Anthropic from OpenAI or Gemini, or to Gemini from Anthropic or OpenAI. None to leave it
+    to the index.
 
-    The walk found every other part plain, the foreign reasoning ASCII and each part first in
-    its message and followed there by a text or a call, and no signed reasoning: so of the
-    plan's rules only the dropper (``_Plan.dropper``) and the unsigned-reasoning rule, which
-    leaves foreign parts to it, find anything in the reasoning, nothing is protected, and no
-    message is left empty or ends with reasoning once the parts are gone. The index would run
+    For Anthropic, the walk found every other part plain, the foreign reasoning ASCII and each
+    part first in its message and followed there by a text or a call, and no signed reasoning:
+    so of the plan's rules only the dropper (``_Plan.dropper``) and the unsigned-reasoning rule,
+    which leaves foreign parts to it, find anything in the reasoning, nothing is protected, and
+    no message is left empty or ends with reasoning once the parts are gone. For Google, it
+    found the foreign reasoning ASCII and not empty, in a message that ends with a text or a
+    call, and every other part as ``google-foreign-thought-signature`` (the dropper) keeps it,
+    in a plan without guards: no other rule reads reasoning but by its emptiness or its
+    characters, and no message is left empty. The index would run
     the dropper and the id rules alone, each once, in plan order, and stop: the history they
     leave is plainly clean. Renaming keeps every part in its place and removing reasoning
     changes no id, so the two are made in either order, each record naming its part's place
@@ -1068,7 +1110,7 @@ def _dropped_plainly(
     two ways to one result."""
     dropper = plan.dropper
     assert dropper is not None  # the walk lists drops for such a plan only
-    k, rule = dropper
+    k, rule, why = dropper
     out = messages
     renamed: tuple[Repair, ...] = ()
     renamer = plan.renamer
@@ -1082,7 +1124,7 @@ def _dropped_plainly(
     gone: list[tuple[int, int, Part, str]] = []
     for m, p in drops:
         part: Part = messages[m].__dict__["content"][p]  # a reasoning part, in a list of parts
-        reason = rule.options_drop_reason(part.provider_options, beside_signed=False)
+        reason = why(part.provider_options)
         assert reason is not None  # the walk listed another provider's reasoning alone
         gone.append((m, p, part, reason))
     records = _drop_records(rule, DroppedParts(gone), _Origin(messages), Action.REMOVE)
@@ -1372,11 +1414,8 @@ def plain_dropper(target: Target) -> PlainDropper | None:
     every other part as those rules keep it, and the history without them plain, which the
     rules after the dropping one then leave as it is; the rules before it read no reasoning."""
     plan = _plan_for(target, None, None, "request")
-    found: tuple[int, Rule, Callable[[Mapping[str, Any] | None], str | None]] | None = None
-    if plan.dropper is not None:
-        k, anthropic = plan.dropper
-        found = (k, anthropic, partial(anthropic.options_drop_reason, beside_signed=False))
-    elif not plan.guards:
+    found: tuple[int, Rule, DropReason] | None = plan.dropper
+    if found is None and not plan.guards:
         for k, (step, choice, keep, _lists, _facts) in enumerate(plan.steps):
             if (
                 type(step) in {OpenAIForeignReasoning, GoogleForeignThoughtSignature}

@@ -189,6 +189,8 @@ RICH_NEEDS = frozenset(
         "tool_loop_reasoning",
         "anthropic_unsigned_reasoning",
         "bedrock_unsigned_reasoning",
+        "google_unissued_signatures",
+        "empty_reasoning",
     }
 )
 """What a rule may need that reasoning parts or provider options can make hold (the reasoning
@@ -241,7 +243,7 @@ class Terms:
     ``google-foreign-thought-signature`` keeps; each thought not empty)."""
 
 
-TEXT_OPTION_NEEDS = frozenset({"assistant_options", "head_not_user"})
+TEXT_OPTION_NEEDS = frozenset({"assistant_options", "google_unissued_signatures", "head_not_user"})
 """What a rule needs that a text part's provider options can make hold: the options of the
 assistant's parts (Gemini's signatures, OpenAI's item ids), and a first user message of marked
 texts alone (heal's placeholder). A plan none of whose rules needs one of these reads no text's

@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from heal import Policy, Scope, dump_messages, heal_messages, validate_messages
 from heal.providers import get_profile
@@ -60,6 +62,12 @@ def test_generated_ids_never_change(source: str, attempt: int, expected: str) ->
     # these are the ids heal has always given (64 bits of blake2s, nine base62 digits, least
     # significant first).
     assert mistral_tool_call_id(source, attempt) == expected
+    assert _spelled(source, attempt) == expected
+
+
+def _spelled(source: str, attempt: int) -> str:
+    """The id by its definition: the digest's 64 bits as nine base62 digits, least significant
+    first, one division at a time."""
     text = source if attempt == 0 else f"{source}\x00{attempt}"
     raw = hashlib.blake2s(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
     value = int.from_bytes(raw, "big")
@@ -68,7 +76,14 @@ def test_generated_ids_never_change(source: str, attempt: int, expected: str) ->
     for _ in range(9):
         value, digit = divmod(value, 62)
         spelled += alphabet[digit]
-    assert spelled == expected
+    return spelled
+
+
+@given(st.text(), st.integers(min_value=0, max_value=2**70))
+def test_generated_ids_are_the_digest_spelled_in_base62(source: str, attempt: int) -> None:
+    # The function writes the digits two at a time from the value's parts; every id is still
+    # the definition's.
+    assert mistral_tool_call_id(source, attempt) == _spelled(source, attempt)
 
 
 def _call(cid: str) -> dict[str, Any]:

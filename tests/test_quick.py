@@ -37,6 +37,7 @@ from heal.rules._index import FACTS, HistoryIndex
 from heal.rules._quick import (
     _KNOWN,
     CLEAN,
+    DROPS,
     NOT_PLAIN,
     REFUSED_IDS,
     quick_terms,
@@ -468,12 +469,29 @@ REFUSED: list[tuple[str, Any, list[dict[str, Any]]]] = [
     ("results not first", None, [_USER, *_turn("c1"), _MARKED_USER]),
     (
         "text options",
-        "google",
+        "openai-responses",
         [
             _USER,
             {
                 "role": "assistant",
                 "content": [{"type": "text", "text": "ok", "providerOptions": {"x": {"y": 1}}}],
+            },
+        ],
+    ),
+    (
+        "a signature Gemini did not issue, on a text",
+        "google",
+        [
+            _USER,
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "text",
+                        "text": "ok",
+                        "providerOptions": {"anthropic": {"signature": "c2ln"}},
+                    }
+                ],
             },
         ],
     ),
@@ -965,13 +983,146 @@ DROPPED: list[tuple[str, list[dict[str, Any]], int]] = [
 (DROPS, REFUSED_IDS with the parts listed, or NOT_PLAIN), and the same result either way."""
 
 
+def _gemini_call(call_id: str, signature: Any = "c2ln") -> dict[str, Any]:
+    return _call(call_id, providerOptions={"google": {"thoughtSignature": signature}})
+
+
+_GEMINI_STEP: dict[str, Any] = {
+    "role": "assistant",
+    "content": [_GEMINI_THOUGHT, _gemini_call("c1")],
+}
+_RESULT: dict[str, Any] = {"role": "tool", "content": [_result("c1")]}
+_GEMINI_ANSWER: dict[str, Any] = {"role": "assistant", "content": [_GEMINI_THOUGHT, _TEXT]}
+
+GOOGLE_DROPPED: list[tuple[str, list[dict[str, Any]], int]] = [
+    (
+        "Gemini's own thoughts and signatures",
+        [_USER, _GEMINI_STEP, _RESULT, _GEMINI_ANSWER, _USER],
+        1,
+    ),
+    ("an open tool loop, its first call signed", [_USER, _GEMINI_STEP, _RESULT], 1),
+    (
+        "a second step of the loop, signed",
+        [
+            _USER,
+            _GEMINI_STEP,
+            _RESULT,
+            {"role": "assistant", "content": [_gemini_call("c2")]},
+            {"role": "tool", "content": [_result("c2")]},
+        ],
+        1,
+    ),
+    (
+        "a signature on the text before the call",
+        [
+            _USER,
+            {
+                "role": "assistant",
+                "content": [
+                    {**_TEXT, "providerOptions": {"google": {"thoughtSignature": "c2ln"}}},
+                    _call("c1"),
+                ],
+            },
+            _RESULT,
+            _USER,
+        ],
+        1,
+    ),
+    (
+        "parallel calls, the first signed (as Gemini signs them)",
+        [
+            _USER,
+            {"role": "assistant", "content": [_gemini_call("c1"), _call("c2")]},
+            {"role": "tool", "content": [_result("c1"), _result("c2")]},
+        ],
+        1,
+    ),
+    (
+        "an open tool loop, its first call unsigned",
+        [_USER, {"role": "assistant", "content": [_call("c1")]}, _RESULT],
+        0,
+    ),
+    (
+        "a later step of the loop unsigned",
+        [_USER, _GEMINI_STEP, _RESULT, {"role": "assistant", "content": [_call("c2")]}],
+        0,
+    ),
+    ("Kimi's ids, signed", [_USER, _moved(_GEMINI_THOUGHT), _KIMI_RESULT, _USER], 2),
+    ("OpenAI's reasoning, Kimi's ids", [_USER, _moved(_OPENAI_THOUGHT), _KIMI_RESULT, _USER], 2),
+    (
+        "Claude's and OpenAI's beside Gemini's, valid ids",
+        [
+            _USER,
+            {"role": "assistant", "content": [_SIGNED_THOUGHT, _OPENAI_THOUGHT, _TEXT]},
+            _USER,
+            _GEMINI_ANSWER,
+        ],
+        3,
+    ),
+    ("after the text", [_USER, _moved(_OPENAI_THOUGHT, text_first=True), _KIMI_RESULT, _USER], 2),
+    ("alone in its message", [_USER, _moved(_OPENAI_THOUGHT, alone=True), _USER], 0),
+    (
+        "beside Gemini's thought alone",
+        [_USER, {"role": "assistant", "content": [_OPENAI_THOUGHT, _GEMINI_THOUGHT]}, _USER],
+        0,
+    ),
+    ("an empty thought", [_USER, _moved({**_GEMINI_THOUGHT, "text": ""}), _USER], 0),
+    ("empty and foreign", [_USER, _moved({**_OPENAI_THOUGHT, "text": ""}), _USER], 0),
+    ("not ASCII", [_USER, _moved({**_SIGNED_THOUGHT, "text": "caf\u00e9"}), _USER], 0),
+    (
+        "a signature Gemini could not have issued, on a call",
+        [_USER, {"role": "assistant", "content": [_gemini_call("c1", "not base64!")]}, _RESULT],
+        0,
+    ),
+    (
+        "Claude's signature on Gemini's thought",
+        [
+            _USER,
+            _moved(
+                {
+                    **_GEMINI_THOUGHT,
+                    "providerOptions": {"google": {"thoughtSignature": "c2ln"}, **_SIGNED},
+                }
+            ),
+            _USER,
+        ],
+        0,
+    ),
+    (
+        "Claude's signature on a text",
+        [_USER, {"role": "assistant", "content": [{**_TEXT, "providerOptions": _SIGNED}]}, _USER],
+        0,
+    ),
+    (
+        "options on a user's text",
+        [{"role": "user", "content": [{**_TEXT, "providerOptions": {"google": {"x": 1}}}]}],
+        0,
+    ),
+]
+"""Histories for Gemini: its own thoughts and signatures stand, the first call of each step of
+the current turn signed; other providers' reasoning is listed where the message keeps a text or
+a call; anything ``google-foreign-thought-signature``, ``google-empty-part`` or
+``google-missing-thought-signature`` would change is not plain."""
+
+_MOVED_TO = [
+    *[("anthropic", *case) for case in DROPPED],
+    *[("google", *case) for case in GOOGLE_DROPPED],
+]
+_DROPPING_RULE = {
+    "anthropic": "anthropic-strip-foreign-reasoning-content",
+    "google": "google-foreign-thought-signature",
+}
+
+
 @pytest.mark.parametrize(
-    ("history", "said"), [case[1:] for case in DROPPED], ids=[case[0] for case in DROPPED]
+    ("provider", "history", "said"),
+    [(case[0], *case[2:]) for case in _MOVED_TO],
+    ids=[f"{case[0]}: {case[1]}" for case in _MOVED_TO],
 )
 def test_foreign_reasoning_is_removed_without_the_index_where_plain(
-    history: list[dict[str, Any]], said: int
+    provider: Any, history: list[dict[str, Any]], said: int
 ) -> None:
-    target = Target("anthropic")
+    target = Target(provider)
     messages = load_messages(history)
     plan = _plan_for(target, None, None, "request")
     assert plan.quick is not None
@@ -980,16 +1131,18 @@ def test_foreign_reasoning_is_removed_without_the_index_where_plain(
         messages, plan.quick, target, plan.profile, past_ids=True, ids=[], drops=drops
     )
     assert found == said
-    assert bool(drops) or said == NOT_PLAIN
+    if said in (CLEAN, DROPS):
+        assert bool(drops) == (said == DROPS)
     quick = heal_messages(messages, target=target)
     full = heal_not_plain(messages, target=target, renames=False)
     assert quick.repairs == full.repairs
     assert quick.messages == full.messages
     if said != NOT_PLAIN:
-        dropped = [
-            r for r in quick.repairs if r.rule == "anthropic-strip-foreign-reasoning-content"
-        ]
+        dropped = [r for r in quick.repairs if r.rule == _DROPPING_RULE[provider]]
         assert [(r.message_index, r.part_index) for r in dropped] == drops
+    if said == CLEAN:
+        assert quick.repairs == ()
+        assert quick.messages == messages
 
 
 _ORIGINS: dict[str, Any] = {
@@ -1038,7 +1191,10 @@ _CALL_OPTIONS = (
 )
 
 
-@given(history=moved_histories(), target=st.one_of(st.just(Target("anthropic")), targets()))
+@given(
+    history=moved_histories(),
+    target=st.one_of(st.sampled_from((Target("anthropic"), Target("google"))), targets()),
+)
 def test_removing_foreign_reasoning_without_the_index_gives_the_same_result(
     history: Any, target: Target
 ) -> None:

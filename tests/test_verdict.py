@@ -275,13 +275,18 @@ def test_heals_own_marks_on_assistant_parts_leave_a_history_clean() -> None:
         {"role": "assistant", "content": "done"},
         ex.user("thanks"),  # the call is not of the current turn (which Gemini wants signed)
     ]
-    signed = {**marked, "providerOptions": {**marked["providerOptions"], "google": {"x": 1}}}
-    for provider in ("google", "openai-responses"):
+    # Beside heal's namespace, what each provider's rules read: OpenAI's any namespace (an
+    # item id), Google's a signature Gemini did not issue.
+    read: dict[ProviderId, dict[str, Any]] = {
+        "google": {"anthropic": {"signature": "c2ln"}},
+        "openai-responses": {"google": {"x": 1}},
+    }
+    for provider, options in read.items():
         target = Target(provider)
         plan = _plan_for(target, None, None, "request")
         assert plan.verdict is not None
         assert HistoryIndex(load_messages(history)).clean(*plan.verdict, target, plan.profile)
-        # Another provider's namespace beside heal's is read.
+        signed = {**marked, "providerOptions": {**marked["providerOptions"], **options}}
         other = [history[0], {"role": "assistant", "content": [signed]}, *history[2:]]
         assert not HistoryIndex(load_messages(other)).clean(*plan.verdict, target, plan.profile)
 

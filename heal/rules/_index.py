@@ -1058,6 +1058,26 @@ def _calls_after_last_user(index: HistoryIndex, target: Target, profile: Provide
     return calls[-1][0] > last_user  # the calls are in history order
 
 
+def _unsigned_turn_calls(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    calls = index.calls
+    if not calls:
+        return False
+    roles = index.roles
+    last_user = len(roles) - 1 - roles[::-1].index("user") if "user" in roles else -1
+    if calls[-1][0] <= last_user:  # the calls are in history order
+        return False
+    from heal.rules.google import has_signature  # which imports this module
+
+    seen = -1  # the last message whose first call was read
+    for m, _, call in calls:
+        if m <= last_user or m == seen or roles[m] != "assistant" or call.provider_executed:
+            continue
+        seen = m
+        if not has_signature(call):
+            return True
+    return False
+
+
 def _head_not_user(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
     roles = index.roles
     n = len(roles)
@@ -1089,6 +1109,22 @@ def _assistant_options(index: HistoryIndex, target: Target, profile: ProviderPro
                 # hold no signature or item id, which is all the rules that need this read.
                 if options is not None and (len(options) != 1 or HEAL_NAMESPACE not in options):
                     return True
+    return False
+
+
+def _google_unissued_signatures(
+    index: HistoryIndex, target: Target, profile: ProviderProfile
+) -> bool:
+    from heal.rules.google import unissued  # which imports this module
+
+    messages = index.messages
+    m = -1
+    for role in index.roles:
+        m += 1
+        if role == "assistant":
+            content = messages[m].content
+            if not isinstance(content, str) and any(map(unissued, content)):
+                return True
     return False
 
 
@@ -1153,6 +1189,13 @@ def _non_ascii_reasoning(index: HistoryIndex, target: Target, profile: ProviderP
     return False
 
 
+def _empty_reasoning(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    for ref in index.reasoning:  # noqa: SIM110 - most histories have none
+        if not ref[2].text:
+            return True
+    return False
+
+
 def _unsigned_for(namespace: str) -> Fact:
     signs: Callable[[ReasoningPart], bool] | None = None
 
@@ -1203,6 +1246,7 @@ _OF_ROLES_AND_TOOLS = frozenset(
         _late_system,
         _user_after_tool,
         _calls_after_last_user,
+        _unsigned_turn_calls,
     }
 )
 """The facts that read nothing but the roles and the calls and results (their ids, names,
@@ -1222,6 +1266,7 @@ FACTS: dict[str, Fact] = {
     "results_not_first": _results_not_first,
     "head_not_user": _head_not_user,
     "calls_after_last_user": _calls_after_last_user,
+    "unsigned_turn_calls": _unsigned_turn_calls,
     "duplicate_call_ids": _duplicate_call_ids,
     "provider_executed": _provider_executed,
     "tool_options": _tool_options,
@@ -1231,12 +1276,14 @@ FACTS: dict[str, Fact] = {
     "invalid_tool_call_ids": _invalid_tool_call_ids,
     "unaccepted_tool_call_ids": _unaccepted_tool_call_ids,
     "assistant_options": _assistant_options,
+    "google_unissued_signatures": _google_unissued_signatures,
     "tool_loop_reasoning": _tool_loop_reasoning,
     "trailing_reasoning": _trailing_reasoning,
     "reasoning_not_first": _reasoning_not_first,
     "reasoning_only_message": _reasoning_only_message,
     "calls_without_reasoning": _calls_without_reasoning,
     "non_ascii_reasoning": _non_ascii_reasoning,
+    "empty_reasoning": _empty_reasoning,
     "anthropic_unsigned_reasoning": _unsigned_for("anthropic"),
     "bedrock_unsigned_reasoning": _unsigned_for("bedrock"),
 }
@@ -1268,8 +1315,13 @@ plan's verdict asks for it (:meth:`HistoryIndex.clean`), for the plan's target:
 * ``head_not_user``: the first message that is not a system message is not a user message, or
   is one of text parts that all carry provider options (heal's placeholder is one);
 * ``calls_after_last_user``: a tool call after the last user message (in the current turn);
+* ``unsigned_turn_calls``: an assistant message after the last user message whose first call
+  (not provider-executed) carries no Google thought signature
+  (:func:`heal.rules.google.has_signature`);
 * ``assistant_options``: a part of an assistant message with provider options other than
   heal's own marks;
+* ``google_unissued_signatures``: a part of an assistant message holding reasoning of another
+  provider alone, or a signature Gemini did not issue (:func:`heal.rules.google.unissued`);
 * ``tool_loop_reasoning``: the history holds reasoning and ends with a tool message (an open
   tool loop, which Anthropic wants opened by signed thinking);
 * ``trailing_reasoning``: the last part of the last message is reasoning;
@@ -1278,6 +1330,7 @@ plan's verdict asks for it (:meth:`HistoryIndex.clean`), for the plan's target:
 * ``calls_without_reasoning``: an assistant message with a client tool call holds no reasoning;
 * ``non_ascii_reasoning``: a reasoning part's text is not ASCII (only such text can hold a lone
   surrogate);
+* ``empty_reasoning``: a reasoning part's text is empty;
 * ``anthropic_unsigned_reasoning``, ``bedrock_unsigned_reasoning``: a reasoning part without
   that platform's signature (:data:`heal.rules.reasoning.SIGNINGS`).
 

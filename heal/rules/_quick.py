@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from heal.messages import (
@@ -68,7 +69,8 @@ class QuickTerms:
     reasoning: bool
     """Reasoning parts with ASCII text may stand: the verdict does not name the ``reasoning``
     list, and of the facts of reasoning (``non_ascii_reasoning`` aside, which ASCII text rules
-    out) only those the walk answers itself, as :attr:`placed` and :attr:`signed` say."""
+    out) only those the walk answers itself, as :attr:`placed`, :attr:`signed`,
+    :attr:`google_signatures` and :attr:`filled_reasoning` say."""
     tool_options: bool
     """Calls and results may carry provider options (no fact of the verdict reads them)."""
     part_options: bool
@@ -116,6 +118,20 @@ class QuickTerms:
     one namespace that makes their options a problem, if only that one does: ``anthropic``
     for ``anthropic_tool_options`` (OpenAI's item ids and Gemini's signatures on calls are
     nothing to it)."""
+    assistant_options: bool = True
+    """When texts and reasoning may not carry provider options (not :attr:`part_options`), an
+    assistant message's may still: the verdict does not name ``assistant_options`` (only
+    ``head_not_user`` reads a text's options then, and only a user message's; and
+    ``google_unissued_signatures``, which :attr:`google_signatures` answers)."""
+    google_signatures: bool = False
+    """The options of an assistant message's texts, reasoning and calls must be as
+    ``google-foreign-thought-signature`` keeps them: no reasoning of another provider alone,
+    no signature Gemini did not issue (``google_unissued_signatures``)."""
+    filled_reasoning: bool = False
+    """Reasoning text must not be empty (``empty_reasoning``)."""
+    turn_signed: bool = False
+    """The first call of each assistant message after the last user message must carry a
+    Google thought signature (``unsigned_turn_calls``)."""
 
 
 _KNOWN = frozenset(
@@ -130,6 +146,7 @@ _KNOWN = frozenset(
         "results_not_first",
         "head_not_user",
         "calls_after_last_user",
+        "unsigned_turn_calls",
         "duplicate_call_ids",
         "provider_executed",
         "tool_options",
@@ -139,6 +156,8 @@ _KNOWN = frozenset(
         "invalid_tool_call_ids",
         "unaccepted_tool_call_ids",
         "assistant_options",
+        "google_unissued_signatures",
+        "empty_reasoning",
         "trailing_reasoning",
         "reasoning_not_first",
         "reasoning_only_message",
@@ -186,7 +205,13 @@ def quick_terms(verdict: tuple[frozenset[str], tuple[Fact, ...]] | None) -> Quic
         if "anthropic_tool_options" in named
         and named.isdisjoint({"tool_options", "assistant_options"})
         else None,
-        part_options=named.isdisjoint({"assistant_options", "head_not_user"}),
+        part_options=named.isdisjoint(
+            {"assistant_options", "head_not_user", "google_unissued_signatures"}
+        ),
+        assistant_options="assistant_options" not in named,
+        google_signatures="google_unissued_signatures" in named,
+        filled_reasoning="empty_reasoning" in named,
+        turn_signed="unsigned_turn_calls" in named,
         content_outputs="content_outputs" not in lists,
         text_after_call="texts_after_calls" not in lists,
         calls=lists.isdisjoint({"calls", "results"}),
@@ -222,6 +247,18 @@ def _signed_by(platforms: tuple[str, ...]) -> Callable[[Mapping[str, Any] | None
 
 
 _SIGNED_BY: dict[tuple[str, ...], Callable[[Mapping[str, Any] | None], bool]] = {}
+
+_OptionsTest = Callable[[dict[str, Any]], bool]
+
+
+@cache
+def _google_tests() -> tuple[_OptionsTest, _OptionsTest, _OptionsTest]:
+    """Google's tests of a part's provider options: its signatures kept by
+    ``google-foreign-thought-signature``, a reasoning part removed by it, and a call signed
+    (the rules' module imports the index's, which this one imports: looked up on first use)."""
+    from heal.rules.google import keeps_signatures, options_signed, removes_reasoning
+
+    return keeps_signatures, removes_reasoning, options_signed
 
 
 NOT_PLAIN, CLEAN, REFUSED_IDS, DROPS = 0, 1, 2, 3
@@ -263,9 +300,10 @@ def quick_verdict(
 
     ``drops``: a list for the place (message, part) of each reasoning part from another
     provider (:func:`~heal.rules._options.foreign_namespaces`) that, where the plan asks for
-    signed reasoning (:attr:`QuickTerms.signed`, with :attr:`~QuickTerms.placed`), would
-    otherwise make the history not plain: the engine asks so when its plan removes such parts
-    without the index (``_Plan.dropper``). :data:`DROPS` then says the history is plain but
+    signed reasoning (:attr:`QuickTerms.signed`, with :attr:`~QuickTerms.placed`) or reads
+    Gemini's signatures (:attr:`QuickTerms.google_signatures`; in a message whose last part
+    is a text or a call), would otherwise make the history not plain: the engine asks so when
+    its plan removes such parts without the index (``_Plan.dropper``). :data:`DROPS` then says the history is plain but
     for them (and :data:`REFUSED_IDS`, when ``drops`` is not empty, but for them and its ids);
     a history holding them beside signed reasoning is not plain."""
     # As in HistoryIndex._scan: local names, class identity tests, and fields read from a
@@ -289,6 +327,16 @@ def quick_verdict(
     calls_ok = terms.calls
     runs_ok = terms.role_runs
     reasoned_calls = terms.reasoned_calls
+    assistant_options_ok = terms.assistant_options
+    # Google's tests of a part's options (None: the terms ask for none of them).
+    google_keeps, google_removes, google_signs = (
+        _google_tests() if terms.google_signatures or terms.turn_signed else (None, None, None)
+    )
+    if not terms.google_signatures:
+        google_keeps = google_removes = None
+    if not terms.turn_signed:
+        google_signs = None
+    filled_reasoning = terms.filled_reasoning
     # What each id must be: in the exact format, in the shared one, or anything (no rule of
     # the plan reads what ids are, only which parts share one).
     accepts = (
@@ -310,6 +358,7 @@ def quick_verdict(
     previous = ""  # the role of the message before
     turns = False  # a message other than a system message came
     last_non_tool = last_user = call_at = reasoning_at = i = -1
+    unsigned_at = -1  # the last assistant message whose first call has no Google signature
     for message in messages:
         i += 1
         fields = message.__dict__
@@ -349,7 +398,15 @@ def quick_verdict(
                     return NOT_PLAIN
                 if call_at == i and not text_after_call_ok:
                     return NOT_PLAIN
-                if not part_options_ok and part.provider_options is not None:
+                if (
+                    not part_options_ok
+                    and (options := part.provider_options) is not None
+                    and (
+                        not assistant_options_ok
+                        or role != "assistant"
+                        or (google_keeps is not None and not google_keeps(options))
+                    )
+                ):
                     return NOT_PLAIN
             elif type(part) is call_cls:
                 fields = part.__dict__
@@ -361,6 +418,20 @@ def quick_verdict(
                         tool_namespace is None or tool_namespace in options
                     ):
                         return NOT_PLAIN
+                if google_keeps is not None or google_signs is not None:
+                    options = fields["provider_options"]
+                    if (
+                        google_keeps is not None
+                        and options is not None
+                        and not google_keeps(options)
+                    ):
+                        return NOT_PLAIN
+                    if (
+                        google_signs is not None
+                        and call_at != i  # the first call of its message
+                        and (options is None or not google_signs(options))
+                    ):
+                        unsigned_at = i
                 tid = fields["tool_call_id"]
                 if accepts is not None and (not ids or ":" in tid) and not accepts(tid):
                     # A history from a provider whose ids this one refuses has them from its
@@ -399,12 +470,22 @@ def quick_verdict(
                 if waiting.pop(fields["tool_call_id"], -2) != last_non_tool:
                     return NOT_PLAIN  # no call waits for it right before
             elif type(part) is reasoning_cls:
-                if (
-                    not reasoning_ok
-                    or not part.text.isascii()
-                    or (not part_options_ok and part.provider_options is not None)
-                ):
+                text = part.text
+                if not reasoning_ok or not text.isascii() or (filled_reasoning and not text):
                     return NOT_PLAIN
+                if not part_options_ok and (options := part.provider_options) is not None:
+                    if not assistant_options_ok or role != "assistant":
+                        return NOT_PLAIN
+                    if google_removes is not None and google_keeps is not None:
+                        if google_removes(options):
+                            # Another provider's: listed, in a message that keeps a text or
+                            # a call (its last part, here).
+                            if drops is None or type(content[-1]) is reasoning_cls:
+                                return NOT_PLAIN
+                            drops.append((i, _place(content, part)))
+                            continue
+                        if not google_keeps(options):
+                            return NOT_PLAIN
                 if placed and (
                     type(content[0]) is not reasoning_cls or type(content[-1]) is reasoning_cls
                 ):
@@ -426,11 +507,13 @@ def quick_verdict(
     if previous == "assistant" and not terms.assistant_end:
         return NOT_PLAIN
     if drops:
-        if reasoning_at >= 0:
+        if signed is not None and reasoning_at >= 0:
             return NOT_PLAIN  # signed thinking beside: its latest message is protected
         clean = DROPS
     else:
         clean = CLEAN
+    if unsigned_at > last_user:
+        return NOT_PLAIN  # unsigned_turn_calls (unsigned_at stays -1 unless the terms ask)
     if not ids:
         return clean
     if terms.calls_before_user and call_at > last_user:

@@ -122,10 +122,11 @@ def has_signature(part: Any) -> bool:
 def options_signed(options: Mapping[str, Any]) -> bool:
     """:func:`has_signature` of a part whose provider options are ``options`` (a model's field,
     or a decoded part's ``providerOptions``, which a JSON walk has found to be a dict)."""
-    return any(
-        isinstance(options.get(ns), dict) and options[ns].get("thoughtSignature") is not None
-        for ns in GOOGLE_NAMESPACES
-    )
+    for ns in GOOGLE_NAMESPACES:  # a loop: the walks ask it of every signed call
+        found = options.get(ns)
+        if isinstance(found, dict) and found.get("thoughtSignature") is not None:
+            return True
+    return False
 
 
 class _GoogleRule(Rule):
@@ -144,7 +145,7 @@ class GoogleForeignThoughtSignature(_GoogleRule):
     """
 
     id = "google-foreign-thought-signature"
-    needs = frozenset({"assistant_options"})
+    needs = frozenset({"google_unissued_signatures"})
     summary = "reasoning or thought signature that Gemini did not issue"
     choices = ("drop",)
     choice_docs = {
@@ -237,6 +238,26 @@ def keeps_signatures(options: dict[str, Any]) -> bool:
     return not _suspect(options)
 
 
+def removes_reasoning(options: dict[str, Any]) -> bool:
+    """Whether ``google-foreign-thought-signature`` removes a reasoning part whose provider
+    options are ``options``: another provider's alone (its ``drop_reason``, without the
+    words). It leaves one it does not remove as it is when it keeps its signatures
+    (:func:`keeps_signatures`)."""
+    return bool(foreign_options(options, GOOGLE_NAMESPACES))
+
+
+def unissued(part: Any) -> bool:
+    """Whether ``google-foreign-thought-signature`` finds anything in ``part`` of an assistant
+    message (the index's fact ``google_unissued_signatures`` asks it of each): reasoning of
+    another provider, or a signature Gemini did not issue."""
+    options = part.provider_options
+    if options is None:
+        return False
+    if isinstance(part, ReasoningPart) and foreign_options(options, GOOGLE_NAMESPACES):
+        return True
+    return _suspect(namespaces(part))
+
+
 def _suspect(options: dict[str, Any]) -> bool:
     """Cheap test: whether ``_clean_signatures`` could remove anything."""
     for ns, value in options.items():
@@ -245,8 +266,10 @@ def _suspect(options: dict[str, Any]) -> bool:
         if ns in GOOGLE_NAMESPACES:
             if "thoughtSignature" in value and not valid_signature(value["thoughtSignature"]):
                 return True
-        elif any("signature" in key.lower() for key in value):
-            return True
+        else:
+            for key in value:  # a loop: one or two keys, nearly always
+                if "signature" in key.lower():
+                    return True
     return False
 
 
@@ -289,7 +312,7 @@ class GoogleEmptyPart(_GoogleRule):
     """
 
     id = "google-empty-part"
-    needs = frozenset({"files", "images", "reasoning", "responses"})
+    needs = frozenset({"files", "images", "responses", "empty_reasoning"})
     summary = (
         "part that Gemini would get empty (empty reasoning, file without data, a tool message "
         "of only approval responses)"
@@ -625,7 +648,7 @@ class GoogleMissingThoughtSignature(_GoogleRule):
 
     id = "google-missing-thought-signature"
     triggers = frozenset({"calls"})
-    needs = frozenset({"calls_after_last_user"})
+    needs = frozenset({"unsigned_turn_calls"})
     summary = "first tool call of a step in the current turn has no thought signature"
     choices = ("skip-validator",)
     choice_docs = {

@@ -89,24 +89,28 @@ def mistral_tool_call_id(tool_call_id: str, attempt: int = 0) -> str:
     id, and this is most of the rule's own cost. An ASCII id is encoded without naming the
     error handler, whose lookup costs as much as the digest (the bytes are the same)."""
     text = tool_call_id if attempt == 0 else f"{tool_call_id}\x00{attempt}"
-    data = text.encode() if text.isascii() else text.encode("utf-8", "surrogatepass")
-    value = int.from_bytes(blake2s(data, digest_size=8).digest(), "big")
-    b = value // _PAIR_BASE
-    c = b // _PAIR_BASE
-    d = c // _PAIR_BASE
+    digest = _BLAKE2S_8.copy()  # a copy of an empty one: cheaper than a call with options
+    digest.update(text.encode() if text.isascii() else text.encode("utf-8", "surrogatepass"))
+    # The nine digits are those of the value below 62**9; its high and low parts (below 62**5
+    # and 62**4) are small ints, whose arithmetic is cheaper than the 64-bit value's.
+    high, low = divmod(int.from_bytes(digest.digest(), "big") % _NINE_DIGITS, _FOUR_DIGITS)
     pairs = _PAIRS
     return (
-        pairs[value % _PAIR_BASE]
-        + pairs[b % _PAIR_BASE]
-        + pairs[c % _PAIR_BASE]
-        + pairs[d % _PAIR_BASE]
-        + _BASE62[d // _PAIR_BASE % 62]
+        pairs[low % _PAIR_BASE]
+        + pairs[low // _PAIR_BASE]
+        + pairs[high % _PAIR_BASE]
+        + pairs[high // _PAIR_BASE % _PAIR_BASE]
+        + _BASE62[high // _FOUR_DIGITS]
     )
 
 
 _PAIR_BASE = 62 * 62
+_FOUR_DIGITS = _PAIR_BASE * _PAIR_BASE
+_NINE_DIGITS = _FOUR_DIGITS * _FOUR_DIGITS * 62
 _PAIRS = tuple(low + high for high in _BASE62 for low in _BASE62)
 """Two base62 digits, least significant first, for each value below 62²."""
+_BLAKE2S_8 = blake2s(digest_size=8)
+"""An empty digest of 64 bits, copied for each id."""
 
 
 class MistralToolCallId(Rule):
