@@ -473,7 +473,14 @@ def _plain_dropper(
     so the walk lists the reasoning of no Google namespace, not empty, in a message that keeps
     a text or a call, and finds every other part as that rule keeps it), no other step needs
     them, and none reads reasoning but by its emptiness (``google-empty-part``, which the walk
-    answers for every reasoning part) or its characters (ASCII, for the walk)."""
+    answers for every reasoning part) or its characters (ASCII, for the walk).
+
+    OpenAI Responses' ``openai-foreign-reasoning``, in a plan without guards: the quick terms
+    read reasoning as items (:attr:`QuickTerms.reasoning_items`, so the walk lists the
+    reasoning that is no OpenAI item, in a message that ends with a text or a call, and finds
+    the items as the item rules keep them), no other step needs ``non_item_reasoning``, and
+    the other item rules read items alone (an id, encrypted content), which the listed parts
+    are not."""
     found: tuple[int, Rule, DropReason] | None = None
     if (
         quick.reasoning
@@ -489,6 +496,26 @@ def _plain_dropper(
                 continue
             if (
                 type(rule) is not GoogleForeignThoughtSignature
+                or keep
+                or choice != rule.choices[0]
+                or found is not None
+            ):
+                return None
+            found = (k, rule, rule.drop_reason)
+    elif (
+        quick.reasoning
+        and quick.reasoning_items
+        and quick.assistant_options
+        and not (quick.signed or quick.placed or quick.reasoned_calls or quick.google_signatures)
+    ):
+        if guarded:
+            return None
+        reads = FACTS["non_item_reasoning"]
+        for k, (rule, choice, keep, _lists, facts) in enumerate(steps):
+            if reads not in facts:
+                continue
+            if (
+                type(rule) is not OpenAIForeignReasoning
                 or keep
                 or choice != rule.choices[0]
                 or found is not None
@@ -1102,7 +1129,9 @@ def _dropped_plainly(
     found the foreign reasoning ASCII and not empty, in a message that ends with a text or a
     call, and every other part as ``google-foreign-thought-signature`` (the dropper) keeps it,
     in a plan without guards: no other rule reads reasoning but by its emptiness or its
-    characters, and no message is left empty. The index would run
+    characters, and no message is left empty. For the Responses API, likewise: the foreign
+    reasoning is no OpenAI item, which no item rule reads, and the items are as they keep them.
+    The index would run
     the dropper and the id rules alone, each once, in plan order, and stop: the history they
     leave is plainly clean. Renaming keeps every part in its place and removing reasoning
     changes no id, so the two are made in either order, each record naming its part's place

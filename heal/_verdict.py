@@ -191,6 +191,10 @@ RICH_NEEDS = frozenset(
         "bedrock_unsigned_reasoning",
         "google_unissued_signatures",
         "empty_reasoning",
+        "non_item_reasoning",
+        "encrypted_without_item_id",
+        "reasoning_without_following_item",
+        "duplicate_item_ids",
     }
 )
 """What a rule may need that reasoning parts or provider options can make hold (the reasoning
@@ -243,7 +247,9 @@ class Terms:
     ``google-foreign-thought-signature`` keeps; each thought not empty)."""
 
 
-TEXT_OPTION_NEEDS = frozenset({"assistant_options", "google_unissued_signatures", "head_not_user"})
+TEXT_OPTION_NEEDS = frozenset(
+    {"assistant_options", "duplicate_item_ids", "google_unissued_signatures", "head_not_user"}
+)
 """What a rule needs that a text part's provider options can make hold: the options of the
 assistant's parts (Gemini's signatures, OpenAI's item ids), and a first user message of marked
 texts alone (heal's placeholder). A plan none of whose rules needs one of these reads no text's

@@ -440,6 +440,7 @@ _FOREIGN = {"openai": {"itemId": "rs_1", "reasoningEncryptedContent": "gAAA"}}
 _WRONG_KEY = {"anthropic": {"cacheControl": {"type": "ephemeral"}}}
 _EMPTY_SIGNATURE = {"anthropic": {"signature": ""}}
 _TEXT = {"type": "text", "text": "ok"}
+_ITEM = {"openai": {"itemId": "msg_1"}}
 
 
 def _thinking(
@@ -468,14 +469,13 @@ REFUSED: list[tuple[str, Any, list[dict[str, Any]]]] = [
     ("user after tool results", "mistral", [_USER, *_turn("abcDEF123"), _USER]),
     ("results not first", None, [_USER, *_turn("c1"), _MARKED_USER]),
     (
-        "text options",
+        "an item id of a text repeated",
         "openai-responses",
         [
             _USER,
-            {
-                "role": "assistant",
-                "content": [{"type": "text", "text": "ok", "providerOptions": {"x": {"y": 1}}}],
-            },
+            {"role": "assistant", "content": [{**_TEXT, "providerOptions": _ITEM}]},
+            _USER,
+            {"role": "assistant", "content": [{**_TEXT, "providerOptions": _ITEM}]},
         ],
     ),
     (
@@ -1104,13 +1104,92 @@ the current turn signed; other providers' reasoning is listed where the message 
 a call; anything ``google-foreign-thought-signature``, ``google-empty-part`` or
 ``google-missing-thought-signature`` would change is not plain."""
 
+
+def _item(item_id: str, encrypted: bool = True, namespace: str = "openai") -> dict[str, Any]:
+    values: dict[str, Any] = {"itemId": item_id}
+    if encrypted:
+        values["reasoningEncryptedContent"] = "gAAA"
+    return {"type": "reasoning", "text": "", "providerOptions": {namespace: values}}
+
+
+def _items(*parts: dict[str, Any]) -> dict[str, Any]:
+    return {"role": "assistant", "content": list(parts)}
+
+
+_ITEM_TEXT = {**_TEXT, "providerOptions": {"openai": {"itemId": "msg_1"}}}
+_ITEM_CALL = _call("fc_1", providerOptions={"openai": {"itemId": "fc_1"}})
+
+RESPONSES_DROPPED: list[tuple[str, list[dict[str, Any]], int]] = [
+    ("OpenAI's own items", [_USER, _items(_item("rs_1"), _ITEM_TEXT), _USER], 1),
+    ("two summary parts of one item", [_USER, _items(_item("rs_1"), _item("rs_1"), _TEXT)], 1),
+    (
+        "an item followed by a call item",
+        [_USER, _items(_item("rs_1"), _ITEM_CALL), {"role": "tool", "content": [_result("fc_1")]}],
+        1,
+    ),
+    ("an item id without encrypted content", [_USER, _items(_item("rs_1", False), _TEXT)], 1),
+    ("Azure's namespace", [_USER, _items(_item("rs_1", namespace="azure"), _TEXT)], 1),
+    ("an item last in its message", [_USER, _items(_TEXT, _item("rs_1")), _USER], 0),
+    ("an item whose next item is another", [_USER, _items(_item("rs_1"), _item("rs_2"), _TEXT)], 0),
+    (
+        "an item its turn's next message follows",
+        [_USER, _items(_item("rs_1")), _items(_TEXT), _USER],
+        0,
+    ),
+    (
+        "encrypted without its item id",
+        [
+            _USER,
+            _items(
+                {
+                    **_OPENAI_THOUGHT,
+                    "providerOptions": {"openai": {"reasoningEncryptedContent": "g"}},
+                },
+                _TEXT,
+            ),
+        ],
+        0,
+    ),
+    (
+        "an item repeated in a later message",
+        [_USER, _items(_item("rs_1"), _TEXT), _USER, _items(_item("rs_1"), _TEXT)],
+        0,
+    ),
+    ("a text's item id repeated", [_USER, _items(_ITEM_TEXT), _USER, _items(_ITEM_TEXT)], 0),
+    (
+        "a call's item id a reasoning item's",
+        [_USER, _items(_item("fc_1"), _ITEM_CALL), {"role": "tool", "content": [_result("fc_1")]}],
+        0,
+    ),
+    ("Claude's thinking moved", [_USER, _items(_SIGNED_THOUGHT, _TEXT), _USER], 3),
+    ("Gemini's, Kimi's ids", [_USER, _moved(_GEMINI_THOUGHT), _KIMI_RESULT, _USER], 2),
+    (
+        "no provider's",
+        [_USER, _items({"type": "reasoning", "text": "x"}, _ITEM_TEXT), _USER],
+        3,
+    ),
+    (
+        "between an item and its text",
+        [_USER, _items(_item("rs_1"), _SIGNED_THOUGHT, _TEXT), _USER],
+        3,
+    ),
+    ("another provider's alone", [_USER, _items(_SIGNED_THOUGHT), _USER], 0),
+]
+"""Histories for OpenAI's Responses API: its reasoning items stand where the item rules keep
+them (an id for encrypted content, a text or a call next in the message, each item id sent
+once); other providers' reasoning, and reasoning that is no item, is listed where the message
+keeps a text or a call; anything else is not plain (a turn split across messages included,
+which the index reads)."""
+
 _MOVED_TO = [
     *[("anthropic", *case) for case in DROPPED],
     *[("google", *case) for case in GOOGLE_DROPPED],
+    *[("openai-responses", *case) for case in RESPONSES_DROPPED],
 ]
 _DROPPING_RULE = {
     "anthropic": "anthropic-strip-foreign-reasoning-content",
     "google": "google-foreign-thought-signature",
+    "openai-responses": "openai-foreign-reasoning",
 }
 
 
@@ -1193,7 +1272,10 @@ _CALL_OPTIONS = (
 
 @given(
     history=moved_histories(),
-    target=st.one_of(st.sampled_from((Target("anthropic"), Target("google"))), targets()),
+    target=st.one_of(
+        st.sampled_from((Target("anthropic"), Target("google"), Target("openai-responses"))),
+        targets(),
+    ),
 )
 def test_removing_foreign_reasoning_without_the_index_gives_the_same_result(
     history: Any, target: Target

@@ -275,11 +275,11 @@ def test_heals_own_marks_on_assistant_parts_leave_a_history_clean() -> None:
         {"role": "assistant", "content": "done"},
         ex.user("thanks"),  # the call is not of the current turn (which Gemini wants signed)
     ]
-    # Beside heal's namespace, what each provider's rules read: OpenAI's any namespace (an
-    # item id), Google's a signature Gemini did not issue.
+    # Beside heal's namespace, what each provider's rules read, on the call and the answer:
+    # Google's a signature Gemini did not issue, OpenAI's an item id (sent twice here).
     read: dict[ProviderId, dict[str, Any]] = {
         "google": {"anthropic": {"signature": "c2ln"}},
-        "openai-responses": {"google": {"x": 1}},
+        "openai-responses": {"openai": {"itemId": "msg_1"}},
     }
     for provider, options in read.items():
         target = Target(provider)
@@ -287,7 +287,14 @@ def test_heals_own_marks_on_assistant_parts_leave_a_history_clean() -> None:
         assert plan.verdict is not None
         assert HistoryIndex(load_messages(history)).clean(*plan.verdict, target, plan.profile)
         signed = {**marked, "providerOptions": {**marked["providerOptions"], **options}}
-        other = [history[0], {"role": "assistant", "content": [signed]}, *history[2:]]
+        own = {"role": "assistant", "content": [{**ex.text("done"), "providerOptions": options}]}
+        other = [
+            history[0],
+            {"role": "assistant", "content": [signed]},
+            history[2],
+            own,
+            *history[4:],
+        ]
         assert not HistoryIndex(load_messages(other)).clean(*plan.verdict, target, plan.profile)
 
 

@@ -1115,6 +1115,8 @@ def _assistant_options(index: HistoryIndex, target: Target, profile: ProviderPro
 def _google_unissued_signatures(
     index: HistoryIndex, target: Target, profile: ProviderProfile
 ) -> bool:
+    if not _assistant_options(index, target, profile):
+        return False  # no signature nor reasoning of another provider without options
     from heal.rules.google import unissued  # which imports this module
 
     messages = index.messages
@@ -1187,6 +1189,46 @@ def _non_ascii_reasoning(index: HistoryIndex, target: Target, profile: ProviderP
         if not ref[2].text.isascii():
             return True
     return False
+
+
+def _non_item_reasoning(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    reasoning = index.reasoning
+    if not reasoning:
+        return False
+    from heal.rules.openai import is_reasoning_item  # which imports this module
+
+    return not all(is_reasoning_item(ref[2]) for ref in reasoning)
+
+
+def _encrypted_without_item_id(
+    index: HistoryIndex, target: Target, profile: ProviderProfile
+) -> bool:
+    reasoning = index.reasoning
+    if not reasoning:
+        return False
+    from heal.rules.openai import encrypted_without_id  # which imports this module
+
+    return any(encrypted_without_id(ref[2]) for ref in reasoning)
+
+
+def _reasoning_without_following_item(
+    index: HistoryIndex, target: Target, profile: ProviderProfile
+) -> bool:
+    reasoning = index.reasoning
+    if not reasoning:
+        return False
+    from heal.rules.openai import unfollowed_item  # which imports this module
+
+    messages = index.messages
+    return any(unfollowed_item(messages, m, p, part) for m, p, part in reasoning)
+
+
+def _duplicate_item_ids(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    if not _assistant_options(index, target, profile):
+        return False  # no item id
+    from heal.rules.openai import duplicate_item_findings  # which imports this module
+
+    return next(duplicate_item_findings(index.messages, index.roles), None) is not None
 
 
 def _empty_reasoning(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
@@ -1277,6 +1319,7 @@ FACTS: dict[str, Fact] = {
     "unaccepted_tool_call_ids": _unaccepted_tool_call_ids,
     "assistant_options": _assistant_options,
     "google_unissued_signatures": _google_unissued_signatures,
+    "duplicate_item_ids": _duplicate_item_ids,
     "tool_loop_reasoning": _tool_loop_reasoning,
     "trailing_reasoning": _trailing_reasoning,
     "reasoning_not_first": _reasoning_not_first,
@@ -1284,6 +1327,9 @@ FACTS: dict[str, Fact] = {
     "calls_without_reasoning": _calls_without_reasoning,
     "non_ascii_reasoning": _non_ascii_reasoning,
     "empty_reasoning": _empty_reasoning,
+    "non_item_reasoning": _non_item_reasoning,
+    "encrypted_without_item_id": _encrypted_without_item_id,
+    "reasoning_without_following_item": _reasoning_without_following_item,
     "anthropic_unsigned_reasoning": _unsigned_for("anthropic"),
     "bedrock_unsigned_reasoning": _unsigned_for("bedrock"),
 }
@@ -1322,6 +1368,8 @@ plan's verdict asks for it (:meth:`HistoryIndex.clean`), for the plan's target:
   heal's own marks;
 * ``google_unissued_signatures``: a part of an assistant message holding reasoning of another
   provider alone, or a signature Gemini did not issue (:func:`heal.rules.google.unissued`);
+* ``duplicate_item_ids``: an OpenAI item id the request would carry twice
+  (``duplicate-item-id`` finds it: :func:`heal.rules.openai.duplicate_item_findings`);
 * ``tool_loop_reasoning``: the history holds reasoning and ends with a tool message (an open
   tool loop, which Anthropic wants opened by signed thinking);
 * ``trailing_reasoning``: the last part of the last message is reasoning;
@@ -1331,6 +1379,12 @@ plan's verdict asks for it (:meth:`HistoryIndex.clean`), for the plan's target:
 * ``non_ascii_reasoning``: a reasoning part's text is not ASCII (only such text can hold a lone
   surrogate);
 * ``empty_reasoning``: a reasoning part's text is empty;
+* ``non_item_reasoning``: a reasoning part that is not an OpenAI reasoning item (no OpenAI item
+  id nor encrypted content: another provider's, or none;
+  :func:`heal.rules.openai.is_reasoning_item`);
+* ``encrypted_without_item_id``: encrypted OpenAI reasoning without its item id;
+* ``reasoning_without_following_item``: an OpenAI reasoning item with no other item after it in
+  its turn (:func:`heal.rules.openai.unfollowed_item`);
 * ``anthropic_unsigned_reasoning``, ``bedrock_unsigned_reasoning``: a reasoning part without
   that platform's signature (:data:`heal.rules.reasoning.SIGNINGS`).
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from heal.messages import (
     ContentOutput,
@@ -123,6 +123,19 @@ class QuickTerms:
     assistant message's may still: the verdict does not name ``assistant_options`` (only
     ``head_not_user`` reads a text's options then, and only a user message's; and
     ``google_unissued_signatures``, which :attr:`google_signatures` answers)."""
+    reasoning_items: bool = False
+    """Each reasoning part must be an OpenAI reasoning item, with an OpenAI item id or
+    encrypted content (``non_item_reasoning``)."""
+    item_ids: bool = False
+    """A reasoning item with encrypted content must carry its item id
+    (``encrypted_without_item_id``)."""
+    followed_items: bool = False
+    """A reasoning item must be followed in its message by a text or a call, with nothing but
+    parts of its own item or reasoning that is no item between (``reasoning_without_following_
+    item``; the next assistant message, which the rule reads too, is not)."""
+    unique_items: bool = False
+    """No OpenAI item id of an assistant message's parts may come twice, but a reasoning item's
+    parts within its message (``duplicate_item_ids``)."""
     google_signatures: bool = False
     """The options of an assistant message's texts, reasoning and calls must be as
     ``google-foreign-thought-signature`` keeps them: no reasoning of another provider alone,
@@ -158,6 +171,10 @@ _KNOWN = frozenset(
         "assistant_options",
         "google_unissued_signatures",
         "empty_reasoning",
+        "non_item_reasoning",
+        "encrypted_without_item_id",
+        "reasoning_without_following_item",
+        "duplicate_item_ids",
         "trailing_reasoning",
         "reasoning_not_first",
         "reasoning_only_message",
@@ -206,8 +223,17 @@ def quick_terms(verdict: tuple[frozenset[str], tuple[Fact, ...]] | None) -> Quic
         and named.isdisjoint({"tool_options", "assistant_options"})
         else None,
         part_options=named.isdisjoint(
-            {"assistant_options", "head_not_user", "google_unissued_signatures"}
+            {
+                "assistant_options",
+                "head_not_user",
+                "google_unissued_signatures",
+                "duplicate_item_ids",
+            }
         ),
+        reasoning_items="non_item_reasoning" in named,
+        item_ids="encrypted_without_item_id" in named,
+        followed_items="reasoning_without_following_item" in named,
+        unique_items="duplicate_item_ids" in named,
         assistant_options="assistant_options" not in named,
         google_signatures="google_unissued_signatures" in named,
         filled_reasoning="empty_reasoning" in named,
@@ -249,6 +275,15 @@ def _signed_by(platforms: tuple[str, ...]) -> Callable[[Mapping[str, Any] | None
 _SIGNED_BY: dict[tuple[str, ...], Callable[[Mapping[str, Any] | None], bool]] = {}
 
 _OptionsTest = Callable[[dict[str, Any]], bool]
+
+
+@cache
+def _openai_item() -> Callable[[Mapping[str, Any] | None], tuple[str | None, bool]]:
+    """OpenAI's item id and encrypted content of a part's options (the rules' module imports
+    the index's, which this one imports: looked up on first use)."""
+    from heal.rules.openai import options_item
+
+    return options_item
 
 
 @cache
@@ -303,9 +338,10 @@ def quick_verdict(
     signed reasoning (:attr:`QuickTerms.signed`, with :attr:`~QuickTerms.placed`) or reads
     Gemini's signatures (:attr:`QuickTerms.google_signatures`; in a message whose last part
     is a text or a call), would otherwise make the history not plain: the engine asks so when
-    its plan removes such parts without the index (``_Plan.dropper``). :data:`DROPS` then says the history is plain but
-    for them (and :data:`REFUSED_IDS`, when ``drops`` is not empty, but for them and its ids);
-    a history holding them beside signed reasoning is not plain."""
+    its plan removes such parts without the index (``_Plan.dropper``). :data:`DROPS` then
+    says the history is plain but for them (and :data:`REFUSED_IDS`, when ``drops`` is not
+    empty, but for them and its ids); a history holding them beside signed reasoning is not
+    plain."""
     # As in HistoryIndex._scan: local names, class identity tests, and fields read from a
     # model's __dict__ where more than one is read.
     text_cls, call_cls, result_cls, reasoning_cls = (
@@ -328,15 +364,27 @@ def quick_verdict(
     runs_ok = terms.role_runs
     reasoned_calls = terms.reasoned_calls
     assistant_options_ok = terms.assistant_options
-    # Google's tests of a part's options (None: the terms ask for none of them).
-    google_keeps, google_removes, google_signs = (
-        _google_tests() if terms.google_signatures or terms.turn_signed else (None, None, None)
-    )
-    if not terms.google_signatures:
-        google_keeps = google_removes = None
-    if not terms.turn_signed:
-        google_signs = None
     filled_reasoning = terms.filled_reasoning
+    # Google's tests of a part's options, and OpenAI's item id and encrypted content of a
+    # part's options, where the terms read them (else None).
+    google_keeps = google_removes = google_signs = items = None
+    if terms.google_signatures or terms.turn_signed:
+        keeps, removes, signs = _google_tests()
+        if terms.google_signatures:
+            google_keeps, google_removes = keeps, removes
+        if terms.turn_signed:
+            google_signs = signs
+    reasoning_items = terms.reasoning_items
+    item_ids = terms.item_ids
+    followed_items = terms.followed_items
+    unique_items = terms.unique_items
+    if reasoning_items or item_ids or followed_items or unique_items:
+        items = _openai_item()
+    # Whether a call's options are read at all.
+    call_options_read = (
+        not tool_options_ok or google_keeps is not None or google_signs is not None or unique_items
+    )
+    item_seen: dict[str, int] = {}  # each item id, and the message it first came in
     # What each id must be: in the exact format, in the shared one, or anything (no rule of
     # the plan reads what ids are, only which parts share one).
     accepts = (
@@ -398,28 +446,37 @@ def quick_verdict(
                     return NOT_PLAIN
                 if call_at == i and not text_after_call_ok:
                     return NOT_PLAIN
-                if (
-                    not part_options_ok
-                    and (options := part.provider_options) is not None
-                    and (
+                if not part_options_ok and (options := part.provider_options) is not None:
+                    if (
                         not assistant_options_ok
                         or role != "assistant"
                         or (google_keeps is not None and not google_keeps(options))
-                    )
-                ):
-                    return NOT_PLAIN
+                    ):
+                        return NOT_PLAIN
+                    if unique_items and items is not None:
+                        iid = items(options)[0]
+                        if iid is not None:
+                            if iid in item_seen:
+                                return NOT_PLAIN
+                            item_seen[iid] = i
             elif type(part) is call_cls:
                 fields = part.__dict__
                 if not calls_ok or type(fields["input"]) is not dict or fields["provider_executed"]:
                     return NOT_PLAIN
-                if not tool_options_ok:
+                if call_options_read:
                     options = fields["provider_options"]
-                    if options is not None and (
-                        tool_namespace is None or tool_namespace in options
+                    if (
+                        not tool_options_ok
+                        and options is not None
+                        and (tool_namespace is None or tool_namespace in options)
                     ):
                         return NOT_PLAIN
-                if google_keeps is not None or google_signs is not None:
-                    options = fields["provider_options"]
+                    if unique_items and items is not None and options is not None:
+                        iid = items(options)[0]
+                        if iid is not None:
+                            if iid in item_seen:
+                                return NOT_PLAIN
+                            item_seen[iid] = i
                     if (
                         google_keeps is not None
                         and options is not None
@@ -486,6 +543,24 @@ def quick_verdict(
                             continue
                         if not google_keeps(options):
                             return NOT_PLAIN
+                if items is not None:
+                    rid, encrypted = items(part.provider_options)
+                    if rid is not None or encrypted:  # an OpenAI reasoning item
+                        if rid is None and item_ids:
+                            return NOT_PLAIN  # encrypted without its item id
+                        if unique_items and rid is not None and item_seen.setdefault(rid, i) != i:
+                            return NOT_PLAIN  # a copy of an earlier message's item
+                        if followed_items and not _followed(
+                            content, _place(content, part) + 1, rid, items
+                        ):
+                            return NOT_PLAIN  # reasoning_without_following_item
+                    elif reasoning_items:
+                        # Another provider's reasoning, or none's: listed, in a message that
+                        # keeps a text or a call (its last part, here).
+                        if drops is None or type(content[-1]) is reasoning_cls:
+                            return NOT_PLAIN
+                        drops.append((i, _place(content, part)))
+                        continue
                 if placed and (
                     type(content[0]) is not reasoning_cls or type(content[-1]) is reasoning_cls
                 ):
@@ -534,6 +609,32 @@ def quick_verdict(
     ):
         return clean
     return REFUSED_IDS
+
+
+def _followed(
+    content: Sequence[object],
+    start: int,
+    rid: str | None,
+    items: Callable[[Mapping[str, Any] | None], tuple[str | None, bool]],
+) -> bool:
+    """Whether the reasoning item of id ``rid`` (None: encrypted content alone) whose next part
+    in ``content`` is at ``start`` is followed there by a text or a call (the walk's texts are
+    not blank: an item the Responses API takes after reasoning), past reasoning that is no
+    OpenAI item and the other parts of its own item, as ``reasoning-without-following-item``
+    reads the message."""
+    for k in range(start, len(content)):
+        part = content[k]
+        kind = type(part)
+        if kind is TextPart or kind is ToolCallPart:
+            return True
+        if kind is not ReasoningPart:
+            return False  # nothing the walk takes
+        found, encrypted = items(cast(ReasoningPart, part).provider_options)
+        if found is None and not encrypted:
+            continue  # no item: the adapter skips it
+        if rid is None or found != rid:
+            return False  # another item comes next
+    return False
 
 
 def _place(content: Sequence[object], part: object) -> int:

@@ -281,6 +281,34 @@ _MISSING_REASONING_REJECTIONS = (
 # --- Responses -------------------------------------------------------------------------------
 
 
+def options_item(options: Mapping[str, Any] | None) -> tuple[str | None, bool]:
+    """The OpenAI item id in a part's provider options (None without one: :func:`item_id`) and
+    whether they carry encrypted reasoning: a reasoning part is an OpenAI reasoning item
+    (:func:`is_reasoning_item`) when either is there."""
+    values = _native_options(options)
+    if values is None:
+        return None, False
+    value = values.get("itemId")
+    encrypted = values.get("reasoningEncryptedContent")
+    return (
+        value if isinstance(value, str) and value else None,
+        isinstance(encrypted, str) and bool(encrypted),
+    )
+
+
+def encrypted_without_id(part: ReasoningPart) -> bool:
+    """Whether ``encrypted-reasoning-without-item-id`` removes ``part``: encrypted OpenAI
+    reasoning without its item id (the index's fact ``encrypted_without_item_id``)."""
+    return _encrypted(part) and item_id(part) is None
+
+
+def unfollowed_item(messages: Sequence[ModelMessage], m: int, p: int, part: ReasoningPart) -> bool:
+    """Whether ``reasoning-without-following-item`` removes reasoning part ``p`` of message
+    ``m``: an OpenAI reasoning item with no other item after it in its turn (the index's fact
+    ``reasoning_without_following_item``)."""
+    return is_reasoning_item(part) and not _has_following_item(messages, m, p, item_id(part))
+
+
 class OpenAIForeignReasoning(Rule):
     """Reasoning that the Responses API cannot take: another provider's (no ``openai`` options),
     or OpenAI's without an item id or encrypted content.
@@ -299,6 +327,7 @@ class OpenAIForeignReasoning(Rule):
 
     id = "openai-foreign-reasoning"
     triggers = frozenset({"reasoning"})
+    needs = frozenset({"non_item_reasoning"})
     summary = "reasoning that is not OpenAI's (no openai item id or encrypted content)"
     providers = RESPONSES
     scope = Scope.REQUEST
@@ -389,6 +418,7 @@ class EncryptedReasoningWithoutItemId(Rule):
 
     id = "encrypted-reasoning-without-item-id"
     triggers = frozenset({"reasoning"})
+    needs = frozenset({"encrypted_without_item_id"})
     summary = "encrypted OpenAI reasoning without the item id a Responses reasoning item requires"
     providers = RESPONSES
     scope = Scope.REQUEST
@@ -562,7 +592,7 @@ class DuplicateItemId(Rule):
     """
 
     id = "duplicate-item-id"
-    needs = frozenset({"assistant_options"})
+    needs = frozenset({"duplicate_item_ids"})
     summary = "an OpenAI item id (reasoning, message or function call) would be sent twice"
     providers = RESPONSES
     choice_docs = {
@@ -599,54 +629,61 @@ class DuplicateItemId(Rule):
     )
 
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
-        roles = ctx.index.roles
-        first: dict[str, int] = {}  # item id -> the message where it first appears
-        for m, message in enumerate(ctx.messages):
-            content = message.content
-            if roles[m] != "assistant" or isinstance(content, str):
+        return duplicate_item_findings(ctx.messages, ctx.index.roles)
+
+
+def duplicate_item_findings(
+    messages: Sequence[ModelMessage], roles: Sequence[str]
+) -> Iterator[Finding]:
+    """``duplicate-item-id``'s findings in ``messages`` (of ``roles``), in history order: the
+    rule's check, and the index's fact ``duplicate_item_ids`` (whether there is a first)."""
+    first: dict[str, int] = {}  # item id -> the message where it first appears
+    for m, message in enumerate(messages):
+        content = message.content
+        if roles[m] != "assistant" or isinstance(content, str):
+            continue
+        after_copy = False  # inside the parts that followed a removed reasoning copy
+        for p, part in enumerate(content):
+            if part.provider_options is None:
                 continue
-            after_copy = False  # inside the parts that followed a removed reasoning copy
-            for p, part in enumerate(content):
-                if part.provider_options is None:
+            if isinstance(part, ReasoningPart):
+                rid = item_id(part)
+                if rid is None:
                     continue
-                if isinstance(part, ReasoningPart):
-                    rid = item_id(part)
-                    if rid is None:
-                        continue
-                    after_copy = first.setdefault(rid, m) != m
-                    if after_copy:
-                        yield _drop_reasoning(
-                            m, p, part, f"item {rid!r} already appeared in an earlier message"
-                        )
-                elif isinstance(part, (TextPart, ToolCallPart)):
-                    iid = item_id(part)
-                    if iid is None:
-                        continue
-                    if (
-                        isinstance(part, ToolCallPart)
-                        and part.provider_executed
-                        and _result_references(content, part.tool_call_id, iid)
-                    ):
-                        # Its result, in this message, is sent as a reference to the same item:
-                        # one reference is the whole item (the AI SDK's own web_search output
-                        # puts no item id on the call).
-                        new, removed = without_item_id(part)
-                        yield Finding(
-                            Action.REPLACE,
-                            m,
-                            p,
-                            f"provider-executed call item {iid!r} is referenced by its result "
-                            "too; its item id removed, so the item is sent once",
-                            edits=(SetPart(m, p, new),),
-                            tool_call_id=part.tool_call_id,
-                            removed=removed,
-                        )
-                        continue
-                    if iid in first:
-                        yield _strip_finding(m, p, part, "repeats an earlier item")
-                    elif after_copy:
-                        yield _strip_finding(m, p, part, "followed a removed reasoning copy")
-                    first.setdefault(iid, m)
+                after_copy = first.setdefault(rid, m) != m
+                if after_copy:
+                    yield _drop_reasoning(
+                        m, p, part, f"item {rid!r} already appeared in an earlier message"
+                    )
+            elif isinstance(part, (TextPart, ToolCallPart)):
+                iid = item_id(part)
+                if iid is None:
+                    continue
+                if (
+                    isinstance(part, ToolCallPart)
+                    and part.provider_executed
+                    and _result_references(content, part.tool_call_id, iid)
+                ):
+                    # Its result, in this message, is sent as a reference to the same item:
+                    # one reference is the whole item (the AI SDK's own web_search output
+                    # puts no item id on the call).
+                    new, removed = without_item_id(part)
+                    yield Finding(
+                        Action.REPLACE,
+                        m,
+                        p,
+                        f"provider-executed call item {iid!r} is referenced by its result "
+                        "too; its item id removed, so the item is sent once",
+                        edits=(SetPart(m, p, new),),
+                        tool_call_id=part.tool_call_id,
+                        removed=removed,
+                    )
+                    continue
+                if iid in first:
+                    yield _strip_finding(m, p, part, "repeats an earlier item")
+                elif after_copy:
+                    yield _strip_finding(m, p, part, "followed a removed reasoning copy")
+                first.setdefault(iid, m)
 
 
 def _result_references(content: Sequence[object], call_id: str, iid: str) -> bool:
@@ -699,6 +736,7 @@ class ReasoningWithoutFollowingItem(Rule):
 
     id = "reasoning-without-following-item"
     triggers = frozenset({"reasoning"})
+    needs = frozenset({"reasoning_without_following_item"})
     summary = "OpenAI reasoning item with no text or tool call after it in its turn"
     providers = RESPONSES
     choice_docs = {
