@@ -92,7 +92,7 @@ from heal.rules.anthropic import AnthropicToolIdFormat
 from heal.rules.google import GoogleForeignThoughtSignature
 from heal.rules.mistral import MistralToolCallId
 from heal.rules.openai import OpenAIForeignReasoning
-from heal.rules.reasoning import ForeignReasoning, UnsignedReasoning
+from heal.rules.reasoning import ForeignReasoning, RejectedReasoning, UnsignedReasoning
 from heal.rules.tool_shape import InvalidToolCallId
 from heal.targets import Target
 
@@ -468,6 +468,11 @@ def _plain_dropper(
     other step that needs reasoning unsigned by that platform is its unsigned-reasoning rule,
     which leaves foreign parts to it.
 
+    An API that takes no reasoning (``RejectedReasoning``: Groq's, Cerebras'), in a plan
+    without guards: the walk lists every reasoning part (:attr:`QuickTerms.
+    rejected_reasoning`), in a message that ends with a text or a call, and no other step
+    reads reasoning but by its characters (ASCII, for the walk).
+
     Google's ``google-foreign-thought-signature``, in a plan without guards (no message is
     protected): the quick terms read Gemini's signatures (:attr:`QuickTerms.google_signatures`,
     so the walk lists the reasoning of no Google namespace, not empty, in a message that keeps
@@ -482,8 +487,32 @@ def _plain_dropper(
     the other item rules read items alone (an id, encrypted content), which the listed parts
     are not."""
     found: tuple[int, Rule, DropReason] | None = None
-    if (
+    modes = (
+        quick.signed,
+        quick.placed,
+        quick.reasoned_calls,
+        quick.google_signatures,
+        quick.reasoning_items,
+        quick.filled_reasoning,
+    )
+    if quick.reasoning and quick.rejected_reasoning and not any(modes):
+        if guarded:
+            return None
+        reads = FACTS["any_reasoning"]
+        for k, (rule, choice, keep, _lists, facts) in enumerate(steps):
+            if reads not in facts:
+                continue
+            if (
+                type(rule) is not RejectedReasoning
+                or keep
+                or choice != rule.choices[0]
+                or found is not None
+            ):
+                return None
+            found = (k, rule, rule.drop_reason)
+    elif (
         quick.reasoning
+        and not quick.rejected_reasoning
         and quick.google_signatures
         and quick.assistant_options
         and not (quick.signed or quick.placed or quick.reasoned_calls)
@@ -504,6 +533,7 @@ def _plain_dropper(
             found = (k, rule, rule.drop_reason)
     elif (
         quick.reasoning
+        and not quick.rejected_reasoning
         and quick.reasoning_items
         and quick.assistant_options
         and not (quick.signed or quick.placed or quick.reasoned_calls or quick.google_signatures)
@@ -522,7 +552,9 @@ def _plain_dropper(
             ):
                 return None
             found = (k, rule, rule.drop_reason)
-    elif quick.reasoning and quick.placed and len(quick.signed) == 1:
+    elif (
+        quick.reasoning and not quick.rejected_reasoning and quick.placed and len(quick.signed) == 1
+    ):
         unsigned = FACTS[f"{quick.signed[0]}_unsigned_reasoning"]
         for k, (rule, choice, keep, _lists, facts) in enumerate(steps):
             if unsigned not in facts:

@@ -162,7 +162,7 @@ def judge(provider: str | None) -> ProviderProfile | None:
         return None
 
 
-PLAIN_NEVER = frozenset({"reasoning", "files", "images", "late_system"})
+PLAIN_NEVER = frozenset({"reasoning", "any_reasoning", "files", "images", "late_system"})
 """What a rule may need (``Rule.needs``: trigger lists and index facts) that a plainly clean
 history never holds: reasoning parts, files, images, a system message after the start. A rule
 that needs nothing else finds nothing in one, whatever it would do with it."""
@@ -191,6 +191,7 @@ RICH_NEEDS = frozenset(
         "bedrock_unsigned_reasoning",
         "google_unissued_signatures",
         "empty_reasoning",
+        "any_reasoning",
         "non_item_reasoning",
         "encrypted_without_item_id",
         "reasoning_without_following_item",

@@ -1181,15 +1181,39 @@ once); other providers' reasoning, and reasoning that is no item, is listed wher
 keeps a text or a call; anything else is not plain (a turn split across messages included,
 which the index reads)."""
 
+GROQ_DROPPED: list[tuple[str, list[dict[str, Any]], int]] = [
+    ("no reasoning", [_USER, _items(_TEXT), _USER], 1),
+    ("any provider's, valid ids", [_USER, _items(_SIGNED_THOUGHT, _TEXT), _USER], 3),
+    ("OpenAI's, Kimi's ids", [_USER, _moved(_OPENAI_THOUGHT), _KIMI_RESULT, _USER], 2),
+    ("between two texts", [_USER, _items(_TEXT, _SIGNED_THOUGHT, _TEXT), _USER], 3),
+    (
+        "none's and Gemini's, before a call",
+        [
+            _USER,
+            _items({"type": "reasoning", "text": ""}, _TEXT, _GEMINI_THOUGHT, _ITEM_CALL),
+            {"role": "tool", "content": [_result("fc_1")]},
+        ],
+        3,
+    ),
+    ("alone in its message", [_USER, _items(_SIGNED_THOUGHT), _USER], 0),
+    ("last in its message", [_USER, _items(_TEXT, _SIGNED_THOUGHT), _USER], 0),
+    ("not ASCII", [_USER, _items({**_SIGNED_THOUGHT, "text": "caf\u00e9"}, _TEXT)], 0),
+]
+"""Histories for an API that takes no reasoning (Groq, Cerebras): every reasoning part is
+listed where its message keeps a text or a call."""
+
 _MOVED_TO = [
     *[("anthropic", *case) for case in DROPPED],
     *[("google", *case) for case in GOOGLE_DROPPED],
     *[("openai-responses", *case) for case in RESPONSES_DROPPED],
+    *[(provider, *case) for case in GROQ_DROPPED for provider in ("groq", "cerebras")],
 ]
 _DROPPING_RULE = {
     "anthropic": "anthropic-strip-foreign-reasoning-content",
     "google": "google-foreign-thought-signature",
     "openai-responses": "openai-foreign-reasoning",
+    "groq": "groq-unsupported-reasoning",
+    "cerebras": "cerebras-strip-reasoning-content",
 }
 
 
@@ -1273,7 +1297,9 @@ _CALL_OPTIONS = (
 @given(
     history=moved_histories(),
     target=st.one_of(
-        st.sampled_from((Target("anthropic"), Target("google"), Target("openai-responses"))),
+        st.sampled_from(
+            [Target(p) for p in ("anthropic", "google", "openai-responses", "groq", "cerebras")]
+        ),
         targets(),
     ),
 )

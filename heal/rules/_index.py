@@ -1231,6 +1231,10 @@ def _duplicate_item_ids(index: HistoryIndex, target: Target, profile: ProviderPr
     return next(duplicate_item_findings(index.messages, index.roles), None) is not None
 
 
+def _any_reasoning(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    return bool(index.reasoning)
+
+
 def _empty_reasoning(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
     for ref in index.reasoning:  # noqa: SIM110 - most histories have none
         if not ref[2].text:
@@ -1326,6 +1330,7 @@ FACTS: dict[str, Fact] = {
     "reasoning_only_message": _reasoning_only_message,
     "calls_without_reasoning": _calls_without_reasoning,
     "non_ascii_reasoning": _non_ascii_reasoning,
+    "any_reasoning": _any_reasoning,
     "empty_reasoning": _empty_reasoning,
     "non_item_reasoning": _non_item_reasoning,
     "encrypted_without_item_id": _encrypted_without_item_id,
@@ -1378,6 +1383,8 @@ plan's verdict asks for it (:meth:`HistoryIndex.clean`), for the plan's target:
 * ``calls_without_reasoning``: an assistant message with a client tool call holds no reasoning;
 * ``non_ascii_reasoning``: a reasoning part's text is not ASCII (only such text can hold a lone
   surrogate);
+* ``any_reasoning``: a reasoning part (the ``reasoning`` list, as a fact: a rule that removes
+  every reasoning part needs it, so that the quick verdict lists the parts for it);
 * ``empty_reasoning``: a reasoning part's text is empty;
 * ``non_item_reasoning``: a reasoning part that is not an OpenAI reasoning item (no OpenAI item
   id nor encrypted content: another provider's, or none;

@@ -123,6 +123,9 @@ class QuickTerms:
     assistant message's may still: the verdict does not name ``assistant_options`` (only
     ``head_not_user`` reads a text's options then, and only a user message's; and
     ``google_unissued_signatures``, which :attr:`google_signatures` answers)."""
+    rejected_reasoning: bool = False
+    """Every reasoning part is removed (``any_reasoning``: the API takes none): the walk lists
+    each, where its message keeps a text or a call, and it is not plain otherwise."""
     reasoning_items: bool = False
     """Each reasoning part must be an OpenAI reasoning item, with an OpenAI item id or
     encrypted content (``non_item_reasoning``)."""
@@ -171,6 +174,7 @@ _KNOWN = frozenset(
         "assistant_options",
         "google_unissued_signatures",
         "empty_reasoning",
+        "any_reasoning",
         "non_item_reasoning",
         "encrypted_without_item_id",
         "reasoning_without_following_item",
@@ -230,6 +234,7 @@ def quick_terms(verdict: tuple[frozenset[str], tuple[Fact, ...]] | None) -> Quic
                 "duplicate_item_ids",
             }
         ),
+        rejected_reasoning="any_reasoning" in named,
         reasoning_items="non_item_reasoning" in named,
         item_ids="encrypted_without_item_id" in named,
         followed_items="reasoning_without_following_item" in named,
@@ -333,8 +338,9 @@ def quick_verdict(
     answers :data:`NOT_PLAIN`. The engine asks so when its plan can rename ids without the
     index (``_Plan.renamer``), which needs that answer: one walk instead of two.
 
-    ``drops``: a list for the place (message, part) of each reasoning part from another
-    provider (:func:`~heal.rules._options.foreign_namespaces`) that, where the plan asks for
+    ``drops``: a list for the place (message, part) of each reasoning part the plan removes
+    (every one, for :attr:`QuickTerms.rejected_reasoning`), or from another provider
+    (:func:`~heal.rules._options.foreign_namespaces`) that, where the plan asks for
     signed reasoning (:attr:`QuickTerms.signed`, with :attr:`~QuickTerms.placed`) or reads
     Gemini's signatures (:attr:`QuickTerms.google_signatures`; in a message whose last part
     is a text or a call), would otherwise make the history not plain: the engine asks so when
@@ -365,6 +371,7 @@ def quick_verdict(
     reasoned_calls = terms.reasoned_calls
     assistant_options_ok = terms.assistant_options
     filled_reasoning = terms.filled_reasoning
+    rejected_reasoning = terms.rejected_reasoning
     # Google's tests of a part's options, and OpenAI's item id and encrypted content of a
     # part's options, where the terms read them (else None).
     google_keeps = google_removes = google_signs = items = None
@@ -530,6 +537,13 @@ def quick_verdict(
                 text = part.text
                 if not reasoning_ok or not text.isascii() or (filled_reasoning and not text):
                     return NOT_PLAIN
+                if rejected_reasoning:
+                    # Every reasoning part is removed: listed, in a message that keeps a text
+                    # or a call (its last part, here).
+                    if drops is None or type(content[-1]) is reasoning_cls:
+                        return NOT_PLAIN
+                    drops.append((i, _place(content, part)))
+                    continue
                 if not part_options_ok and (options := part.provider_options) is not None:
                     if not assistant_options_ok or role != "assistant":
                         return NOT_PLAIN

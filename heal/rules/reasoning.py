@@ -594,6 +594,7 @@ class RejectedReasoning(FamilyRule[Rejected]):
     request."""
 
     triggers = frozenset({"reasoning"})
+    needs = frozenset({"any_reasoning"})  # as a fact: the quick verdict lists the parts
     scope = Scope.REQUEST
     choice_docs = {
         "fix": "Remove every reasoning part from this request (it stays in stored history). The "
@@ -605,6 +606,12 @@ class RejectedReasoning(FamilyRule[Rejected]):
         if not self.facts.by_model or takes is None:
             return None
         return not takes
+
+    def drop_reason(self, options: Mapping[str, Any] | None) -> str:
+        """Why a reasoning part whose provider options are ``options`` is removed: every one
+        is, for the same reason (the engine removes them without the index, see
+        ``heal._engine._dropped_plainly``)."""
+        return self.facts.reason
 
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
         for m, p, part in ctx.index.reasoning:
