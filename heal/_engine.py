@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache, partial
 from itertools import repeat
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol, cast
 
 from pydantic import BaseModel, JsonValue
 
@@ -451,14 +451,30 @@ DropReason = Callable[[Mapping[str, Any] | None], "str | None"]
 when it keeps it)."""
 
 
+class _Dropping(Protocol):
+    """A rule that removes reasoning parts by their provider options alone."""
+
+    def drop_reason(self, options: Mapping[str, Any] | None) -> str | None: ...
+
+
+_LISTING_DROPPERS: tuple[tuple[str, str, type[Rule]], ...] = (
+    ("rejected_reasoning", "any_reasoning", RejectedReasoning),
+    ("google_signatures", "google_unissued_signatures", GoogleForeignThoughtSignature),
+    ("reasoning_items", "non_item_reasoning", OpenAIForeignReasoning),
+)
+"""The quick terms under which the walk lists the reasoning parts one rule removes by their
+options (:class:`_Dropping`): each term, the fact that rule needs, and its class."""
+
+
 def _plain_dropper(
     steps: Sequence[_Step],
     quick: QuickTerms,
     renamer: tuple[tuple[int, ...], QuickTerms] | None,
     guarded: bool,
 ) -> tuple[int, Rule, DropReason] | None:
-    """The plan's step that removes other providers' reasoning, applied with its one choice,
-    when the engine may make its removals without the index (:func:`_dropped_plainly`), with
+    """The plan's step that removes reasoning parts by their options (other providers', or
+    every one), applied with its one choice, when the engine may make its removals without the
+    index (:func:`_dropped_plainly`), with
     the reason it gives a part; None otherwise. Its records come before or after those of
     every renaming step (the engine puts them there).
 
@@ -487,74 +503,28 @@ def _plain_dropper(
     the other item rules read items alone (an id, encrypted content), which the listed parts
     are not."""
     found: tuple[int, Rule, DropReason] | None = None
-    modes = (
-        quick.signed,
-        quick.placed,
-        quick.reasoned_calls,
-        quick.google_signatures,
-        quick.reasoning_items,
-        quick.filled_reasoning,
-    )
-    if quick.reasoning and quick.rejected_reasoning and not any(modes):
-        if guarded:
+    if not quick.reasoning:
+        return None
+    listing = [(fact, cls) for term, fact, cls in _LISTING_DROPPERS if getattr(quick, term)]
+    if listing:
+        if (
+            len(listing) > 1
+            or guarded
+            or not quick.assistant_options
+            or quick.signed
+            or quick.placed
+            or quick.reasoned_calls
+        ):
             return None
-        reads = FACTS["any_reasoning"]
+        name, cls = listing[0]
+        reads = FACTS[name]
         for k, (rule, choice, keep, _lists, facts) in enumerate(steps):
             if reads not in facts:
                 continue
-            if (
-                type(rule) is not RejectedReasoning
-                or keep
-                or choice != rule.choices[0]
-                or found is not None
-            ):
+            if type(rule) is not cls or keep or choice != rule.choices[0] or found is not None:
                 return None
-            found = (k, rule, rule.drop_reason)
-    elif (
-        quick.reasoning
-        and not quick.rejected_reasoning
-        and quick.google_signatures
-        and quick.assistant_options
-        and not (quick.signed or quick.placed or quick.reasoned_calls)
-    ):
-        if guarded:
-            return None
-        reads = FACTS["google_unissued_signatures"]
-        for k, (rule, choice, keep, _lists, facts) in enumerate(steps):
-            if reads not in facts:
-                continue
-            if (
-                type(rule) is not GoogleForeignThoughtSignature
-                or keep
-                or choice != rule.choices[0]
-                or found is not None
-            ):
-                return None
-            found = (k, rule, rule.drop_reason)
-    elif (
-        quick.reasoning
-        and not quick.rejected_reasoning
-        and quick.reasoning_items
-        and quick.assistant_options
-        and not (quick.signed or quick.placed or quick.reasoned_calls or quick.google_signatures)
-    ):
-        if guarded:
-            return None
-        reads = FACTS["non_item_reasoning"]
-        for k, (rule, choice, keep, _lists, facts) in enumerate(steps):
-            if reads not in facts:
-                continue
-            if (
-                type(rule) is not OpenAIForeignReasoning
-                or keep
-                or choice != rule.choices[0]
-                or found is not None
-            ):
-                return None
-            found = (k, rule, rule.drop_reason)
-    elif (
-        quick.reasoning and not quick.rejected_reasoning and quick.placed and len(quick.signed) == 1
-    ):
+            found = (k, rule, cast(_Dropping, rule).drop_reason)
+    elif quick.placed and len(quick.signed) == 1:
         unsigned = FACTS[f"{quick.signed[0]}_unsigned_reasoning"]
         for k, (rule, choice, keep, _lists, facts) in enumerate(steps):
             if unsigned not in facts:
