@@ -387,10 +387,9 @@ def quick_verdict(
     unique_items = terms.unique_items
     if reasoning_items or item_ids or followed_items or unique_items:
         items = _openai_item()
-    # Whether a call's options are read at all.
-    call_options_read = (
-        not tool_options_ok or google_keeps is not None or google_signs is not None or unique_items
-    )
+    # Whether a call's options are read at all, and by Google's or OpenAI's terms.
+    call_modes = google_keeps is not None or google_signs is not None or unique_items
+    call_options_read = not tool_options_ok or call_modes
     item_seen: dict[str, int] = {}  # each item id, and the message it first came in
     # What each id must be: in the exact format, in the shared one, or anything (no rule of
     # the plan reads what ids are, only which parts share one).
@@ -478,24 +477,25 @@ def quick_verdict(
                         and (tool_namespace is None or tool_namespace in options)
                     ):
                         return NOT_PLAIN
-                    if unique_items and items is not None and options is not None:
-                        iid = items(options)[0]
-                        if iid is not None:
-                            if iid in item_seen:
-                                return NOT_PLAIN
-                            item_seen[iid] = i
-                    if (
-                        google_keeps is not None
-                        and options is not None
-                        and not google_keeps(options)
-                    ):
-                        return NOT_PLAIN
-                    if (
-                        google_signs is not None
-                        and call_at != i  # the first call of its message
-                        and (options is None or not google_signs(options))
-                    ):
-                        unsigned_at = i
+                    if call_modes:
+                        if unique_items and items is not None and options is not None:
+                            iid = items(options)[0]
+                            if iid is not None:
+                                if iid in item_seen:
+                                    return NOT_PLAIN
+                                item_seen[iid] = i
+                        if (
+                            google_keeps is not None
+                            and options is not None
+                            and not google_keeps(options)
+                        ):
+                            return NOT_PLAIN
+                        if (
+                            google_signs is not None
+                            and call_at != i  # the first call of its message
+                            and (options is None or not google_signs(options))
+                        ):
+                            unsigned_at = i
                 tid = fields["tool_call_id"]
                 if accepts is not None and (not ids or ":" in tid) and not accepts(tid):
                     # A history from a provider whose ids this one refuses has them from its
