@@ -20,7 +20,7 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 from benchmarks.corpus import corpus
-from heal import PROVIDERS, heal_messages, load_messages
+from heal import PROVIDERS, Policy, heal_messages, load_messages
 from heal._engine import HealScope, _plan_for, heal_not_plain
 from heal.messages import (
     AssistantMessage,
@@ -1201,6 +1201,20 @@ GROQ_DROPPED: list[tuple[str, list[dict[str, Any]], int]] = [
 ]
 """Histories for an API that takes no reasoning (Groq, Cerebras): every reasoning part is
 listed where its message keeps a text or a call."""
+
+
+@pytest.mark.parametrize(
+    "disabled", ["google-foreign-thought-signature", "google-empty-part"], ids=str
+)
+def test_the_current_turn_is_read_whichever_google_rule_is_off(disabled: str) -> None:
+    """The missing-signature rule reads the calls of the current turn whatever other rule
+    reads their options: an unsigned first call there is not plain, and is signed."""
+    history = [_USER, {"role": "assistant", "content": [_call("c1")]}, _RESULT]
+    policy = Policy(disable=[disabled])
+    assert _verdicts(load_messages(history), Target("google"), policy, "request") == (False, False)
+    healed = heal_messages(history, provider="google", policy=policy)
+    assert [r.rule for r in healed.repairs] == ["google-missing-thought-signature"]
+
 
 _MOVED_TO = [
     *[("anthropic", *case) for case in DROPPED],
