@@ -1216,6 +1216,21 @@ def test_the_current_turn_is_read_whichever_google_rule_is_off(disabled: str) ->
     assert [r.rule for r in healed.repairs] == ["google-missing-thought-signature"]
 
 
+def test_two_items_without_ids_are_two_items_when_the_id_rule_is_off() -> None:
+    """With ``encrypted-reasoning-without-item-id`` off, reasoning of encrypted content alone
+    stands, and two such items are two: the first has the second next, which
+    ``reasoning-without-following-item`` removes."""
+    encrypted = {**_item("x"), "providerOptions": {"openai": {"reasoningEncryptedContent": "g"}}}
+    policy = Policy(disable=["encrypted-reasoning-without-item-id"])
+    one = [_USER, _items(encrypted, _TEXT), _USER]
+    two = [_USER, _items(encrypted, encrypted, _TEXT), _USER]
+    target = Target("openai-responses")
+    assert _verdicts(load_messages(one), target, policy, "request") == (True, True)
+    assert _verdicts(load_messages(two), target, policy, "request") == (False, False)
+    healed = heal_messages(two, target=target, policy=policy)
+    assert [r.rule for r in healed.repairs] == ["reasoning-without-following-item"]
+
+
 _MOVED_TO = [
     *[("anthropic", *case) for case in DROPPED],
     *[("google", *case) for case in GOOGLE_DROPPED],
