@@ -1120,8 +1120,8 @@ def _dropped_plainly(
     """What :func:`_run` returns for a history plain but for other providers' reasoning (the
     parts at ``drops``, which the quick verdict listed) and maybe for ids the target refuses
     (``ids``, gathered by the same walk), made without the index: a conversation moved to
-    Anthropic from OpenAI or Gemini, or to Gemini from Anthropic or OpenAI. None to leave it
-    to the index.
+    Anthropic, Gemini or the Responses API from another of them, or any reasoning sent to an
+    API that takes none (Groq, Cerebras). None to leave it to the index.
 
     For Anthropic, the walk found every other part plain, the foreign reasoning ASCII and each
     part first in its message and followed there by a text or a call, and no signed reasoning:
@@ -1133,7 +1133,8 @@ def _dropped_plainly(
     in a plan without guards: no other rule reads reasoning but by its emptiness or its
     characters, and no message is left empty. For the Responses API, likewise: the foreign
     reasoning is no OpenAI item, which no item rule reads, and the items are as they keep them.
-    The index would run
+    For Groq and Cerebras every reasoning part goes, each in a message that keeps a text or a
+    call. The index would run
     the dropper and the id rules alone, each once, in plan order, and stop: the history they
     leave is plainly clean. Renaming keeps every part in its place and removing reasoning
     changes no id, so the two are made in either order, each record naming its part's place

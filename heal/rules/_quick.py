@@ -5,9 +5,11 @@ a clean heal listing what no rule will be asked about: a reference for every cal
 the role of every message, the ids and names for the facts. :func:`quickly_clean` walks the
 models once and lists nothing but the call ids and tool names; it answers for the plain shapes
 alone (text, tool calls each answered in the tool messages right after, reasoning where no rule
-reads it) and gives up, at the first part that is anything else, to the index, which decides as
-before. So it is exact in one direction: quickly clean implies that the index finds the plan's
-verdict clean (:meth:`HistoryIndex.clean`), and the engine returns the history as it is.
+reads it, or where the facts the rules read of it are ones it answers: Claude's signed thinking,
+Gemini's thoughts and signatures, OpenAI's reasoning items) and gives up, at the first part that
+is anything else, to the index, which decides as before. So it is exact in one direction:
+quickly clean implies that the index finds the plan's verdict clean
+(:meth:`HistoryIndex.clean`), and the engine returns the history as it is.
 
 What it must check follows from the plan's verdict, the trigger lists and facts its rules need
 (:func:`quick_terms`): a fact such as ``final_assistant`` or ``same_role_runs`` rules out a shape
