@@ -1049,27 +1049,30 @@ def _results_not_first(index: HistoryIndex, target: Target, profile: ProviderPro
     return any(results_not_first(messages[i]) for i in users_after_tool(index))
 
 
-def _calls_after_last_user(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+def _turn_with_calls(index: HistoryIndex) -> int | None:
+    """The index of the last user message (-1 without one) when a tool call comes after it,
+    in the current turn; else None."""
     calls = index.calls
     if not calls:
-        return False
+        return None
     roles = index.roles
     last_user = len(roles) - 1 - roles[::-1].index("user") if "user" in roles else -1
-    return calls[-1][0] > last_user  # the calls are in history order
+    return last_user if calls[-1][0] > last_user else None  # the calls are in history order
+
+
+def _calls_after_last_user(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    return _turn_with_calls(index) is not None
 
 
 def _unsigned_turn_calls(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
-    calls = index.calls
-    if not calls:
-        return False
-    roles = index.roles
-    last_user = len(roles) - 1 - roles[::-1].index("user") if "user" in roles else -1
-    if calls[-1][0] <= last_user:  # the calls are in history order
+    last_user = _turn_with_calls(index)
+    if last_user is None:
         return False
     from heal.rules.google import has_signature  # which imports this module
 
+    roles = index.roles
     seen = -1  # the last message whose first call was read
-    for m, _, call in calls:
+    for m, _, call in index.calls:
         if m <= last_user or m == seen or roles[m] != "assistant" or call.provider_executed:
             continue
         seen = m
