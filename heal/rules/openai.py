@@ -123,24 +123,15 @@ def _native_options(options: Mapping[str, Any] | None) -> Mapping[str, JsonValue
 
 def item_id(part: ReasoningPart | TextPart | ToolCallPart) -> str | None:
     """The OpenAI item id of a part (``providerOptions.openai.itemId``), if it has one."""
-    return _item_fields(_native(part))[0]
+    values = _native(part)
+    value = values.get("itemId") if values is not None else None
+    return value if isinstance(value, str) and value else None
 
 
 def _encrypted(part: ReasoningPart) -> bool:
-    return _item_fields(_native(part))[1]
-
-
-def _item_fields(values: Mapping[str, JsonValue] | None) -> tuple[str | None, bool]:
-    """The item id (None without one) and whether there is encrypted reasoning, in a part's
-    OpenAI namespace ``values``."""
-    if values is None:
-        return None, False
-    value = values.get("itemId")
-    encrypted = values.get("reasoningEncryptedContent")
-    return (
-        value if isinstance(value, str) and value else None,
-        isinstance(encrypted, str) and bool(encrypted),
-    )
+    values = _native(part)
+    value = values.get("reasoningEncryptedContent") if values is not None else None
+    return isinstance(value, str) and bool(value)
 
 
 def is_reasoning_item(part: ReasoningPart) -> bool:
@@ -152,8 +143,13 @@ def is_reasoning_item(part: ReasoningPart) -> bool:
 
 def _is_item(values: Mapping[str, JsonValue] | None) -> bool:
     """:func:`is_reasoning_item` of a reasoning part whose OpenAI namespace is ``values``."""
-    found, encrypted = _item_fields(values)
-    return found is not None or encrypted
+    if values is None:
+        return False
+    item = values.get("itemId")
+    if isinstance(item, str) and item:
+        return True
+    encrypted = values.get("reasoningEncryptedContent")
+    return isinstance(encrypted, str) and bool(encrypted)
 
 
 def without_item_id(part: _P) -> tuple[_P, dict[str, JsonValue]]:
@@ -289,7 +285,15 @@ def options_item(options: Mapping[str, Any] | None) -> tuple[str | None, bool]:
     """The OpenAI item id in a part's provider options (None without one: :func:`item_id`) and
     whether they carry encrypted reasoning: a reasoning part is an OpenAI reasoning item
     (:func:`is_reasoning_item`) when either is there."""
-    return _item_fields(_native_options(options))
+    values = _native_options(options)
+    if values is None:
+        return None, False
+    value = values.get("itemId")
+    encrypted = values.get("reasoningEncryptedContent")
+    return (
+        value if isinstance(value, str) and value else None,
+        isinstance(encrypted, str) and bool(encrypted),
+    )
 
 
 def encrypted_without_id(part: ReasoningPart) -> bool:
