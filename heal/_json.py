@@ -158,7 +158,8 @@ def heal_json(
     for Mistral) is renamed in the decoded data, without models, as heal_messages renames it;
     for Anthropic, OpenAI's Responses API and Gemini, one plainly clean but for other
     providers' reasoning (a conversation moved from one of them to another) has that removed
-    there too, as heal_messages removes it.
+    there too, as heal_messages removes it, and for Groq and Cerebras (which take no
+    reasoning), every reasoning part.
     Any other is healed by :func:`heal.heal_messages` (which gets ``provider``, ``policy`` and
     every other keyword argument, such as ``rules``, ``strict`` or ``model=``) and written as
     :func:`dumps` writes it, even when nothing changed. Errors are ``heal_messages``' own: a
@@ -253,8 +254,9 @@ def _heal_json(
 
 
 def _engine_reads_reasoning(provider: ProviderId | None, target: dict[str, Any]) -> bool:
-    """:func:`heal._verdict.engine_reads_reasoning` for heal_json's target (the JSON walk reads
-    Anthropic's thinking no more than other formats' walks do)."""
+    """:func:`heal._verdict.engine_reads_reasoning` for heal_json's target: whether a history
+    the JSON walk refused goes to :func:`heal.heal_messages` (whose quick verdict reads some
+    reasoning the walk refuses) rather than to :func:`heal._engine.heal_not_plain`."""
     model, thinking, tools = target.get("model"), target.get("thinking"), target.get("tools")
     return engine_reads_reasoning(_terms(provider, model, thinking, tools)[1])
 
@@ -287,8 +289,9 @@ def _edited(
     refuses (Kimi's ``functions.search:3``; any id but Mistral's own, for Mistral; see
     :func:`_verdict`), whose calls' ids are ``ids`` (the verdict's walk gathered them; empty
     when it accepted them), and for other providers' reasoning (the parts ``drops``, which it
-    listed, for a thinking provider), made from the decoded dicts, without models; None to heal
-    it the full way, which then decides as always.
+    listed, for a thinking provider; every reasoning part, for an API that takes none), made
+    from the decoded dicts, without models; None to heal it the full way, which then decides as
+    always.
 
     The ids are renamed as the engine's id rules rename them (:class:`IdRenamer`), one to
     one, and the new ones must be accepted: the renamed history is then plainly clean, and this
@@ -949,10 +952,11 @@ def _verdict(
 
     ``drops`` (with ``past_ids``): a list for the reasoning parts of other providers that a
     thinking provider's rules remove (Anthropic's and Gemini's: see :func:`_scan`; the
-    Responses API's: :func:`_items_plain`): ``DROPS`` then says the history is plain but for
-    them, and ``REFUSED_IDS``, when the list is not empty, but for them and its ids. Without
-    the list such a history is ``NOT_PLAIN``. ``judged``: a list for what the walk judged of a
-    history it found plain (:data:`Gathered`)."""
+    Responses API's: :func:`_items_plain`), or every reasoning part, for an API that takes none
+    (Groq's, Cerebras': :func:`_scan` under ``rejects``): ``DROPS`` then says the history is
+    plain but for them, and ``REFUSED_IDS``, when the list is not empty, but for them and its
+    ids. Without the list such a history is ``NOT_PLAIN``. ``judged``: a list for what the
+    walk judged of a history it found plain (:data:`Gathered`)."""
     if type(history) is not list or not history:
         return NOT_PLAIN
     provider, terms = _terms(provider, model, thinking, tools)
@@ -967,6 +971,8 @@ def _verdict(
     walk: Callable[..., str | None] = _scan
     if not rich and terms.thinking and terms.text_options and terms.result_options:
         walk = partial(_scan, drops=found)
+    elif not rich and terms.rejects:
+        walk = partial(_scan, drops=found, rejects=True)
     elif not rich and terms.signatures:
         signed = []
         walk = partial(_scan, drops=found, signed=signed)
@@ -1007,6 +1013,7 @@ def _scan(
     *,
     drops: list[dict[str, Any]] | None = None,
     signed: list[bool] | None = None,
+    rejects: bool = False,
     judged: list[Gathered] | None = None,
 ) -> str | None:
     """The one pass of :func:`clean_verdict` over the messages: the role of the last message
@@ -1045,11 +1052,17 @@ def _scan(
     the last user message carries Gemini's signature, as :func:`heal._verdict.calls_accepted`
     takes it (``google-missing-thought-signature``).
 
+    ``rejects`` too, for a target that takes no reasoning (:attr:`heal._verdict.Terms.rejects`:
+    Groq, Cerebras), whose rules read no provider options: parts may carry options, and each
+    reasoning part, anywhere in an assistant message that does not end with reasoning, is added
+    to ``drops`` (the rule removes every one).
+
     ``judged``: a list to which the walk adds what it judged of a history it found plain
     (:data:`Gathered`), for :func:`_float_free`."""
     gemini = signed is not None
-    thinking = drops is not None and not gemini
-    options_ok = rich or thinking
+    rejects = rejects and drops is not None
+    thinking = drops is not None and not gemini and not rejects
+    options_ok = rich or thinking or rejects
     kept: list[Any] = []  # the options google-foreign-thought-signature must keep (gemini)
     signed_thinking = False  # Anthropic's signed thinking came (under ``drops``)
     waiting: dict[str, str] | None = None  # the previous message's calls: id -> name
@@ -1157,6 +1170,15 @@ def _scan(
                     waiting[call_id] = name
                     ids.append(call_id)
                     names.append(name)
+                elif kind == "reasoning" and rejects and drops is not None:
+                    # Every reasoning part is removed, wherever it stands in its message (which
+                    # must keep a text or a call: see below).
+                    if len(part) != 2:
+                        if len(part) != 3:
+                            return None
+                        add_options(part["providerOptions"])
+                    thoughts.append(part)
+                    drops.append(part)
                 elif kind == "reasoning" and rich and waiting is None:
                     if len(part) != 2:
                         if len(part) != 3:

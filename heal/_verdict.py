@@ -57,6 +57,7 @@ __all__ = [
     "MAX_DEPTH",
     "GOOGLE_SIGNATURE_RULES",
     "OPENAI_ITEM_RULES",
+    "REJECTED_REASONING_RULES",
     "PLAIN_TERMS",
     "by_default",
     "PLAIN_NEVER",
@@ -246,6 +247,12 @@ class Terms:
     Gemini's own thoughts (reasoning parts that are not empty, of Google's options alone). A
     walk that knows signatures checks that itself (each one a string or bytes
     ``google-foreign-thought-signature`` keeps; each thought not empty)."""
+    rejects: bool = False
+    """Whether it may hold reasoning that the plan removes, every part of it: the rules of the
+    plan that read reasoning or options are those of an API that takes no reasoning
+    (:data:`REJECTED_REASONING_RULES`), which remove each reasoning part and read nothing else,
+    so no part's provider options matter. A walk that knows this lists each reasoning part (in
+    a message that keeps a text or a call) for the removal."""
 
 
 TEXT_OPTION_NEEDS = frozenset(
@@ -289,6 +296,16 @@ OPENAI_ITEM_RULES = frozenset(
     }
 )
 """The rules of provider ``openai-responses`` that read reasoning and item ids, on by default."""
+
+REJECTED_REASONING_RULES = frozenset(
+    {
+        "cerebras-strip-reasoning-content",
+        "groq-unsupported-reasoning",
+        "mistral-reasoning-input",
+    }
+)
+"""The rules that remove every reasoning part, for an API that takes none
+(:class:`heal.rules.reasoning.RejectedReasoning`): they read reasoning and nothing else."""
 
 GOOGLE_SIGNATURE_RULES = frozenset(
     {
@@ -403,6 +420,7 @@ def _worked_out(target: Target) -> Terms | None:
     rich = not readers
     items = bool(readers) and readers <= OPENAI_ITEM_RULES
     signatures = bool(readers) and readers <= GOOGLE_SIGNATURE_RULES
+    rejects = bool(readers) and readers <= REJECTED_REASONING_RULES
     text_options = not text_readers
     result_options = tool_readers <= CALLER_RULES
     found = Terms(
@@ -413,6 +431,7 @@ def _worked_out(target: Target) -> Terms | None:
         result_options=result_options,
         thinking=readers <= ANTHROPIC_THINKING_RULES,
         signatures=signatures,
+        rejects=rejects,
     )
     return PLAIN_TERMS if found == PLAIN_TERMS else found
 

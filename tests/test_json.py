@@ -1328,13 +1328,80 @@ _MOVED_TO_GEMINI: list[tuple[str, History, int, int]] = [
 provider it lists to remove (``google-foreign-thought-signature``)."""
 
 
+_SECOND_CALL = _call("call_2", "g", {})
+_MOVED_TO_GROQ: list[tuple[str, History, int, int]] = [
+    (
+        "Claude's reasoning, Kimi's ids",
+        _turn(_thought("c", _CLAUDE), _SAID, _KIMI_CALL),
+        REFUSED_IDS,
+        1,
+    ),
+    ("OpenAI's, valid ids", _turn(_thought("a", _OPENAI), _SAID), DROPS, 1),
+    ("without options", _turn({"type": "reasoning", "text": "b"}, _SAID), DROPS, 1),
+    ("empty", _turn(_thought("", _GEMINI), _SAID), DROPS, 1),
+    ("between two texts", _turn(_SAID, _thought("a", _OPENAI), _SAID), DROPS, 1),
+    ("two providers'", _turn(_thought("c", _CLAUDE), _thought("b", _GEMINI), _SAID), DROPS, 2),
+    (
+        "between two calls",
+        [
+            _ASK,
+            {"role": "assistant", "content": [_KIMI_CALL, _thought("a", _OPENAI), _SECOND_CALL]},
+            {
+                "role": "tool",
+                "content": [
+                    *_KIMI_RESULTS["content"],
+                    _result("call_2", "g", {"type": "text", "value": "ok"}),
+                ],
+            },
+            _DONE,
+        ],
+        REFUSED_IDS,
+        1,
+    ),
+    (
+        "in two messages",
+        [*_turn(_thought("a", _OPENAI), _SAID), *_turn(_thought("c", _CLAUDE), _SAID)[1:]],
+        DROPS,
+        2,
+    ),
+    ("options on every part", _OPENAI_ITEMS, REFUSED_IDS, 1),
+    (
+        "Claude's options on a call",
+        _turn(_thought("c", _CLAUDE), _SAID, {**_KIMI_CALL, "providerOptions": _CLAUDE}),
+        REFUSED_IDS,
+        1,
+    ),
+    ("no reasoning, options on a text", _turn({**_SAID, "providerOptions": _CLAUDE}), CLEAN, 0),
+    (
+        "a user text with options",
+        [
+            {"role": "user", "content": [{**_SAID, "providerOptions": {"x": {}}}]},
+            *_turn(_thought("a", _OPENAI), _SAID)[1:],
+        ],
+        DROPS,
+        1,
+    ),
+    ("last in its message", _turn(_SAID, _thought("a", _OPENAI)), NOT_PLAIN, 0),
+    ("alone", _turn(_thought("a", _OPENAI)), NOT_PLAIN, 0),
+    ("heal's mark", _turn(_thought("a", {"heal": {"x": 1}}), _SAID), NOT_PLAIN, 0),
+    ("a lone surrogate", _turn(_thought("a\ud800", _OPENAI), _SAID), NOT_PLAIN, 0),
+    ("an odd key", _turn({**_thought("a", _OPENAI), "x": 1}, _SAID), NOT_PLAIN, 0),
+]
+"""Histories moved to Groq or Cerebras, whose APIs take no reasoning: heal_json's verdict,
+and how many reasoning parts it lists to remove (every one: ``groq-unsupported-reasoning``,
+``cerebras-strip-reasoning-content``)."""
+
+
 MOVED_TABLES: list[tuple[Any, str, list[tuple[str, History, int, int]]]] = [
     ("anthropic", "anthropic-strip-foreign-reasoning-content", MOVED),
     ("openai-responses", "openai-foreign-reasoning", _MOVED_TO_RESPONSES),
     ("google", "google-foreign-thought-signature", _MOVED_TO_GEMINI),
+    ("groq", "groq-unsupported-reasoning", _MOVED_TO_GROQ),
+    ("cerebras", "cerebras-strip-reasoning-content", _MOVED_TO_GROQ),
 ]
 """Each thinking provider, the rule that removes other providers' reasoning for it, and its
-table of moved histories."""
+table of moved histories; and the providers that take no reasoning, with the rule that removes
+it all."""
 
 
 @pytest.mark.parametrize(
@@ -1428,7 +1495,15 @@ def test_the_json_verdict_on_what_the_index_finds(provider: Any, history: Histor
 @given(
     history=quick_cases.moved_histories(),
     target=st.one_of(
-        st.sampled_from([Target("anthropic"), Target("openai-responses"), Target("google")]),
+        st.sampled_from(
+            [
+                Target("anthropic"),
+                Target("openai-responses"),
+                Target("google"),
+                Target("groq"),
+                Target("cerebras"),
+            ]
+        ),
         targets(),
     ),
 )
