@@ -482,7 +482,9 @@ def _plain_dropper(
     reasoning signed by its platform alone, where a Claude model puts it (so the walk lists
     the foreign parts, each first in its message and followed by a text or a call), and every
     other step that needs reasoning unsigned by that platform is its unsigned-reasoning rule,
-    which leaves foreign parts to it.
+    which leaves foreign parts to it. Bedrock's ``bedrock-unsigned-reasoning`` likewise, an
+    unsigned-reasoning rule that removes foreign parts itself (its facts word them), the only
+    step that needs reasoning unsigned by Bedrock.
 
     An API that takes no reasoning (``RejectedReasoning``: Groq's, Cerebras'), in a plan
     without guards: the walk lists every reasoning part (:attr:`QuickTerms.
@@ -529,7 +531,11 @@ def _plain_dropper(
         for k, (rule, choice, keep, _lists, facts) in enumerate(steps):
             if unsigned not in facts:
                 continue
-            if type(rule) is ForeignReasoning and not keep and choice == rule.choices[0]:
+            if (
+                type(rule) is ForeignReasoning
+                or (type(rule) is UnsignedReasoning and rule.facts.foreign is not None)
+            ) and (not keep and choice == rule.choices[0]):
+                assert isinstance(rule, ForeignReasoning | UnsignedReasoning)
                 if rule.facts.signing.namespace != quick.signed[0] or found is not None:
                     return None
                 found = (k, rule, partial(rule.options_drop_reason, beside_signed=False))
@@ -1120,26 +1126,27 @@ def _dropped_plainly(
     """What :func:`_run` returns for a history plain but for other providers' reasoning (the
     parts at ``drops``, which the quick verdict listed) and maybe for ids the target refuses
     (``ids``, gathered by the same walk), made without the index: a conversation moved to
-    Anthropic, Gemini or the Responses API from another of them, or any reasoning sent to an
-    API that takes none (Groq, Cerebras). None to leave it to the index.
+    Anthropic, Bedrock, Gemini or the Responses API from another of them, or any reasoning sent
+    to an API that takes none (Groq, Cerebras). None to leave it to the index.
 
     For Anthropic, the walk found every other part plain, the foreign reasoning ASCII and each
     part first in its message and followed there by a text or a call, and no signed reasoning:
     so of the plan's rules only the dropper (``_Plan.dropper``) and the unsigned-reasoning rule,
     which leaves foreign parts to it, find anything in the reasoning, nothing is protected, and
-    no message is left empty or ends with reasoning once the parts are gone. For Google, it
-    found the foreign reasoning ASCII and not empty, in a message that ends with a text or a
-    call, and every other part as ``google-foreign-thought-signature`` (the dropper) keeps it,
-    in a plan without guards: no other rule reads reasoning but by its emptiness or its
-    characters, and no message is left empty. For the Responses API, likewise: the foreign
-    reasoning is no OpenAI item, which no item rule reads, and the items are as they keep them.
-    For Groq and Cerebras every reasoning part goes, each in a message that keeps a text or a
-    call. The index would run
-    the dropper and the id rules alone, each once, in plan order, and stop: the history they
-    leave is plainly clean. Renaming keeps every part in its place and removing reasoning
-    changes no id, so the two are made in either order, each record naming its part's place
-    in the input; each rule's records come in plan order. ``tests/test_quick.py`` holds the
-    two ways to one result."""
+    no message is left empty or ends with reasoning once the parts are gone. For Bedrock
+    likewise, its unsigned-reasoning rule being the dropper (the walk lists other providers'
+    reasoning alone, which that rule words as such; a part unsigned otherwise is not plain).
+    For Google, it found the foreign reasoning ASCII and not empty, in a message that ends with
+    a text or a call, and every other part as ``google-foreign-thought-signature`` (the
+    dropper) keeps it, in a plan without guards: no other rule reads reasoning but by its
+    emptiness or its characters, and no message is left empty. For the Responses API,
+    likewise: the foreign reasoning is no OpenAI item, which no item rule reads, and the items
+    are as they keep them. For Groq and Cerebras every reasoning part goes, each in a message
+    that keeps a text or a call. The index would run the dropper and the id rules alone, each
+    once, in plan order, and stop: the history they leave is plainly clean. Renaming keeps
+    every part in its place and removing reasoning changes no id, so the two are made in either
+    order, each record naming its part's place in the input; each rule's records come in plan
+    order. ``tests/test_quick.py`` holds the two ways to one result."""
     dropper = plan.dropper
     assert dropper is not None  # the walk lists drops for such a plan only
     k, rule, why = dropper

@@ -1203,6 +1203,56 @@ GROQ_DROPPED: list[tuple[str, list[dict[str, Any]], int]] = [
 listed where its message keeps a text or a call."""
 
 
+_BEDROCK_THOUGHT = {
+    "type": "reasoning",
+    "text": "d",
+    "providerOptions": {"bedrock": {"signature": "c2ln"}},
+}
+_BEDROCK_REDACTED = {
+    "type": "reasoning",
+    "text": "",
+    "providerOptions": {"bedrock": {"redactedData": "ZGF0YQ=="}},
+}
+
+BEDROCK_DROPPED: list[tuple[str, list[dict[str, Any]], int]] = [
+    ("Bedrock's own signed thinking", [_USER, _items(_BEDROCK_THOUGHT, _TEXT), _USER], CLEAN),
+    (
+        "Bedrock's own, redacted, before a call",
+        [_USER, _items(_BEDROCK_THOUGHT, _BEDROCK_REDACTED, _call("c1")), _RESULT, _USER],
+        CLEAN,
+    ),
+    (
+        "Bedrock's own, in an open tool loop",
+        [_USER, _items(_BEDROCK_THOUGHT, _call("c1")), _RESULT],
+        CLEAN,
+    ),
+    ("Claude's, Kimi's ids", [_USER, _moved(_SIGNED_THOUGHT), _KIMI_RESULT, _USER], REFUSED_IDS),
+    (
+        "Gemini's and OpenAI's, valid ids",
+        [_USER, _items(_GEMINI_THOUGHT, _OPENAI_THOUGHT, _TEXT), _USER],
+        DROPS,
+    ),
+    ("in an open tool loop", [_USER, _moved(_GEMINI_THOUGHT), _KIMI_RESULT], REFUSED_IDS),
+    (
+        "beside Bedrock's signed thinking",
+        [_USER, _items(_OPENAI_THOUGHT, _TEXT), _USER, _items(_BEDROCK_THOUGHT, _TEXT), _USER],
+        NOT_PLAIN,
+    ),
+    ("unsigned, no options", [_USER, _items({"type": "reasoning", "text": "a"}, _TEXT)], NOT_PLAIN),
+    ("after the text", [_USER, _items(_TEXT, _OPENAI_THOUGHT), _USER], NOT_PLAIN),
+    ("alone in its message", [_USER, _items(_OPENAI_THOUGHT), _USER], NOT_PLAIN),
+    ("not ASCII", [_USER, _items({**_OPENAI_THOUGHT, "text": "caf\u00e9"}, _TEXT)], NOT_PLAIN),
+    (
+        "a blank text beside Bedrock's thinking",
+        [_USER, _items(_BEDROCK_THOUGHT, _TEXT, {"type": "text", "text": " "}), _USER],
+        NOT_PLAIN,
+    ),
+]
+"""Histories moved to Bedrock: its own signed thinking stands (an open tool loop too: no
+Bedrock rule reads one), other providers' reasoning is listed where Claude's would sit, and
+``bedrock-unsigned-reasoning`` removes it."""
+
+
 @pytest.mark.parametrize(
     "disabled", ["google-foreign-thought-signature", "google-empty-part"], ids=str
 )
@@ -1236,6 +1286,7 @@ _MOVED_TO = [
     *[("google", *case) for case in GOOGLE_DROPPED],
     *[("openai-responses", *case) for case in RESPONSES_DROPPED],
     *[(provider, *case) for case in GROQ_DROPPED for provider in ("groq", "cerebras")],
+    *[("bedrock", *case) for case in BEDROCK_DROPPED],
 ]
 _DROPPING_RULE = {
     "anthropic": "anthropic-strip-foreign-reasoning-content",
@@ -1243,6 +1294,7 @@ _DROPPING_RULE = {
     "openai-responses": "openai-foreign-reasoning",
     "groq": "groq-unsupported-reasoning",
     "cerebras": "cerebras-strip-reasoning-content",
+    "bedrock": "bedrock-unsigned-reasoning",
 }
 
 
@@ -1327,7 +1379,10 @@ _CALL_OPTIONS = (
     history=moved_histories(),
     target=st.one_of(
         st.sampled_from(
-            [Target(p) for p in ("anthropic", "google", "openai-responses", "groq", "cerebras")]
+            [
+                Target(p)
+                for p in ("anthropic", "google", "openai-responses", "groq", "cerebras", "bedrock")
+            ]
         ),
         targets(),
     ),

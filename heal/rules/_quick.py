@@ -108,10 +108,14 @@ class QuickTerms:
     offered: bool
     """Tool names must be among the target's tools, when it names them (``unoffered_tools``)."""
     placed: bool = False
-    """Reasoning must open its message and be followed there by a text or a call, in a history
-    that does not end with tool results: the verdict names ``reasoning_not_first``,
-    ``reasoning_only_message``, ``trailing_reasoning`` or ``tool_loop_reasoning`` (the shape
-    of Anthropic's thinking, as a Claude model writes it)."""
+    """Reasoning must open its message and be followed there by a text or a call: the verdict
+    names ``reasoning_not_first``, ``reasoning_only_message``, ``trailing_reasoning`` or
+    ``tool_loop_reasoning`` (the shape of Anthropic's thinking, as a Claude model writes
+    it)."""
+    loop_reasoning: bool = False
+    """A history that holds reasoning must not end with tool results: the verdict names
+    ``tool_loop_reasoning`` (Anthropic's open tool loop, which wants thinking where the walk
+    does not look)."""
     signed: tuple[str, ...] = ()
     """The platforms whose signature each reasoning part must carry (``anthropic`` for
     ``anthropic_unsigned_reasoning``; see :data:`heal.rules.reasoning.SIGNINGS`)."""
@@ -259,6 +263,7 @@ def quick_terms(verdict: tuple[frozenset[str], tuple[Fact, ...]] | None) -> Quic
         exact_ids="unaccepted_tool_call_ids" in named,
         offered="unoffered_tools" in named,
         placed=not named.isdisjoint(_PLACED_FACTS),
+        loop_reasoning="tool_loop_reasoning" in named,
         signed=tuple(platform for fact, platform in _SIGNED_FACTS.items() if fact in named),
     )
 
@@ -593,7 +598,7 @@ def quick_verdict(
             return NOT_PLAIN
     if waiting or not turns:
         return NOT_PLAIN  # a call without its result; only_system (an empty history too)
-    if placed and previous == "tool" and reasoning_at >= 0:
+    if terms.loop_reasoning and previous == "tool" and reasoning_at >= 0:
         return NOT_PLAIN  # tool_loop_reasoning: an open tool loop, in a history that reasons
     if previous == "assistant" and not terms.assistant_end:
         return NOT_PLAIN

@@ -280,6 +280,10 @@ class BedrockBlankTextBesideSignedThinking(_BedrockRule):
     id = "bedrock-blank-text-beside-signed-thinking"
     edits_protected = True  # Converse rejects the blank part in the protected message too
     triggers = frozenset({"reasoning"})
+    # It finds blank text parts alone, which the index lists among its texts (a history
+    # without reasoning has no signed message either, but the texts are the finer hint: a
+    # quick verdict reads them and takes Bedrock's signed thinking).
+    needs = frozenset({"texts"})
     summary = "latest message with signed thinking holds an empty or whitespace-only text part"
     scope = Scope.REQUEST
     choices = ("drop",)

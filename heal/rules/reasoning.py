@@ -265,10 +265,30 @@ class UnsignedReasoning(FamilyRule[Unsigned]):
                     part="empty reasoning part" if not part.text else "reasoning part",
                     stray=_stray_signature(part, signing.namespace),
                 )
-            reason = f"{what}; removed from the request" + (
-                facts.beside_signed if m in protected else ""
-            )
-            yield m, p, part, reason
+            yield m, p, part, self._reason(what, beside_signed=m in protected)
+
+    def options_drop_reason(
+        self, options: Mapping[str, Any] | None, *, beside_signed: bool
+    ) -> str | None:
+        """Why a reasoning part whose provider options are ``options`` is removed when those
+        are another provider's alone (``beside_signed``: it sits in the protected message);
+        None for any other part, and when a :class:`ForeignReasoning` rule removes such parts
+        instead (no ``foreign`` in the facts). The engine asks it too, removing other
+        providers' reasoning without the index (``heal._engine._Plan.dropper``)."""
+        facts = self.facts
+        if facts.foreign is None:
+            return None
+        foreign = foreign_options(options, (facts.signing.namespace,))
+        if not foreign:
+            return None
+        what = facts.foreign.format(namespaces=", ".join(foreign))
+        return self._reason(what, beside_signed=beside_signed)
+
+    def _reason(self, what: str, *, beside_signed: bool) -> str:
+        """The reason of a removed part that is ``what``."""
+        return f"{what}; removed from the request" + (
+            self.facts.beside_signed if beside_signed else ""
+        )
 
     def _mark(self, m: int, p: int, part: ReasoningPart) -> Iterator[Finding]:
         namespace = self.facts.signing.namespace
