@@ -590,6 +590,23 @@ def planned_rules(target: Target) -> tuple[Rule, ...]:
     return tuple(step[0] for step in _plan_for(target, None, None, "request").steps)
 
 
+def quick_takes_reasoning(rules: Iterable[Rule]) -> bool:
+    """Whether the quick verdict of a plan of these ``rules`` (:func:`planned_rules`) takes
+    reasoning parts: its quick terms read them (:attr:`QuickTerms.reasoning`), keeping some
+    and listing others for its dropper, instead of leaving every history that holds one to
+    the index."""
+    lists: set[str] = set()
+    facts: set[Fact] = set()
+    for rule in rules:
+        needed_lists, needed_facts = _split_needs(rule)
+        if needed_lists is None:
+            return False
+        lists.update(needed_lists)
+        facts.update(needed_facts)
+    quick = quick_terms((frozenset(lists), tuple(facts)))
+    return quick is not None and quick.reasoning
+
+
 def _verdict(steps: Sequence[_Step]) -> tuple[frozenset[str], tuple[Fact, ...]] | None:
     """What the plan's rules need, all together (see ``_Plan.verdict``)."""
     lists: set[str] = set()

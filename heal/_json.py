@@ -86,7 +86,7 @@ from heal.repairs import Repair
 from heal.rules._options import foreign_options
 from heal.rules._quick import CLEAN, DROPS, NOT_PLAIN, REFUSED_IDS
 from heal.rules.google import GOOGLE_NAMESPACES, keeps_signatures, options_signed
-from heal.rules.reasoning import ANTHROPIC_SIGNING
+from heal.rules.reasoning import ANTHROPIC_SIGNING, BEDROCK_SIGNING
 from heal.targets import Target
 
 __all__ = [
@@ -158,8 +158,8 @@ def heal_json(
     for Mistral) is renamed in the decoded data, without models, as heal_messages renames it;
     for Anthropic, OpenAI's Responses API and Gemini, one plainly clean but for other
     providers' reasoning (a conversation moved from one of them to another) has that removed
-    there too, as heal_messages removes it, and for Groq and Cerebras (which take no
-    reasoning), every reasoning part.
+    there too, as heal_messages removes it (for Bedrock too), and for Groq and Cerebras (which
+    take no reasoning), every reasoning part.
     Any other is healed by :func:`heal.heal_messages` (which gets ``provider``, ``policy`` and
     every other keyword argument, such as ``rules``, ``strict`` or ``model=``) and written as
     :func:`dumps` writes it, even when nothing changed. Errors are ``heal_messages``' own: a
@@ -254,11 +254,27 @@ def _heal_json(
 
 
 def _engine_reads_reasoning(provider: ProviderId | None, target: dict[str, Any]) -> bool:
-    """:func:`heal._verdict.engine_reads_reasoning` for heal_json's target: whether a history
-    the JSON walk refused goes to :func:`heal.heal_messages` (whose quick verdict reads some
-    reasoning the walk refuses) rather than to :func:`heal._engine.heal_not_plain`."""
+    """:func:`heal._verdict.engine_reads_reasoning` for heal_json's target, whose walk does not
+    read reasoning itself (:func:`_reads_reasoning`): whether a history the JSON walk refused
+    goes to :func:`heal.heal_messages` (whose quick verdict reads reasoning the walk refuses)
+    rather than to :func:`heal._engine.heal_not_plain`. Where the walk reads the reasoning as
+    that verdict does, a history it refused is refused there too: asking again costs a walk."""
     model, thinking, tools = target.get("model"), target.get("thinking"), target.get("tools")
-    return engine_reads_reasoning(_terms(provider, model, thinking, tools)[1])
+    terms = _terms(provider, model, thinking, tools)[1]
+    return engine_reads_reasoning(terms) and not _reads_reasoning(terms)
+
+
+def _reads_reasoning(terms: Terms | None) -> bool:
+    """Whether the verdict's walk reads reasoning parts for a target of these ``terms`` (see
+    :func:`_verdict`), rather than refusing every one."""
+    return terms is not None and (
+        terms.rich
+        or terms.items
+        or terms.rejects
+        or terms.signatures
+        or terms.bedrock
+        or (terms.thinking and terms.text_options and terms.result_options)
+    )
 
 
 def _terms(
@@ -973,6 +989,8 @@ def _verdict(
         walk = partial(_scan, drops=found)
     elif not rich and terms.rejects:
         walk = partial(_scan, drops=found, rejects=True)
+    elif not rich and terms.bedrock:
+        walk = partial(_scan, drops=found, bedrock=True)
     elif not rich and terms.signatures:
         signed = []
         walk = partial(_scan, drops=found, signed=signed)
@@ -1014,6 +1032,7 @@ def _scan(
     drops: list[dict[str, Any]] | None = None,
     signed: list[bool] | None = None,
     rejects: bool = False,
+    bedrock: bool = False,
     judged: list[Gathered] | None = None,
 ) -> str | None:
     """The one pass of :func:`clean_verdict` over the messages: the role of the last message
@@ -1040,7 +1059,11 @@ def _scan(
     (``anthropic-strip-foreign-reasoning-content`` removes it); signed reasoning only where no
     other provider's is, in a history that ends with tool results only when an assistant
     message of that loop (since the last user message) opens with it, as
-    ``anthropic-tool-loop-thinking`` wants.
+    ``anthropic-tool-loop-thinking`` wants. ``bedrock`` too, for a target whose rules that read
+    reasoning or options are Bedrock's (:attr:`heal._verdict.Terms.bedrock`): the same, with
+    Bedrock's signature, options on calls and results whatever their namespace, any open tool
+    loop, and none on a user message's texts (``bedrock-unsigned-reasoning`` removes other
+    providers' reasoning).
 
     ``signed`` too, for a target whose rules that read reasoning or options are Google's
     (:attr:`heal._verdict.Terms.signatures`): an assistant message's texts and calls may carry
@@ -1063,6 +1086,11 @@ def _scan(
     rejects = rejects and drops is not None
     thinking = drops is not None and not gemini and not rejects
     options_ok = rich or thinking or rejects
+    user_options_ok = options_ok and not bedrock
+    # Anthropic's programmatic tool calls (a call's or result's ``caller``), which its rules read.
+    caller = thinking and not bedrock
+    signing = BEDROCK_SIGNING if bedrock else ANTHROPIC_SIGNING
+    signs, native = signing.signs_options, (signing.namespace,)
     kept: list[Any] = []  # the options google-foreign-thought-signature must keep (gemini)
     signed_thinking = False  # Anthropic's signed thinking came (under ``drops``)
     waiting: dict[str, str] | None = None  # the previous message's calls: id -> name
@@ -1092,7 +1120,7 @@ def _scan(
                     if not options_ok or len(part) != 5:
                         return None
                     found = part["providerOptions"]
-                    if thinking and type(found) is dict and _THINKING_NAMESPACE in found:
+                    if caller and type(found) is dict and _THINKING_NAMESPACE in found:
                         return None
                     add_options(found)
                 call_id = part["toolCallId"]
@@ -1127,7 +1155,7 @@ def _scan(
                 if type(part) is not dict or part["type"] != "text":
                     return None
                 if len(part) != 2:
-                    if not options_ok or len(part) != 3:
+                    if not user_options_ok or len(part) != 3:
                         return None
                     add_options(part["providerOptions"])
                 add_text(part["text"])
@@ -1153,7 +1181,7 @@ def _scan(
                         if not (options_ok or gemini) or len(part) != 5:
                             return None
                         found = part["providerOptions"]
-                        if thinking and type(found) is dict and _THINKING_NAMESPACE in found:
+                        if caller and type(found) is dict and _THINKING_NAMESPACE in found:
                             return None
                         add_options(found)
                         if gemini:
@@ -1210,7 +1238,7 @@ def _scan(
                     thoughts.append(part)
                 elif kind == "reasoning" and drops is not None and waiting is None:
                     # Opening its message, or after reasoning that does (reasoning_not_first),
-                    # signed (Anthropic's unsigned-reasoning rule) or another provider's alone.
+                    # signed (the unsigned-reasoning rule) or another provider's alone.
                     if len(part) != 3 or content[0]["type"] != "reasoning":
                         return None
                     found = part["providerOptions"]
@@ -1218,11 +1246,11 @@ def _scan(
                         return None
                     add_options(found)
                     thoughts.append(part)
-                    if ANTHROPIC_SIGNING.signs_options(found):
+                    if signs(found):
                         # Its message opens with signed thinking (with another provider's
                         # reasoning first, the history is not plain: see below).
                         signed_thinking = True
-                    elif foreign_options(found, _THINKING_NATIVE):
+                    elif foreign_options(found, native):
                         drops.append(part)
                     else:
                         return None
@@ -1246,10 +1274,11 @@ def _scan(
                 return None
         if _turn_calls_signed(history):
             signed.append(True)
-    if signed_thinking and (drops or (previous == "tool" and not _turn_thinks(history))):
+    if signed_thinking and (drops or (caller and previous == "tool" and not _turn_thinks(history))):
         # Signed thinking beside other providers' reasoning (its latest message is protected,
-        # which words the removals otherwise), or in a history ending in an open tool loop
-        # none of whose assistant messages opens with it (anthropic-tool-loop-thinking).
+        # which words the removals otherwise), or, for Anthropic, in a history ending in an
+        # open tool loop none of whose assistant messages opens with it
+        # (anthropic-tool-loop-thinking).
         return None
     if judged is not None:
         judged.append((inputs, values, options))
@@ -1297,7 +1326,6 @@ def _turn_calls_signed(history: list[Any]) -> bool:
 
 _THINKING_NAMESPACE = ANTHROPIC_SIGNING.namespace
 """The namespace of the signatures :func:`_scan` reads under ``drops`` (Anthropic's thinking)."""
-_THINKING_NATIVE = (_THINKING_NAMESPACE,)
 
 
 def _items_plain(history: list[Any], drops: list[dict[str, Any]] | None = None) -> bool:

@@ -42,7 +42,7 @@ from itertools import chain
 from math import isfinite
 from typing import Any, cast
 
-from heal._engine import planned_rules
+from heal._engine import planned_rules, quick_takes_reasoning
 from heal.adapters._common import bare_target
 from heal.errors import ConfigError
 from heal.policy import Policy
@@ -58,6 +58,7 @@ __all__ = [
     "GOOGLE_SIGNATURE_RULES",
     "OPENAI_ITEM_RULES",
     "REJECTED_REASONING_RULES",
+    "BEDROCK_THINKING_RULES",
     "PLAIN_TERMS",
     "by_default",
     "PLAIN_NEVER",
@@ -247,6 +248,17 @@ class Terms:
     Gemini's own thoughts (reasoning parts that are not empty, of Google's options alone). A
     walk that knows signatures checks that itself (each one a string or bytes
     ``google-foreign-thought-signature`` keeps; each thought not empty)."""
+    engine_reasoning: bool = False
+    """Whether the engine's quick verdict takes reasoning that the plan's rules read (not
+    :attr:`rich`): it keeps the target's own and lists what the plan removes without the index
+    (:func:`heal._engine.quick_takes_reasoning` of its rules; see
+    :func:`engine_reads_reasoning`)."""
+    bedrock: bool = False
+    """Whether it may hold Bedrock's signed thinking: the rules of the plan that read reasoning
+    or options are Bedrock's (:data:`BEDROCK_THINKING_RULES`), which find nothing in thinking
+    Bedrock returned (signed, first in its message and followed by its text or calls), nor in
+    options on the model's parts and the tool results, which a walk that knows thinking checks
+    itself (a user message's texts with options are heal's placeholder to them)."""
     rejects: bool = False
     """Whether it may hold reasoning that the plan removes, every part of it: the rules of the
     plan that read reasoning or options are those of an API that takes no reasoning
@@ -296,6 +308,19 @@ OPENAI_ITEM_RULES = frozenset(
     }
 )
 """The rules of provider ``openai-responses`` that read reasoning and item ids, on by default."""
+
+BEDROCK_THINKING_RULES = frozenset(
+    {
+        "bedrock-first-message",  # a first user message of texts with options only
+        "bedrock-unsigned-reasoning",
+        "bedrock-reasoning-only-message",
+        "bedrock-reasoning-not-first",
+        "bedrock-trailing-reasoning",
+    }
+)
+"""The rules of provider ``bedrock`` that read reasoning or options, on by default: none finds
+anything in Bedrock's signed thinking first in its message, followed by its text or calls, in a
+history whose first user message holds no options."""
 
 REJECTED_REASONING_RULES = frozenset(
     {
@@ -370,14 +395,14 @@ def terms_for(target: Target) -> Terms | None:
 
 def engine_reads_reasoning(terms: Terms | None) -> bool:
     """Whether, for a target of these ``terms``, the engine's quick verdict takes reasoning
-    that the formats' plain walks refuse: Anthropic's (:attr:`Terms.thinking` without
-    :attr:`Terms.rich`), whose plan keeps Claude's signed thinking and removes other
-    providers' reasoning without the index (``heal._engine._dropped_plainly``). A format that
-    does not read such reasoning itself heals a history its walk refused with
+    that the plan's rules read (:attr:`Terms.engine_reasoning`): Anthropic's and Bedrock's
+    signed thinking, Gemini's thoughts, OpenAI's items, and other providers' reasoning (every
+    reasoning part, for Groq and Cerebras) that the plan removes without the index
+    (``heal._engine._dropped_plainly``). A format whose walk refused a history heals it with
     :func:`heal.heal_messages` then, which asks that verdict, rather than with
-    :func:`heal._engine.heal_not_plain`: a conversation moved to Anthropic is plain to it
-    nearly always."""
-    return terms is not None and terms.thinking and not terms.rich
+    :func:`heal._engine.heal_not_plain`: a conversation moved to such a provider is plain to
+    it nearly always, and a walk that reads less reasoning than the engine refuses it."""
+    return terms is not None and terms.engine_reasoning
 
 
 def provider_terms(provider: object) -> Terms | None:
@@ -421,17 +446,20 @@ def _worked_out(target: Target) -> Terms | None:
     items = bool(readers) and readers <= OPENAI_ITEM_RULES
     signatures = bool(readers) and readers <= GOOGLE_SIGNATURE_RULES
     rejects = bool(readers) and readers <= REJECTED_REASONING_RULES
+    bedrock = bool(readers) and readers <= BEDROCK_THINKING_RULES
     text_options = not text_readers
     result_options = tool_readers <= CALLER_RULES
     found = Terms(
         ends,
         rich=rich,
+        engine_reasoning=not rich and quick_takes_reasoning(planned),
         items=items,
         text_options=text_options,
         result_options=result_options,
         thinking=readers <= ANTHROPIC_THINKING_RULES,
         signatures=signatures,
         rejects=rejects,
+        bedrock=bedrock,
     )
     return PLAIN_TERMS if found == PLAIN_TERMS else found
 

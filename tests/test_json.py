@@ -19,6 +19,7 @@ import gc
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext, suppress
+from dataclasses import replace
 from datetime import datetime
 from decimal import Decimal
 from functools import partial
@@ -969,14 +970,26 @@ _REASONING_TEXTS = [json.dumps(c) for c in corpus(conversations=40, shape="reaso
 
 
 @pytest.mark.parametrize(
-    "provider", [None, "openai-chat", "mistral", "openai-responses", "anthropic", "google"]
+    "provider",
+    [
+        None,
+        "openai-chat",
+        "mistral",
+        "openai-responses",
+        "anthropic",
+        "google",
+        "groq",
+        "cerebras",
+        "bedrock",
+    ],
 )
 def test_kimi_ids_are_renamed_without_loading_models(provider: Any) -> None:
     """The reasoning corpus' histories from Kimi's ids (half of its ids) are renamed without a
     model for the targets that let their reasoning stand, for Anthropic, which keeps Claude's
     signed thinking and removes OpenAI's and Gemini's reasoning, for OpenAI's Responses API and
-    Gemini likewise (each keeps its own reasoning and signatures): heal_json loads only the
-    broken ones, and gives what heal_messages gives."""
+    Gemini likewise (each keeps its own reasoning and signatures), and for Groq and Cerebras,
+    which take no reasoning: heal_json loads only the broken ones, and gives what heal_messages
+    gives."""
     loaded: list[int] = []
     load = heal_json_module._load_decoded
 
@@ -1000,8 +1013,50 @@ def test_kimi_ids_are_renamed_without_loading_models(provider: Any) -> None:
                     "anthropic-strip-foreign-reasoning-content",
                     "openai-foreign-reasoning",
                     "google-foreign-thought-signature",
+                    "groq-unsupported-reasoning",
+                    "cerebras-strip-reasoning-content",
+                    "bedrock-unsigned-reasoning",
                 }
     assert renamed >= 0.8 * len(_REASONING_TEXTS)
+
+
+@pytest.mark.parametrize(
+    ("provider", "target"),
+    [*[(p, {}) for p in ALL_PROVIDERS], *[(t.get("provider"), t) for t in MODEL_TARGETS]],
+    ids=str,
+)
+def test_the_json_walk_reads_the_reasoning_the_engine_reads(
+    provider: Any, target: dict[str, Any]
+) -> None:
+    """For every built-in target, heal_json's walk reads the reasoning the engine's quick
+    verdict reads (the target's own kept, others' listed for removal): a history it refused
+    goes to heal_not_plain, which skips that verdict."""
+    options = {k: v for k, v in target.items() if k != "provider"}
+    assert not heal_json_module._engine_reads_reasoning(provider, options)
+
+
+def test_a_history_the_walk_refused_asks_the_engine_where_it_reads_more_reasoning() -> None:
+    """Were the engine's verdict to read reasoning the JSON walk refuses, a history that walk
+    refused would go to heal_messages, which asks that verdict (terms made so here)."""
+    history = [_ASK, {"role": "assistant", "content": [_thought("d", _BEDROCK), _SAID]}]
+    terms = heal_json_module._terms("bedrock", None, None, None)[1]
+    assert terms is not None and terms.bedrock
+    unread = (None, replace(terms, bedrock=False))
+    used: list[str] = []
+    real = heal_messages
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        used.append("heal_messages")
+        return real(*args, **kwargs)
+
+    text = json.dumps([*history, {**_ASK, "content": " "}])
+    with (
+        mock.patch.object(heal_json_module, "_terms", lambda *_: unread),
+        mock.patch.object(heal_json_module, "heal_messages", spy),
+    ):
+        got = heal_json(text, provider="bedrock")
+    assert used == ["heal_messages"]
+    assert got.repairs == heal_messages(text, provider="bedrock").repairs
 
 
 def _loads_counted() -> tuple[list[int], Any]:
@@ -1392,12 +1447,100 @@ and how many reasoning parts it lists to remove (every one: ``groq-unsupported-r
 ``cerebras-strip-reasoning-content``)."""
 
 
+_BEDROCK = {"bedrock": {"signature": "c2ln"}}
+_TOOLU_TURN = [
+    {"role": "tool", "content": [_result("toolu_1", "f", {"type": "text", "value": "ok"})]},
+    _DONE,
+]
+_MOVED_TO_BEDROCK: list[tuple[str, History, int, int]] = [
+    (
+        "Claude's reasoning, Kimi's ids",
+        _turn(_thought("c", _CLAUDE), _SAID, _KIMI_CALL),
+        REFUSED_IDS,
+        1,
+    ),
+    (
+        "OpenAI's and Gemini's, valid ids",
+        _turn(_thought("a", _OPENAI), _thought("b", _GEMINI), _SAID),
+        DROPS,
+        2,
+    ),
+    ("Bedrock's own", _turn(_thought("d", _BEDROCK), _SAID), CLEAN, 0),
+    (
+        "Bedrock's own, redacted, before a call",
+        [
+            _ASK,
+            {
+                "role": "assistant",
+                "content": [
+                    _thought("", {"bedrock": {"redactedData": "ZGF0YQ=="}}),
+                    _call("toolu_1", "f", {}),
+                ],
+            },
+            *_TOOLU_TURN,
+        ],
+        CLEAN,
+        0,
+    ),
+    (
+        "Bedrock's own, the loop open",
+        [
+            _ASK,
+            {"role": "assistant", "content": [_thought("d", _BEDROCK), _call("toolu_1", "f", {})]},
+            _TOOLU_TURN[0],
+        ],
+        CLEAN,
+        0,
+    ),
+    (
+        "Claude's caller on a call",
+        _turn(
+            _thought("c", _CLAUDE),
+            _SAID,
+            {**_KIMI_CALL, "providerOptions": {"anthropic": {"caller": {"type": "direct"}}}},
+        ),
+        REFUSED_IDS,
+        1,
+    ),
+    ("options on the text and call", _OPENAI_ITEMS, REFUSED_IDS, 1),
+    (
+        "beside Bedrock's own",
+        [*_turn(_thought("a", _OPENAI), _SAID), *_turn(_thought("d", _BEDROCK), _SAID)[1:]],
+        NOT_PLAIN,
+        0,
+    ),
+    (
+        "Claude's, signed for Anthropic and Bedrock",
+        _turn(_thought("c", {**_CLAUDE, **_BEDROCK}), _SAID),
+        CLEAN,
+        0,
+    ),
+    ("unsigned", _turn({"type": "reasoning", "text": "a"}, _SAID), NOT_PLAIN, 0),
+    ("after the text", _turn(_SAID, _thought("a", _OPENAI)), NOT_PLAIN, 0),
+    ("after a text, before a call", _turn(_SAID, _thought("a", _OPENAI), _KIMI_CALL), NOT_PLAIN, 0),
+    ("alone", _turn(_thought("a", _OPENAI)), NOT_PLAIN, 0),
+    (
+        "a user text with options",
+        [
+            {"role": "user", "content": [{**_SAID, "providerOptions": {"x": {}}}]},
+            *_turn(_thought("a", _OPENAI), _SAID)[1:],
+        ],
+        NOT_PLAIN,
+        0,
+    ),
+]
+"""Histories moved to Bedrock: Bedrock's own signed thinking stands (no Bedrock rule reads an
+open tool loop or Anthropic's ``caller``); other providers' reasoning is listed where Claude's
+would sit (``bedrock-unsigned-reasoning`` removes it); anything else is not plain."""
+
+
 MOVED_TABLES: list[tuple[Any, str, list[tuple[str, History, int, int]]]] = [
     ("anthropic", "anthropic-strip-foreign-reasoning-content", MOVED),
     ("openai-responses", "openai-foreign-reasoning", _MOVED_TO_RESPONSES),
     ("google", "google-foreign-thought-signature", _MOVED_TO_GEMINI),
     ("groq", "groq-unsupported-reasoning", _MOVED_TO_GROQ),
     ("cerebras", "cerebras-strip-reasoning-content", _MOVED_TO_GROQ),
+    ("bedrock", "bedrock-unsigned-reasoning", _MOVED_TO_BEDROCK),
 ]
 """Each thinking provider, the rule that removes other providers' reasoning for it, and its
 table of moved histories; and the providers that take no reasoning, with the rule that removes
@@ -1502,6 +1645,7 @@ def test_the_json_verdict_on_what_the_index_finds(provider: Any, history: Histor
                 Target("google"),
                 Target("groq"),
                 Target("cerebras"),
+                Target("bedrock"),
             ]
         ),
         targets(),

@@ -691,7 +691,8 @@ def test_a_history_a_plain_verdict_refused_skips_the_quick_verdict(
 ) -> None:
     """heal_json and the adapters heal a history their own plain verdict refused with
     heal_not_plain; one their verdict was not asked about (a policy), or one for a target whose
-    reasoning only the engine's verdict reads (Anthropic, for heal_json), with heal_messages."""
+    reasoning only the engine's verdict reads (Anthropic, Bedrock, Gemini, the Responses API,
+    Groq, Cerebras, for the adapters), with heal_messages."""
     import heal._json as json_module
     import heal.adapters._common as common
     from heal import heal_json
@@ -723,12 +724,13 @@ def test_a_history_a_plain_verdict_refused_skips_the_quick_verdict(
     assert heal_json(text).changed
     assert heal_json(text, policy=policy).changed
     assert used == ["heal_not_plain", "heal_messages"] * 2
-    # For Anthropic the engine's verdict reads reasoning the JSON walk refuses (Claude's
-    # thinking, other providers' reasoning to remove): heal_messages asks it.
+    # The JSON walk reads the reasoning the engine's verdict reads (Bedrock's and Anthropic's
+    # signed thinking, other providers' reasoning to remove), and OpenAI Chat's rules read none.
     used.clear()
+    assert heal_json(text, provider="bedrock").changed
     assert heal_json(text, provider="anthropic").changed
     assert heal_json(text, provider="openai-chat").changed
-    assert used == ["heal_messages", "heal_not_plain"]
+    assert used == ["heal_not_plain"] * 3
     # So do the adapters whose walks do not read Anthropic's thinking.
     from pydantic_ai import messages as pa
 
@@ -740,13 +742,15 @@ def test_a_history_a_plain_verdict_refused_skips_the_quick_verdict(
     ]
     used.clear()
     assert heal_pydantic_ai(blank, provider="anthropic").changed
+    assert heal_pydantic_ai(blank, provider="google").changed
     assert heal_pydantic_ai(blank, provider="openai-chat").changed
     from langchain_core.messages import HumanMessage
 
     lc_blank = [HumanMessage("hi"), HumanMessage(" ")]
     assert heal_langchain(lc_blank, provider="anthropic").changed
+    assert heal_langchain(lc_blank, provider="groq").changed
     assert heal_langchain(lc_blank, provider="openai-chat").changed
-    assert used == ["heal_messages", "heal_not_plain"] * 2
+    assert used == ["heal_messages", "heal_messages", "heal_not_plain"] * 2
 
 
 @given(

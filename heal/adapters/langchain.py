@@ -366,7 +366,7 @@ def heal_langchain(
         scope=scope,
         original=messages if isinstance(messages, list) else None,
         # Refused by the walk: healed without the engine's quick verdict, unless that verdict
-        # reads reasoning this walk does not (Anthropic's: see engine_reads_reasoning).
+        # reads reasoning this walk does not (see engine_reads_reasoning).
         quick=terms is None or engine_reads_reasoning(terms),
         renames=said != NOT_PLAIN,  # else tried in the caller's objects, or not plain at all
         # The passthrough blocks a healed AI message can no longer carry are taken out (and

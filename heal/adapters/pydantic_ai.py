@@ -478,9 +478,9 @@ def heal_pydantic_ai(
         "scope": scope,
         # A history the plain verdict refused (asked for its own provider or the target's)
         # is healed without the engine's quick verdict: see heal_native; unless that verdict
-        # reads what this walk does not (Claude's thinking, other providers' reasoning to
-        # remove, for Anthropic). A list it found not plain for more than its ids, without
-        # the engine's renaming of such a history either.
+        # reads reasoning this walk does not (the target's own, and other providers' to
+        # remove: engine_reads_reasoning). A list it found not plain for more than its ids,
+        # without the engine's renaming of such a history either.
         "quick": (not own and terms is None) or engine_reads_reasoning(terms_for(goal)),
         "renames": said != NOT_PLAIN or type(messages) is not list,
     }

@@ -944,7 +944,15 @@ def test_the_terms_of_a_provider_say_whether_its_rules_read_reasoning_or_options
         if (terms := provider_terms(p)) is not None and terms.result_options
     }
     assert results == set(ALL_PROVIDERS)
-    assert terms_for(Target.of("anthropic")) == _unread(ENDS)
+    # Whose reasoning the engine's quick verdict reads, where a format's walk may not: a
+    # history that walk refused is healed through heal_messages for these.
+    engine = {
+        p
+        for p in ALL_PROVIDERS
+        if (terms := provider_terms(p)) is not None and terms.engine_reasoning
+    }
+    assert engine == {"anthropic", "bedrock", "google", "openai-responses", "groq", "cerebras"}
+    assert terms_for(Target.of("anthropic")) == replace(_unread(ENDS), engine_reasoning=True)
 
 
 class _Loud(Rule):
