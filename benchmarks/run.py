@@ -3,6 +3,8 @@
     python -m benchmarks.run            # the full set, every provider (about three minutes)
     python -m benchmarks.run --runs 3 --providers none,anthropic   # a quicker look
     python -m benchmarks.run --shape reasoning   # the corpus with reasoning, signatures, renames
+    python -m benchmarks.run --shape reasoning --providers anthropic --model claude-sonnet-4-6
+                                         # and the rows of a target that names its model
     python -m benchmarks.run --json out.json
 
 Figures are medians over ``--runs`` repetitions of each workload; the machines are shared and
@@ -45,9 +47,9 @@ from heal import (
 from heal._json import FAST_DECODER
 
 
-def _each(check: Callable[..., object], histories: list[Any], provider: Any) -> None:
+def _each(check: Callable[..., object], histories: list[Any], provider: Any, **target: Any) -> None:
     for history in histories:
-        check(history, provider=provider)
+        check(history, provider=provider, **target)
 
 
 def _load() -> str:
@@ -60,9 +62,9 @@ def _each_once(work: Callable[[Any], object], items: list[Any]) -> None:
         work(item)
 
 
-def _each_json(texts: list[Any], provider: ProviderId | None = None) -> None:
+def _each_json(texts: list[Any], provider: ProviderId | None = None, **target: Any) -> None:
     for text in texts:
-        heal_json(text, provider=provider)
+        heal_json(text, provider=provider, **target)
 
 
 def _median_seconds(work: Callable[[], object], runs: int) -> float:
@@ -155,6 +157,11 @@ def _main(argv: list[str] | None) -> int:
     )
     parser.add_argument("--shape", choices=SHAPES, default="tools", help="the corpus shape")
     parser.add_argument(
+        "--model",
+        help="also heal each provider's rows for this model (model=: the target's own rules), "
+        "in rows of their own",
+    )
+    parser.add_argument(
         "--conversations", type=int, default=1000, help="conversations in the corpus"
     )
     parser.add_argument(
@@ -228,6 +235,12 @@ def _main(argv: list[str] | None) -> int:
             len(big),
             _median_seconds(partial(heal_messages, big, provider=provider), runs),
         )
+        if args.model is not None:
+            row = f"heal, loaded models, corpus, provider={label} model={args.model}"
+            work = partial(_each, heal_messages, loaded, provider, model=args.model)
+            record(row, n_corpus, _median_seconds(work, runs))
+            over = results[row.rsplit(" ", 1)[0]] / results[row]
+            print(f"  {label} with model= over {label} alone: {over:.2f}x")
     record(
         "load_messages from JSON text, corpus",
         n_corpus,
@@ -256,6 +269,15 @@ def _main(argv: list[str] | None) -> int:
                 f"end to end: heal_json, bytes ({decoder}), corpus, provider={provider}",
                 n_corpus,
                 _median_seconds(partial(_each_json, corpus_bytes, provider), runs),
+            )
+        if args.model is not None:
+            record(
+                f"end to end: heal_json, bytes ({decoder}), corpus, provider={provider or 'none'} "
+                f"model={args.model}",
+                n_corpus,
+                _median_seconds(
+                    partial(_each_json, corpus_bytes, provider, model=args.model), runs
+                ),
             )
 
     scaled: tuple[ProviderId | None, ...] = (None, "anthropic")

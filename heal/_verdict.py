@@ -164,10 +164,13 @@ def judge(provider: str | None) -> ProviderProfile | None:
         return None
 
 
-PLAIN_NEVER = frozenset({"reasoning", "any_reasoning", "files", "images", "late_system"})
+PLAIN_NEVER = frozenset(
+    {"reasoning", "any_reasoning", "other_model_thinking", "files", "images", "late_system"}
+)
 """What a rule may need (``Rule.needs``: trigger lists and index facts) that a plainly clean
-history never holds: reasoning parts, files, images, a system message after the start. A rule
-that needs nothing else finds nothing in one, whatever it would do with it."""
+history never holds: reasoning parts (another model's thinking among them), files, images, a
+system message after the start. A rule that needs nothing else finds nothing in one, whatever
+it would do with it."""
 
 _ANSWER = frozenset({"final_assistant"})
 """The need of a rule that reads the model's answer at the end (``anthropic-assistant-prefill``,
@@ -194,6 +197,7 @@ RICH_NEEDS = frozenset(
         "google_unissued_signatures",
         "empty_reasoning",
         "any_reasoning",
+        "other_model_thinking",
         "non_item_reasoning",
         "encrypted_without_item_id",
         "reasoning_without_following_item",
@@ -316,6 +320,7 @@ BEDROCK_THINKING_RULES = frozenset(
         "bedrock-reasoning-only-message",
         "bedrock-reasoning-not-first",
         "bedrock-trailing-reasoning",
+        "claude-foreign-model-signature",  # a message that records its model only
     }
 )
 """The rules of provider ``bedrock`` that read reasoning or options, on by default: none finds

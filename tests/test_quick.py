@@ -1285,14 +1285,55 @@ def test_two_items_without_ids_are_two_items_when_the_id_rule_is_off() -> None:
     assert [r.rule for r in healed.repairs] == ["reasoning-without-following-item"]
 
 
+def _written_by(message: dict[str, Any], model: str) -> dict[str, Any]:
+    """``message`` recording the model that wrote it (heal's ``model`` mark)."""
+    return {**message, "providerOptions": {"heal": {"model": model}}}
+
+
+def _model_cases(thought: dict[str, Any]) -> list[tuple[str, list[dict[str, Any]], int]]:
+    """Histories for a target that names its model (Claude Sonnet 4.6), with ``thought`` the
+    target platform's signed thinking: ``claude-foreign-model-signature`` removes thinking
+    another Claude model wrote, where a message records its writer; thinking of no recorded
+    writer, or the target model's, stands."""
+    step = _items(thought, _TEXT)
+    return [
+        ("its platform's thinking, no writer recorded", [_USER, step, _USER], CLEAN),
+        (
+            "written by the target's model",
+            [_USER, _written_by(step, "claude-sonnet-4-6-20260101"), _USER],
+            CLEAN,
+        ),
+        (
+            "written by another Claude model",
+            [_USER, _written_by(step, "claude-opus-4-5"), _USER],
+            NOT_PLAIN,
+        ),
+        (
+            "another model's message without thinking",
+            [_USER, _written_by(_items(_TEXT), "claude-opus-4-5"), _USER],
+            CLEAN,
+        ),
+        (
+            "OpenAI's reasoning, Kimi's ids, written by another model",
+            [_USER, _written_by(_moved(_OPENAI_THOUGHT), "gpt-5"), _KIMI_RESULT, _USER],
+            REFUSED_IDS,
+        ),
+    ]
+
+
 _MOVED_TO = [
     *[("anthropic", *case) for case in DROPPED],
     *[("google", *case) for case in GOOGLE_DROPPED],
     *[("openai-responses", *case) for case in RESPONSES_DROPPED],
     *[(provider, *case) for case in GROQ_DROPPED for provider in ("groq", "cerebras")],
     *[("bedrock", *case) for case in BEDROCK_DROPPED],
+    *[
+        (Target.of(provider, "claude-sonnet-4-6"), *case)
+        for provider, thought in (("anthropic", _SIGNED_THOUGHT), ("bedrock", _BEDROCK_THOUGHT))
+        for case in _model_cases(thought)
+    ],
 ]
-_DROPPING_RULE = {
+_DROPPING_RULE: dict[str | None, str] = {
     "anthropic": "anthropic-strip-foreign-reasoning-content",
     "google": "google-foreign-thought-signature",
     "openai-responses": "openai-foreign-reasoning",
@@ -1305,12 +1346,17 @@ _DROPPING_RULE = {
 @pytest.mark.parametrize(
     ("provider", "history", "said"),
     [(case[0], *case[2:]) for case in _MOVED_TO],
-    ids=[f"{case[0]}: {case[1]}" for case in _MOVED_TO],
+    ids=[
+        f"{case[0].provider} {case[0].model}: {case[1]}"
+        if isinstance(case[0], Target)
+        else f"{case[0]}: {case[1]}"
+        for case in _MOVED_TO
+    ],
 )
 def test_foreign_reasoning_is_removed_without_the_index_where_plain(
     provider: Any, history: list[dict[str, Any]], said: int
 ) -> None:
-    target = Target(provider)
+    target = provider if isinstance(provider, Target) else Target(provider)
     messages = load_messages(history)
     plan = _plan_for(target, None, None, "request")
     assert plan.quick is not None
@@ -1326,7 +1372,7 @@ def test_foreign_reasoning_is_removed_without_the_index_where_plain(
     assert quick.repairs == full.repairs
     assert quick.messages == full.messages
     if said != NOT_PLAIN:
-        dropped = [r for r in quick.repairs if r.rule == _DROPPING_RULE[provider]]
+        dropped = [r for r in quick.repairs if r.rule == _DROPPING_RULE[target.provider]]
         assert [(r.message_index, r.part_index) for r in dropped] == drops
     if said == CLEAN:
         assert quick.repairs == ()

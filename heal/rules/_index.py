@@ -1245,6 +1245,17 @@ def _empty_reasoning(index: HistoryIndex, target: Target, profile: ProviderProfi
     return False
 
 
+def _other_model_thinking(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    reasoning = index.reasoning
+    model = target.model
+    if not reasoning or model is None:
+        return False
+    from heal.rules.target import other_models_thinking  # which imports this module
+
+    found = other_models_thinking(index.messages, reasoning, target.provider, model)
+    return next(found, None) is not None
+
+
 def _unsigned_for(namespace: str) -> Fact:
     signs: Callable[[ReasoningPart], bool] | None = None
 
@@ -1334,6 +1345,7 @@ FACTS: dict[str, Fact] = {
     "calls_without_reasoning": _calls_without_reasoning,
     "non_ascii_reasoning": _non_ascii_reasoning,
     "any_reasoning": _any_reasoning,
+    "other_model_thinking": _other_model_thinking,
     "empty_reasoning": _empty_reasoning,
     "non_item_reasoning": _non_item_reasoning,
     "encrypted_without_item_id": _encrypted_without_item_id,
@@ -1388,6 +1400,9 @@ plan's verdict asks for it (:meth:`HistoryIndex.clean`), for the plan's target:
   surrogate);
 * ``any_reasoning``: a reasoning part (the ``reasoning`` list, as a fact: a rule that removes
   every reasoning part needs it, so that the quick verdict lists the parts for it);
+* ``other_model_thinking``: reasoning signed for the target's platform in a message that
+  records another model as its writer than the target's (bound to another signature scope:
+  :func:`heal.rules.target.other_models_thinking`);
 * ``empty_reasoning``: a reasoning part's text is empty;
 * ``non_item_reasoning``: a reasoning part that is not an OpenAI reasoning item (no OpenAI item
   id nor encrypted content: another provider's, or none;

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from typing import TYPE_CHECKING, Any, cast
 
 from heal.messages import (
@@ -42,6 +42,7 @@ from heal.messages import (
 )
 from heal.rules._index import FACTS, Fact
 from heal.rules._options import foreign_options, results_not_first
+from heal.targets import signature_scope
 
 if TYPE_CHECKING:
     from heal.providers import ProviderProfile
@@ -112,6 +113,9 @@ class QuickTerms:
     names ``reasoning_not_first``, ``reasoning_only_message``, ``trailing_reasoning`` or
     ``tool_loop_reasoning`` (the shape of Anthropic's thinking, as a Claude model writes
     it)."""
+    writers: bool = False
+    """Reasoning must not stand in a message that records another model as its writer than
+    the target's (``other_model_thinking``)."""
     loop_reasoning: bool = False
     """A history that holds reasoning must not end with tool results: the verdict names
     ``tool_loop_reasoning`` (Anthropic's open tool loop, which wants thinking where the walk
@@ -181,6 +185,7 @@ _KNOWN = frozenset(
         "google_unissued_signatures",
         "empty_reasoning",
         "any_reasoning",
+        "other_model_thinking",
         "non_item_reasoning",
         "encrypted_without_item_id",
         "reasoning_without_following_item",
@@ -264,6 +269,7 @@ def quick_terms(verdict: tuple[frozenset[str], tuple[Fact, ...]] | None) -> Quic
         offered="unoffered_tools" in named,
         placed=not named.isdisjoint(_PLACED_FACTS),
         loop_reasoning="tool_loop_reasoning" in named,
+        writers="other_model_thinking" in named,
         signed=tuple(platform for fact, platform in _SIGNED_FACTS.items() if fact in named),
     )
 
@@ -287,6 +293,15 @@ def _signed_by(platforms: tuple[str, ...]) -> Callable[[Mapping[str, Any] | None
 _SIGNED_BY: dict[tuple[str, ...], Callable[[Mapping[str, Any] | None], bool]] = {}
 
 _OptionsTest = Callable[[dict[str, Any]], bool]
+
+
+def _other_writer(scope: str) -> Callable[[ModelMessage], str | None]:
+    """The test of a message's writer against the signature scope ``scope``
+    (:func:`heal.rules.target.other_writer`; the rules' module imports the index's, which this
+    one imports: looked up on use)."""
+    from heal.rules.target import other_writer
+
+    return partial(other_writer, scope=scope)
 
 
 @cache
@@ -379,6 +394,10 @@ def quick_verdict(
     assistant_options_ok = terms.assistant_options
     filled_reasoning = terms.filled_reasoning
     rejected_reasoning = terms.rejected_reasoning
+    # Which model wrote a message, where its kept reasoning must be the target model's.
+    writers = None
+    if terms.writers and target.model is not None:
+        writers = _other_writer(signature_scope(target.model))
     # Google's tests of a part's options, and OpenAI's item id and encrypted content of a
     # part's options, where the terms read them (else None).
     google_keeps = google_removes = google_signs = items = None
@@ -596,6 +615,8 @@ def quick_verdict(
                 return NOT_PLAIN  # files, images, approvals, subclasses: the index lists them
         if reasoned_calls and call_at == i and reasoning_at != i and role == "assistant":
             return NOT_PLAIN
+        if reasoning_at == i and writers is not None and writers(message) is not None:
+            return NOT_PLAIN  # its thinking is another model's (other_model_thinking)
     if waiting or not turns:
         return NOT_PLAIN  # a call without its result; only_system (an empty history too)
     if terms.loop_reasoning and previous == "tool" and reasoning_at >= 0:

@@ -15,7 +15,7 @@ no tools and no thinking setting, none of them runs, which is heal's behaviour b
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from heal.messages import FilePart, ImagePart, ModelMessage, ReasoningPart, TextPart
@@ -33,6 +33,8 @@ __all__ = [
     "ClaudeThinkingPrefixBinding",
     "ModelWithoutImageInput",
     "ToolNotOffered",
+    "other_models_thinking",
+    "other_writer",
     "produced_by",
 ]
 
@@ -294,6 +296,7 @@ class ClaudeForeignModelSignature(Rule):
     providers = _CLAUDE_WIRES
     scope = Scope.REQUEST
     triggers = frozenset({"reasoning"})
+    needs = frozenset({"other_model_thinking"})  # the parts it removes (other_models_thinking)
     edits_protected = True  # the provider rejects the block wherever it is
     choice_docs = {
         "fix": "Remove the other model's signed thinking from this request; its text and "
@@ -337,22 +340,10 @@ class ClaudeForeignModelSignature(Rule):
 
     def check(self, ctx: Context, choice: str) -> Iterator[Finding]:
         model = ctx.target.model
-        signing = _SIGNING.get(ctx.provider)
-        if model is None or signing is None:
+        if model is None:
             return
-        scope = signature_scope(model)
-        messages = ctx.messages
-        verdicts: dict[int, str | None] = {}
-        for m, p, part in ctx.index.reasoning:
-            if not signing.signs(part):
-                continue
-            if m not in verdicts:
-                writer = produced_by(messages[m])
-                foreign = writer is not None and signature_scope(writer) != scope
-                verdicts[m] = writer if foreign else None
-            writer = verdicts[m]
-            if writer is None:
-                continue
+        found = other_models_thinking(ctx.messages, ctx.index.reasoning, ctx.provider, model)
+        for m, p, part, writer in found:
             yield Finding(
                 Action.REMOVE,
                 m,
@@ -362,6 +353,39 @@ class ClaudeForeignModelSignature(Rule):
                 edits=(DropPart(m, p),),
                 removed=part,
             )
+
+
+def other_writer(message: ModelMessage, scope: str) -> str | None:
+    """The model that wrote ``message`` (:func:`produced_by`) when the history records one whose
+    signatures are bound to another scope than ``scope`` (:func:`heal.targets.signature_scope`);
+    None otherwise."""
+    writer = produced_by(message)
+    return writer if writer is not None and signature_scope(writer) != scope else None
+
+
+def other_models_thinking(
+    messages: Sequence[ModelMessage],
+    reasoning: Iterable[tuple[int, int, ReasoningPart]],
+    provider: str | None,
+    model: str,
+) -> Iterator[tuple[int, int, ReasoningPart, str]]:
+    """The reasoning parts (of ``reasoning``, the index's list) that carry the signature of
+    ``provider``'s platform in a message another model than ``model`` wrote, each with that
+    model: what ``claude-foreign-model-signature`` removes, and the index fact
+    ``other_model_thinking``."""
+    signing = _SIGNING.get(provider)
+    if signing is None:
+        return
+    scope = signature_scope(model)
+    writers: dict[int, str | None] = {}  # each message's writer of another scope, or None
+    for m, p, part in reasoning:
+        if not signing.signs(part):
+            continue
+        if m not in writers:
+            writers[m] = other_writer(messages[m], scope)
+        writer = writers[m]
+        if writer is not None:
+            yield m, p, part, writer
 
 
 # --- 4. claude-thinking-prefix-binding -------------------------------------------------------
