@@ -534,8 +534,12 @@ def _plain_messages(
                     else:
                         texts.append(block)  # a string, one text part (any other is not plain)
             previous = role
-        kept.append(fields["additional_kwargs"])
-        kept.append(fields["response_metadata"])
+        # Empty, nearly always: plain as they are, without a call each.
+        kwargs, metadata = fields["additional_kwargs"], fields["response_metadata"]
+        if type(kwargs) is not dict or kwargs:
+            kept.append(kwargs)
+        if type(metadata) is not dict or metadata:
+            kept.append(metadata)
     if waiting is not None or not (plain_texts(texts) and plain_inputs(inputs)):
         return None
     if thoughts and not plain_thoughts(thoughts):
@@ -1251,6 +1255,8 @@ def _cut_off(metadata: Mapping[str, Any]) -> bool:
     a Gemini reason may be written as its enum, ``FinishReason.MAX_TOKENS``). Its canonical
     message then carries heal's aborted marker (:data:`heal.rules.tool_pairing.ABORTED`), which
     is never written back."""
+    if not metadata:
+        return False  # nearly always, in a stored history: one test instead of a look-up a key
     for key, reasons in _CUT_OFF.items():
         found = metadata.get(key)
         # endswith first: it answers most reasons ("stop", "tool_use") without a split

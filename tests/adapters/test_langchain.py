@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
+from datetime import datetime
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -20,6 +23,7 @@ from langchain_core.messages import (
 )
 
 import heal
+import heal.adapters.langchain as lc_adapter
 from heal import Action, InputError, Scope, heal_messages, validate_messages
 from heal.adapters.langchain import (
     UNKNOWN_TOOL_NAME,
@@ -848,3 +852,23 @@ def test_arguments_nested_deeper_than_json_reads_are_text_to_heal() -> None:
     kept = heal_langchain(in_kwargs)
     assert not kept.repairs
     assert kept.messages[1].additional_kwargs["tool_calls"][0]["function"]["arguments"] == _DEEP
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "what"),
+    [
+        ("response_metadata", {"at": datetime(2026, 1, 1)}, "response_metadata.at: a datetime"),
+        ("additional_kwargs", {"x": Decimal(1)}, "additional_kwargs.x: a Decimal"),
+        ("additional_kwargs", {"k": float("nan")}, "additional_kwargs.k: a float"),
+    ],
+)
+def test_a_value_heal_cannot_carry_is_an_input_error_the_walk_does_not_skip(
+    field: str, value: dict[str, Any], what: str
+) -> None:
+    """The plain walk judges every message's ``additional_kwargs`` and ``response_metadata``
+    (it skips empty ones alone): one holding a value JSON cannot hold is not plainly clean, and
+    healing it is the loader's error, naming the message and the field."""
+    history = [HumanMessage("hi"), AIMessage("ok", **{field: value}), HumanMessage("more")]
+    assert not lc_adapter._plainly_clean(history, None)
+    with pytest.raises(InputError, match=re.escape(f"messages[1].{what}")):
+        heal_langchain(history)
