@@ -1266,11 +1266,13 @@ class IdRenamer:
     passes each part with an id to :meth:`renamed`, in the order of the history's canonical
     parts, and gets its new id; :meth:`records` are then the engine's records of them."""
 
-    __slots__ = ("_chain", "_made")
+    __slots__ = ("_chain", "_made", "touched")
 
     def __init__(self, chain: IdChain) -> None:
         self._chain = chain
         self._made: list[list[Repair]] = [[] for _ in chain]
+        self.touched: frozenset[str] = frozenset().union(*(mapping for _, mapping in chain))
+        """The ids some rule renames: :meth:`renamed` gives any other back as it is."""
 
     @classmethod
     def of(cls, ids: Iterable[str], target: Target) -> IdRenamer | None:

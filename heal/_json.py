@@ -62,6 +62,7 @@ from heal._verdict import (
     by_default,
     ended,
     engine_reads_reasoning,
+    flat_inputs,
     plain_inputs,
     plain_texts,
     plain_thoughts,
@@ -318,7 +319,7 @@ def _edited(
     each message its decoded dict with the new ids in place and without the removed parts,
     so every dict must hold its keys in the models' order. ``tests/test_json.py`` holds the two
     ways to one result. ``judged``: what the walk judged (:data:`Gathered`), which tells
-    whether orjson may write the text without reading it again (:func:`_float_free`)."""
+    whether orjson may write the text without reading it again."""
     model, thinking, tools = target.get("model"), target.get("thinking"), target.get("tools")
     try:
         goal = resolve_target(provider, model, thinking, tools, None)
@@ -332,6 +333,7 @@ def _edited(
     if ids and renamer is None:
         return None
     renamed = None if renamer is None else renamer.renamed
+    touched = frozenset() if renamer is None else renamer.touched
     # The reasoning is removed as the rule that removes it would: the walk found every other
     # part as the target's reasoning rules keep it (see plain_dropper).
     dropper = plain_dropper(goal) if drops else None
@@ -366,6 +368,8 @@ def _edited(
                 if renamed is None:
                     continue
                 tid = part["toolCallId"]
+                if tid not in touched:
+                    continue  # no rule renames it
                 new_id = renamed((m, p, None), kind, tid)
                 if new_id != tid:
                     if edited is None:
@@ -383,7 +387,7 @@ def _edited(
                 dropped.append(_drop_record(dropper, (m, p, None), part, reasons))
     by_orjson = False
     if _orjson_loads is not None:
-        if judged and _float_free(*judged[-1]):
+        if judged and judged[-1]:
             by_orjson = True
         else:
             numbers = _numbers(data)
@@ -405,29 +409,12 @@ def _edited(
     return JsonHealResult(_as_given(data, [], written), repairs)
 
 
-Gathered = tuple[list[Any], list[Any], list[Any]]
-"""What :func:`_scan` judged of a history it found plain, besides texts and names: the tool
-inputs, the JSON outputs' values and the parts' provider options."""
-
-
-def _float_free(inputs: list[Any], outputs: list[Any], options: list[Any]) -> bool:
-    """Whether a history the walk found plain, holding these values (:data:`Gathered`), holds
-    no float anywhere, as orjson decoded it: every other value is a string (texts, ids, names,
-    kinds), so this is the inputs and options holding scalars but floats alone, and no JSON
-    output. orjson reads an integer past 64 bits as a float, so a float-free history holds none
-    either, and orjson writes it as the standard library does (:func:`_write`): the text need not
-    be read again for its numbers (:func:`_numbers`). Judged in passes at C speed."""
-    if outputs:
-        return False
-    if inputs and not set(map(type, chain.from_iterable(map(dict.values, inputs)))) <= _NO_FLOAT:
-        return False
-    if options:
-        spaces = list(chain.from_iterable(map(dict.values, options)))  # dicts: the walk's test
-        return set(map(type, chain.from_iterable(map(dict.values, spaces)))) <= _NO_FLOAT
-    return True
-
-
-_NO_FLOAT = frozenset({str, int, bool, type(None)})
+Gathered = bool
+"""What :func:`_scan` judged of a history it found plain: whether it holds no float anywhere,
+as orjson decoded it (tool inputs and provider options of scalars but floats alone, no JSON
+output). orjson reads an integer past 64 bits as a float, so a float-free history holds none
+either, and orjson writes it as the standard library does (:func:`_write`): the text need not
+be read again for its numbers (:func:`_numbers`)."""
 
 
 def _drop_record(
@@ -1081,7 +1068,7 @@ def _scan(
     to ``drops`` (the rule removes every one).
 
     ``judged``: a list to which the walk adds what it judged of a history it found plain
-    (:data:`Gathered`), for :func:`_float_free`."""
+    (:data:`Gathered`), for :func:`_edited`."""
     gemini = signed is not None
     rejects = rejects and drops is not None
     thinking = drops is not None and not gemini and not rejects
@@ -1261,13 +1248,19 @@ def _scan(
             if thoughts and part is thoughts[-1]:
                 return None
         previous = role
-    if not (plain_texts(texts) and plain_inputs(inputs)):
+    if not plain_texts(texts):
+        return None
+    flat = flat_inputs(inputs)  # plain, of scalars but floats alone
+    if not flat and not plain_inputs(inputs):
         return None
     for value in values:
         if not plain_value(value):
             return None
-    if (options or thoughts) and not _rich_plain(options, thoughts):
-        return None
+    if options or thoughts:
+        spread = _rich_plain(options, thoughts)
+        if spread is None:
+            return None
+        flat = flat and spread
     if signed is not None:
         for found in kept:
             if not keeps_signatures(found):
@@ -1281,7 +1274,10 @@ def _scan(
         # (anthropic-tool-loop-thinking).
         return None
     if judged is not None:
-        judged.append((inputs, values, options))
+        # No float anywhere, as orjson decoded it: every other value is a string (texts, ids,
+        # names, kinds), so this is the inputs and options holding scalars but floats alone,
+        # and no JSON output.
+        judged.append(flat and not values)
     # Calls left unanswered are the last message's, an assistant message: not an end.
     return None if waiting is not None else ended(previous, texts[-1] if texts else None)
 
@@ -1378,21 +1374,26 @@ def _items_plain(history: list[Any], drops: list[dict[str, Any]] | None = None) 
     return True
 
 
-def _rich_plain(options: list[Any], thoughts: list[Any]) -> bool:
+def _rich_plain(options: list[Any], thoughts: list[Any]) -> bool | None:
     """Whether the provider options of a rich walk load as they are and hold nothing of heal's
     (which rules read whatever they need), and the reasoning texts are strings without a lone
-    surrogate (``lone-surrogate`` mends them); a part without ``text`` raises KeyError.
+    surrogate (``lone-surrogate`` mends them); a part without ``text`` raises KeyError. None
+    when not; else whether the options are flat (:func:`heal._verdict.flat_inputs`: every
+    namespace of scalars but floats alone).
 
     The options are judged together, in passes at C speed over all of them (a rich history
     holds some in nearly every part), as :func:`heal._verdict.plain_inputs` judges inputs: each
     a dict of namespaces (strings, none of them heal's), each namespace a dict of plain
     values."""
+    flat = True
     if options:
         if set(map(type, options)) != _DICT:
-            return False
+            return None
         namespaces = set(chain.from_iterable(options))
         if HEAL_NAMESPACE in namespaces or not set(map(type, namespaces)) <= _STR:
-            return False
-        if not plain_inputs(list(chain.from_iterable(map(dict.values, options)))):
-            return False
-    return plain_thoughts([part["text"] for part in thoughts])
+            return None
+        spaces = list(chain.from_iterable(map(dict.values, options)))
+        flat = flat_inputs(spaces)
+        if not flat and not plain_inputs(spaces):
+            return None
+    return flat if plain_thoughts([part["text"] for part in thoughts]) else None
