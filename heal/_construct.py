@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
+from pydantic_core import PydanticUndefined
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -125,6 +126,39 @@ def replaced(model: M, update: dict[str, Any]) -> M:
     set_fields(new, fields_set if fields_set.issuperset(update) else fields_set | update.keys())
     set_private(new, None)
     return new
+
+
+def copied(model: M, update: dict[str, Any]) -> M:
+    """``model.model_copy(update=update)``, exactly, for any pydantic model whose copy is
+    pydantic's own (a caller's message, such as LangChain's, that the adapters copy with new
+    ids): its own ``__dict__``, extras, fields set (grown by the names updated) and private
+    values less the unset ones, as pydantic's ``__copy__`` makes them, without its
+    ``copy.copy`` calls. ``update`` must name declared fields only; anything else (an extra
+    name, a class with its own copy) is copied by pydantic."""
+    cls = type(model)
+    if (
+        cls.__copy__ is not _PYDANTIC_COPY
+        or cls.model_copy is not _PYDANTIC_MODEL_COPY
+        or not cls.__pydantic_fields__.keys() >= update.keys()
+    ):
+        return model.model_copy(update=update)
+    new = new_instance(cls)
+    set_dict(new, {**model.__dict__, **update})
+    extra = model.__pydantic_extra__
+    set_extra(new, None if extra is None else extra.copy())
+    set_fields(new, model.__pydantic_fields_set__ | update.keys())
+    private = model.__pydantic_private__
+    set_private(
+        new,
+        None
+        if private is None
+        else {k: v for k, v in private.items() if v is not PydanticUndefined},
+    )
+    return new
+
+
+_PYDANTIC_COPY = BaseModel.__copy__
+_PYDANTIC_MODEL_COPY = BaseModel.model_copy
 
 
 def with_field(model: M, name: str, value: Any) -> M:

@@ -972,6 +972,7 @@ def _verdict(
     found: list[dict[str, Any]] = []
     signed: list[bool] | None = None  # Gemini's signatures on the current turn's calls
     walk: Callable[..., str | None] = _scan
+    # The walks that read reasoning (_reads_reasoning says which targets have one).
     if not rich and terms.thinking and terms.text_options and terms.result_options:
         walk = partial(_scan, drops=found)
     elif not rich and terms.rejects:
@@ -1079,7 +1080,7 @@ def _scan(
     signing = BEDROCK_SIGNING if bedrock else ANTHROPIC_SIGNING
     signs, native = signing.signs_options, (signing.namespace,)
     kept: list[Any] = []  # the options google-foreign-thought-signature must keep (gemini)
-    signed_thinking = False  # Anthropic's signed thinking came (under ``drops``)
+    signed_thinking = False  # the platform's signed thinking came (under ``drops``)
     waiting: dict[str, str] | None = None  # the previous message's calls: id -> name
     previous = ""
     # Texts, tool inputs and JSON outputs are gathered and judged once at the end: a call per

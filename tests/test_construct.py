@@ -3,15 +3,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pydantic import BaseModel, ValidationError
+from langchain_core.messages import AIMessage
+from langchain_core.messages import ToolMessage as LcToolMessage
+from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
 
 from heal import Action, Repair, heal_messages
-from heal._construct import construct_trusted, replaced, with_field
+from heal._construct import construct_trusted, copied, replaced, with_field
 from heal.messages import (
     ErrorTextOutput,
     ModelMessage,
@@ -210,3 +213,83 @@ def test_the_engine_builds_records_as_validation_would() -> None:
         assert repair == validated
         assert repair.model_dump(mode="json") == validated.model_dump(mode="json")
         assert repair.__pydantic_extra__ == validated.__pydantic_extra__
+
+
+class _Private(BaseModel):
+    """A model with private values, one of them never set."""
+
+    model_config = ConfigDict(extra="allow")
+    name: str
+    size: int = 0
+    _seen: int = PrivateAttr(default=1)
+    _unset: str = PrivateAttr()
+
+
+class _OwnCopy(BaseModel):
+    """A model whose copy is its own: copied leaves it to pydantic's model_copy."""
+
+    name: str
+    copies: int = 0
+
+    def __copy__(self) -> _OwnCopy:
+        return type(self)(name=self.name, copies=self.copies + 1)
+
+
+class _OwnModelCopy(BaseModel):
+    """A model whose model_copy is its own (it marks every copy)."""
+
+    name: str
+    marked: bool = False
+
+    def model_copy(
+        self, *, update: Mapping[str, Any] | None = None, deep: bool = False
+    ) -> _OwnModelCopy:
+        return super().model_copy(update={**(update or {}), "marked": True}, deep=deep)
+
+
+def _state(model: BaseModel) -> tuple[Any, ...]:
+    return (
+        type(model),
+        list(model.__dict__.items()),
+        model.__pydantic_fields_set__,
+        model.__pydantic_extra__,
+        model.__pydantic_private__,
+    )
+
+
+@pytest.mark.parametrize(
+    ("model", "update"),
+    [
+        (AIMessage("hi", id="m1"), {"content": "hello"}),
+        (
+            AIMessage("", tool_calls=[{"id": "a:1", "name": "f", "args": {}}], custom="kept"),
+            {"tool_calls": [{"id": "a_1", "name": "f", "args": {}, "type": "tool_call"}]},
+        ),
+        (LcToolMessage("ok", tool_call_id="a:1"), {"tool_call_id": "a_1"}),
+        (_Private(name="x", other=[1]), {"size": 2}),
+        (_Private(name="x"), {"other": 3}),  # an extra name: pydantic's own rules
+        (_OwnCopy(name="x"), {"name": "y"}),
+        (_OwnModelCopy(name="x"), {"name": "y"}),
+    ],
+    ids=[
+        "AI text",
+        "AI calls, an extra field",
+        "tool",
+        "private values",
+        "extra name",
+        "own copy",
+        "own model_copy",
+    ],
+)
+def test_copied_copies_exactly_as_model_copy(model: BaseModel, update: dict[str, Any]) -> None:
+    """copied is model_copy(update=...) for any pydantic model: the same values in the same
+    order, fields set, extras and private values (the unset one left out), each its own."""
+    expected = model.model_copy(update=update)
+    got = copied(model, update)
+    assert _state(got) == _state(expected)
+    assert got.__dict__ is not model.__dict__
+    assert got.__pydantic_fields_set__ is not model.__pydantic_fields_set__
+    if model.__pydantic_extra__:
+        assert got.__pydantic_extra__ is not model.__pydantic_extra__
+    if model.__pydantic_private__:
+        assert got.__pydantic_private__ is not model.__pydantic_private__

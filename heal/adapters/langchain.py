@@ -146,6 +146,7 @@ from langchain_core.messages import (
 )
 from langchain_core.messages.ai import InputTokenDetails, OutputTokenDetails, UsageMetadata
 
+from heal._construct import copied
 from heal._engine import HealScope, IdRenamer
 from heal._verdict import (
     AFTER,
@@ -583,7 +584,7 @@ def _renamed_ids(
                 tid = cast(ToolMessage, message).tool_call_id
                 new_id = renamed((i, 0, None), "tool-result", tid)
                 if new_id != tid:
-                    out[i] = message.model_copy(update={"tool_call_id": new_id})
+                    out[i] = copied(message, {"tool_call_id": new_id})
                 continue
             if kind is not AIMessage:
                 continue
@@ -634,7 +635,7 @@ def _renamed_ids(
                     if kwargs is None:
                         return None
                     patched["additional_kwargs"] = kwargs
-                out[i] = ai.model_copy(update=patched)
+                out[i] = copied(ai, patched)
         return NativeHealResult(out, renamer.records())
 
 
@@ -862,7 +863,7 @@ class _Writer:
                 name = fields.get("tool_name")
                 if name is not None and name != derived:
                     update["name"] = name
-            return native.model_copy(update=update)
+            return copied(native, update)
         if type(native) is not AIMessage or not isinstance(old, _Assistant):
             return None
         meta = _meta({"providerOptions": old.provider_options})
@@ -917,7 +918,7 @@ class _Writer:
             if kwargs is None:
                 return None
             patched["additional_kwargs"] = kwargs
-        return native.model_copy(update=patched)
+        return copied(native, patched)
 
 
 _PLAIN_AI_META = frozenset({"content", "message"})
