@@ -13,6 +13,8 @@ from typing import Any
 
 from heal._detect import detect_format
 from heal._engine import heal_messages
+from heal._json import clean_verdict
+from heal._verdict import by_default
 from heal.adapters._common import NativeHealResult
 from heal.errors import ConfigError, InputError
 from heal.messages import dump_messages, load_messages
@@ -73,9 +75,40 @@ def healer(fmt: str) -> Callable[..., NativeHealResult[Any]]:
 
 
 def _heal_ai_sdk(history: Any, **options: Any) -> NativeHealResult[Any]:
+    if _plainly_clean(history, options):
+        return NativeHealResult(history, ())
     result = heal_messages(load_messages(history), **options)
     healed = dump_messages(result.messages) if result.changed else history
     return NativeHealResult(healed, result.repairs)
+
+
+_VERDICT_OPTIONS = frozenset(
+    {"provider", "model", "thinking", "tools", "policy", "rules", "scope", "strict", "on_repair"}
+)
+"""The options of an AI SDK heal under which its clean verdict may be asked (the others, such
+as ``target=``, take the full path)."""
+
+
+def _plainly_clean(history: Any, options: dict[str, Any]) -> bool:
+    """Whether ``history`` (decoded JSON) is plainly clean for the heal ``options`` ask for
+    (:func:`heal._json.clean_verdict`): then healing it returns no repair and the history as it
+    is, and it need not be loaded into models. Asked under the default policy and rules, at
+    request scope and at history scope too (``migrate``'s): the history scope's rules are the
+    request plan's less those that change the request alone, so a history none of the request
+    plan's rules finds anything in is one none of them does."""
+    if not _VERDICT_OPTIONS.issuperset(options):
+        return False
+    if options.get("scope", "request") not in ("request", "history"):
+        return False  # the full path raises its error
+    if not by_default(options.get("policy"), options.get("rules"), "request"):
+        return False
+    return clean_verdict(
+        history,
+        options.get("provider"),
+        model=options.get("model"),
+        thinking=options.get("thinking"),
+        tools=options.get("tools"),
+    )
 
 
 def _heal_langchain_dicts(history: Any, **options: Any) -> NativeHealResult[Any]:

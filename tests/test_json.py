@@ -263,9 +263,11 @@ def _verdict_holds(history: History) -> None:
     for options in [{"provider": provider} for provider in ALL_PROVIDERS] + MODEL_TARGETS:
         target = {key: value for key, value in options.items() if key != "provider"}
         if clean_verdict(history, options.get("provider"), **target):
-            result = heal_messages(history, **options)
-            assert result.repairs == (), (options, [r.describe() for r in result.repairs])
-            assert dump_messages(result.messages) == history, options
+            # At history scope too (migrate asks it so): its rules are some of the request's.
+            for scope in ("request", "history"):
+                result = heal_messages(history, scope=scope, **options)
+                assert result.repairs == (), (options, [r.describe() for r in result.repairs])
+                assert dump_messages(result.messages) == history, options
 
 
 @settings(max_examples=400)

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from benchmarks.corpus import corpus
-from heal import dump_messages, heal_messages
+from heal import dump_messages, heal_messages, load_messages
 from heal.cli import main
 from heal.migrate import heal_row, migrate, open_store
 
@@ -1025,3 +1025,37 @@ def test_a_langchain_row_is_healed_and_written_back_as_langchain_dicts() -> None
         assert [type(m) for m in healed] == [HumanMessage, AIMessage, ToolMessage, HumanMessage]
         assert isinstance(healed[2], ToolMessage) and healed[2].tool_call_id == "c9"
         assert [r["rule"] for r in outcome.repairs] == ["orphan-tool-call"]
+
+
+def test_a_plainly_clean_ai_sdk_row_is_not_loaded_at_history_scope(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """migrate heals AI SDK rows at history scope: a row the clean verdict finds plainly clean
+    comes back as it is without being loaded into models, and every row heals as heal_messages
+    heals it there."""
+    import heal._formats as formats
+
+    loaded: list[int] = []
+    load = load_messages
+
+    def spy(history: Any) -> Any:
+        loaded.append(1)
+        return load(history)
+
+    monkeypatch.setattr(formats, "load_messages", spy)
+    rows = corpus(60, 20, broken=0.1, seed=3)
+    heal = formats.healer("ai-sdk")
+    # The verdict is the request's: for Google, whose current turns' calls want a signature
+    # for the request alone, it finds none of these rows plain, and each is loaded.
+    cases: list[tuple[Any, bool]] = [(None, True), ("anthropic", True), ("google", False)]
+    for provider, plain in cases:
+        loaded.clear()
+        for row in rows:
+            got = heal(row, provider=provider, scope="history")
+            expected = heal_messages(row, provider=provider, scope="history")
+            assert got.repairs == expected.repairs
+            assert got.messages == (dump_messages(expected.messages) if expected.changed else row)
+        if plain:
+            assert 0 < len(loaded) <= 0.2 * len(rows)  # the broken rows, and few more
+        else:
+            assert len(loaded) == len(rows)
