@@ -14,7 +14,7 @@ from typing import Any
 from heal._detect import detect_format
 from heal._engine import heal_messages
 from heal._json import clean_verdict
-from heal._verdict import by_default
+from heal._verdict import asked_scope
 from heal.adapters._common import NativeHealResult
 from heal.errors import ConfigError, InputError
 from heal.messages import dump_messages, load_messages
@@ -93,14 +93,11 @@ def _plainly_clean(history: Any, options: dict[str, Any]) -> bool:
     """Whether ``history`` (decoded JSON) is plainly clean for the heal ``options`` ask for
     (:func:`heal._json.clean_verdict`): then healing it returns no repair and the history as it
     is, and it need not be loaded into models. Asked under the default policy and rules, at
-    request scope and at history scope too (``migrate``'s): the history scope's rules are the
-    request plan's less those that change the request alone, so a history none of the request
-    plan's rules finds anything in is one none of them does."""
+    request scope and at history scope too (``migrate``'s: :func:`heal._verdict.asked_scope`)."""
     if not _VERDICT_OPTIONS.issuperset(options):
         return False
-    if options.get("scope", "request") not in ("request", "history"):
-        return False  # the full path raises its error
-    if not by_default(options.get("policy"), options.get("rules"), "request"):
+    scope = options.get("scope", "request")
+    if asked_scope(options.get("policy"), options.get("rules"), scope) is None:
         return False
     return clean_verdict(
         history,

@@ -59,7 +59,7 @@ from heal._engine import (
 from heal._verdict import (
     AFTER,
     Terms,
-    by_default,
+    asked_scope,
     ended,
     engine_reads_reasoning,
     flat_inputs,
@@ -133,9 +133,9 @@ class JsonHealResult(Generic[T]):
 _SAFE_OPTIONS = frozenset({"strict", "on_repair", "model", "thinking", "tools", "rules", "scope"})
 """The keyword arguments of ``heal_messages`` a clean verdict may be asked under: ``strict``
 raises and ``on_repair`` is called only when there is a repair, the verdict takes the target's
-``model``, ``thinking`` and ``tools`` (see :func:`clean_verdict`), and ``rules`` and ``scope``
-at their defaults (:func:`heal._verdict.by_default`). Any other (``target=``) takes the full
-path."""
+``model``, ``thinking`` and ``tools`` (see :func:`clean_verdict`), ``rules`` at its default
+and ``scope`` request or history (:func:`heal._verdict.asked_scope`: at history scope it answers
+a plainly clean history alone). Any other (``target=``) takes the full path."""
 
 
 def heal_json(
@@ -195,13 +195,15 @@ def _heal_json(
     target: dict[str, Any],
 ) -> JsonHealResult[T]:
     decoded = _decode(data)
-    asked = decoded is not _UNREADABLE and (
-        (policy is None and not target)
-        or (
-            _SAFE_OPTIONS.issuperset(target)
-            and by_default(policy, target.get("rules"), target.get("scope", "request"))
-        )
+    # The scope the verdict is asked at ("history": it answers a plainly clean history alone).
+    at = (
+        "request"
+        if policy is None and not target
+        else asked_scope(policy, target.get("rules"), target.get("scope", "request"))
+        if _SAFE_OPTIONS.issuperset(target)
+        else None
     )
+    asked = decoded is not _UNREADABLE and at is not None
     ids: list[str] = []  # the calls' ids, gathered by the verdict's walk
     drops: list[dict[str, Any]] = []  # other providers' reasoning, listed by the walk
     judged: list[Gathered] = []  # what the walk judged, for _edited's float test
@@ -222,7 +224,9 @@ def _heal_json(
     )
     if said == CLEAN:
         return JsonHealResult(data, ())
-    if said in {REFUSED_IDS, DROPS}:
+    if at == "history":
+        asked = False  # the request's verdict: the full path decides the rest
+    elif said in {REFUSED_IDS, DROPS}:
         edited = _edited(
             data,
             decoded,

@@ -61,6 +61,7 @@ __all__ = [
     "BEDROCK_THINKING_RULES",
     "PLAIN_TERMS",
     "by_default",
+    "asked_scope",
     "PLAIN_NEVER",
     "RICH_NEEDS",
     "TEXT_OPTION_NEEDS",
@@ -486,6 +487,19 @@ def by_default(policy: object, rules: object, scope: object) -> bool:
         and (rules is None or ((type(rules) is tuple or type(rules) is list) and not rules))
         and scope == "request"
     )
+
+
+def asked_scope(policy: object, rules: object, scope: object) -> str | None:
+    """The scope at which a format's plain verdict is asked for a call (under the default
+    policy and rules, :func:`by_default`): ``"request"``, where it decides the heal, or
+    ``"history"`` (``migrate``'s), where it answers a plainly clean history alone: the history
+    scope's rules are the request plan's less those that change the request alone, so a
+    history none of the request's rules finds anything in is one none of them does, but one
+    plain for the request but for its ids or other providers' reasoning is the full path's
+    there. None: not asked."""
+    if scope not in ("request", "history") or not by_default(policy, rules, "request"):
+        return None
+    return str(scope)
 
 
 def plain_text(value: Any) -> bool:

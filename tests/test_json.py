@@ -1811,7 +1811,6 @@ def test_a_broken_history_is_healed_and_written_compactly() -> None:
 @pytest.mark.parametrize(
     "options",
     [
-        {"scope": "history"},
         {"policy": {"orphan-tool-call": "drop-call"}},
         {"policy": Policy(disable=["orphan-tool-call"])},
         {"target": Target.of("anthropic", "claude-sonnet-4-5")},
@@ -1945,3 +1944,26 @@ def test_a_healed_history_bytes_cannot_hold_is_an_input_error() -> None:
     assert "\ud800" in heal_json(text, provider="google").data
     with pytest.raises(InputError, match="UTF-8"):
         heal_json(text.encode(), provider="google")
+
+
+def test_at_history_scope_the_verdict_answers_a_plain_history_alone() -> None:
+    """At history scope heal_json asks the request's verdict for a plainly clean history alone
+    (the history scope's rules are some of the request's): it comes back as the very text,
+    unloaded. One plain but for Kimi's ids, or another provider's reasoning, heals as
+    heal_messages heals it there (the ids renamed, the reasoning kept: its removal is the
+    request's)."""
+    text = json.dumps(PLAIN)
+    loaded, counting = _loads_counted()
+    with counting:
+        assert heal_json(text, scope="history").data is text
+    assert loaded == []
+    cases: list[tuple[History, Any]] = [
+        (kimi_ids(PLAIN), None),
+        (_turn(_thought("a", _OPENAI), _SAID), "anthropic"),
+    ]
+    for history, provider in cases:
+        moved = json.dumps(history)
+        got = heal_json(moved, provider=provider, scope="history")
+        expected = heal_messages(moved, provider=provider, scope="history")
+        assert got.repairs == expected.repairs
+        assert got.data == dumps(expected.messages)  # the full path's text

@@ -389,17 +389,20 @@ def settled(
     rename: Callable[[list[str]], NativeHealResult[Any] | None],
     on_repair: Callable[[Repair], object] | None,
     strict: bool,
+    *,
+    clean_only: bool = False,
 ) -> tuple[int, NativeHealResult[Any] | None]:
     """What an adapter's plain verdict settles before anything is loaded: the verdict
     (``verdict``, which adds the history's call ids to the list it is given) and, when that
     settles the heal, its result: ``native`` itself for a plainly clean history; ``rename``'s
     result (its repairs delivered as :func:`heal_native` delivers them) for one plain but for
-    call ids the target refuses, unless the renaming declines. None: the full path heals it."""
+    call ids the target refuses, unless the renaming declines or ``clean_only`` (the verdict
+    asked at history scope: :func:`heal._verdict.asked_scope`). None: the full path heals it."""
     ids: list[str] = []
     said = verdict(ids)
     if said == CLEAN:
         return said, NativeHealResult(native, ())
-    if said == REFUSED_IDS:
+    if said == REFUSED_IDS and not clean_only:
         return said, delivered(rename(ids), on_repair, strict)
     return said, None
 

@@ -95,7 +95,7 @@ from heal._verdict import (
     AFTER,
     PLAIN_TERMS,
     Terms,
-    by_default,
+    asked_scope,
     ended,
     plain_input,
     plain_inputs,
@@ -307,12 +307,17 @@ def heal_anthropic(
         request=read_request(history) if target is None else NO_FACTS,
     )
     # The verdict is asked under the default options, for a target it knows (terms).
-    terms = terms_for(goal) if by_default(policy, rules, scope) else None
+    asked = asked_scope(policy, rules, scope)
+    terms = terms_for(goal) if asked else None
     if terms is not None:
         verdict = partial(_verdict, history, goal.provider, terms)
-        _, done = settled(history, verdict, partial(_renamed_ids, history, goal), on_repair, strict)
+        rename = partial(_renamed_ids, history, goal)
+        history_scope = asked == "history"
+        _, done = settled(history, verdict, rename, on_repair, strict, clean_only=history_scope)
         if done is not None:
             return done
+        if history_scope:
+            terms = None  # the request's verdict: the full path decides the rest
     native_messages, original_system, has_system = _split(history)
     params = isinstance(history, Mapping)
     blocks = params and isinstance(original_system, list)

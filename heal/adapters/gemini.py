@@ -104,7 +104,7 @@ from heal._verdict import (
     AFTER,
     PLAIN_TERMS,
     Terms,
-    by_default,
+    asked_scope,
     ended,
     plain_input,
     plain_inputs,
@@ -357,15 +357,18 @@ def heal_gemini(
         request=read_request(native) if target is None else NO_FACTS,
     )
     # The verdict is asked under the default options, for a target it knows (terms).
-    terms = terms_for(goal) if by_default(policy, rules, scope) else None
+    asked = asked_scope(policy, rules, scope)
+    terms = terms_for(goal) if asked else None
     said = NOT_PLAIN
     if terms is not None:
         verdict = partial(_verdict, native, goal.provider, terms)
-        said, done = settled(
-            native, verdict, partial(_renamed_ids, native, goal), on_repair, strict
-        )
+        rename = partial(_renamed_ids, native, goal)
+        history_scope = asked == "history"
+        said, done = settled(native, verdict, rename, on_repair, strict, clean_only=history_scope)
         if done is not None:
             return done
+        if history_scope:
+            terms, said = None, NOT_PLAIN  # the request's verdict: the full path decides
     contents, system, system_key = _split(native)
     sdk = any(isinstance(c, BaseModel) for c in contents)
     sdk_system = isinstance(system, BaseModel)

@@ -153,7 +153,7 @@ from heal._verdict import (
     MAX_DEPTH,
     PLAIN_TERMS,
     Terms,
-    by_default,
+    asked_scope,
     ended,
     engine_reads_reasoning,
     plain_input,
@@ -343,15 +343,18 @@ def heal_langchain(
         infer=lambda: _agreed_provider(native),
     )
     # The verdict is asked of a list under the default options, for a target it knows (terms).
-    terms = terms_for(goal) if type(messages) is list and by_default(policy, rules, scope) else None
+    asked = asked_scope(policy, rules, scope) if type(messages) is list else None
+    terms = terms_for(goal) if asked else None
     said = NOT_PLAIN
     if terms is not None and type(messages) is list:  # known, but the type checker sees it here
         verdict = partial(_verdict, native, goal.provider, terms)
-        said, done = settled(
-            messages, verdict, partial(_renamed_ids, native, goal), on_repair, strict
-        )
+        rename = partial(_renamed_ids, native, goal)
+        history_scope = asked == "history"
+        said, done = settled(messages, verdict, rename, on_repair, strict, clean_only=history_scope)
         if done is not None:
             return done
+        if history_scope:
+            terms, said = None, NOT_PLAIN  # the request's verdict: the full path decides
     loader = _Loader(native)
     with collector_paused(len(native)):
         loaded = loader.run()

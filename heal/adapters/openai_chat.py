@@ -113,7 +113,7 @@ from heal._verdict import (
     MAX_DEPTH,
     PLAIN_TERMS,
     Terms,
-    by_default,
+    asked_scope,
     ended,
     plain_input,
     plain_texts,
@@ -278,14 +278,18 @@ def heal_openai_chat(
         provider, "openai-chat", model=model, thinking=thinking, tools=tools, target=target
     )
     # The verdict is asked under the default options, for a target it knows (terms).
-    terms = terms_for(goal) if by_default(policy, rules, scope) else None
+    asked = asked_scope(policy, rules, scope)
+    terms = terms_for(goal) if asked else None
     if terms is not None:
         verdict = partial(_verdict, messages, goal.provider, terms)
         # A list, when the verdict reads it: the renaming is asked of nothing else.
         rename = partial(_renamed_ids, cast(list[Any], messages), goal)
-        _, done = settled(messages, verdict, rename, on_repair, strict)
+        history_scope = asked == "history"
+        _, done = settled(messages, verdict, rename, on_repair, strict, clean_only=history_scope)
         if done is not None:
             return done
+        if history_scope:
+            terms = None  # the request's verdict: the full path decides the rest
     native = _as_list(messages)
     original = messages if isinstance(messages, list) else native
     loader = _Loader(native, fast=_PARTIAL)

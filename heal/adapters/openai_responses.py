@@ -168,7 +168,7 @@ from heal._verdict import (
     AFTER,
     PLAIN_TERMS,
     Terms,
-    by_default,
+    asked_scope,
     ended,
     plain_input,
     plain_inputs,
@@ -531,15 +531,18 @@ def heal_openai_responses(
             scope=scope,
         )
     # The verdict is asked of a list under the default options, for a target it knows (terms).
-    terms = terms_for(goal) if type(native) is list and by_default(policy, rules, scope) else None
+    asked = asked_scope(policy, rules, scope) if type(native) is list else None
+    terms = terms_for(goal) if asked else None
     said = NOT_PLAIN
     if terms is not None and type(native) is list:  # known, but the type checker sees it here
         verdict = partial(_verdict, native, goal.provider, terms)
-        said, done = settled(
-            native, verdict, partial(_renamed_ids, native, goal), on_repair, strict
-        )
+        rename = partial(_renamed_ids, native, goal)
+        history_scope = asked == "history"
+        said, done = settled(native, verdict, rename, on_repair, strict, clean_only=history_scope)
         if done is not None:
             return done
+        if history_scope:
+            terms, said = None, NOT_PLAIN  # the request's verdict: the full path decides
     items = _as_items(native)
     reader = _Reader(items, fast=_PARTIAL)
     with collector_paused(len(items)):

@@ -152,7 +152,7 @@ from heal._verdict import (
     AFTER,
     PLAIN_TERMS,
     Terms,
-    by_default,
+    asked_scope,
     calls_accepted,
     ended,
     engine_reads_reasoning,
@@ -429,7 +429,9 @@ def heal_pydantic_ai(
     those of :func:`heal.heal_messages`.
     """
     objects = _native_list(messages)
-    defaults = by_default(policy, rules, scope)
+    asked = asked_scope(policy, rules, scope)
+    defaults = asked is not None
+    history_scope = asked == "history"  # the verdict answers a plainly clean history alone
     # The call as most callers write it (no keyword but the history): the target is the
     # history's own provider, which one pass over the responses finds as it judges them.
     own = (
@@ -461,6 +463,8 @@ def heal_pydantic_ai(
         said = _verdict(messages, goal.provider, terms, past_ids=True, ids=ids)
         if said == CLEAN:
             return NativeHealResult(cast(list[pa.ModelMessage], messages), ())
+    if history_scope:
+        said = NOT_PLAIN  # the request's verdict: the full path decides the rest
     if said == REFUSED_IDS and type(messages) is list:  # a list, once the verdict read it
         renamed = delivered(_renamed_ids(messages, goal, ids), on_repair, strict)
         if renamed is not None:
@@ -481,7 +485,9 @@ def heal_pydantic_ai(
         # reads reasoning this walk does not (the target's own, and other providers' to
         # remove: engine_reads_reasoning). A list it found not plain for more than its ids,
         # without the engine's renaming of such a history either.
-        "quick": (not own and terms is None) or engine_reads_reasoning(terms_for(goal)),
+        "quick": history_scope
+        or (not own and terms is None)
+        or engine_reads_reasoning(terms_for(goal)),
         "renames": said != NOT_PLAIN or type(messages) is not list,
     }
     if isinstance(messages, str):

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import copy
 import json
+import sys
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -105,6 +106,7 @@ _LOADERS = {
     pydantic_ai: "_Loader",
     langchain: "_Loader",
     gemini: "_Reader",
+    openai_responses: "_Reader",
 }
 """The first step of each adapter's full path: its loader."""
 
@@ -771,7 +773,6 @@ def test_a_plain_history_comes_back_as_it_was_without_loading(
 @pytest.mark.parametrize(
     "options",
     [
-        {"scope": "history"},
         {"policy": {"orphan-tool-call": "drop-call"}},
         {"policy": Policy(disable=["orphan-tool-call"])},
     ],
@@ -1942,6 +1943,29 @@ def test_a_history_plain_but_for_kimi_ids_is_renamed_without_the_index(
         indexed = heal(copy.deepcopy(native), provider=provider)
     assert renamed.repairs == indexed.repairs
     assert renamed.messages == indexed.messages
+
+
+@pytest.mark.parametrize(("heal", "dump", "provider"), _HEALS)
+def test_at_history_scope_the_verdict_answers_a_plain_history_alone(
+    heal: Callable[..., NativeHealResult[Any]], dump: Callable[[Any], Any], provider: Any
+) -> None:
+    """migrate heals at history scope, where a format's plain verdict (the request's: the
+    history scope's rules are some of its rules) answers a plainly clean history alone: it
+    comes back as it was, unloaded. One plain but for Kimi's ids heals as the full path heals
+    it there, never renamed in the caller's objects by the request's verdict."""
+    module = sys.modules[heal.__module__]
+    native = dump(PLAIN)
+    with mock.patch.object(module, _LOADERS[module], _refuse_to_load):
+        result = heal(native, provider=provider, scope="history")
+    assert result.messages is native
+    assert result.repairs == ()
+    kimi = dump(kimi_ids(PLAIN))
+    got = heal(copy.deepcopy(kimi), provider=provider, scope="history")
+    with _full_path(module):
+        expected = heal(copy.deepcopy(kimi), provider=provider, scope="history")
+    assert got.repairs == expected.repairs
+    assert got.repairs  # the ids are renamed in stored history too
+    assert got.messages == expected.messages
 
 
 def test_openai_chat_renames_ids_without_loading() -> None:
