@@ -595,15 +595,7 @@ def quick_takes_reasoning(rules: Iterable[Rule]) -> bool:
     reasoning parts: its quick terms read them (:attr:`QuickTerms.reasoning`), keeping some
     and listing others for its dropper, instead of leaving every history that holds one to
     the index."""
-    lists: set[str] = set()
-    facts: set[Fact] = set()
-    for rule in rules:
-        needed_lists, needed_facts = _split_needs(rule)
-        if needed_lists is None:
-            return False
-        lists.update(needed_lists)
-        facts.update(needed_facts)
-    quick = quick_terms((frozenset(lists), tuple(facts)))
+    quick = quick_terms(_verdict([(rule, "", False, *_split_needs(rule)) for rule in rules]))
     return quick is not None and quick.reasoning
 
 

@@ -260,26 +260,32 @@ def _heal_json(
 
 def _engine_reads_reasoning(provider: ProviderId | None, target: dict[str, Any]) -> bool:
     """:func:`heal._verdict.engine_reads_reasoning` for heal_json's target, whose walk does not
-    read reasoning itself (:func:`_reads_reasoning`): whether a history the JSON walk refused
+    read reasoning itself (:func:`_reasoning_walk`): whether a history the JSON walk refused
     goes to :func:`heal.heal_messages` (whose quick verdict reads reasoning the walk refuses)
     rather than to :func:`heal._engine.heal_not_plain`. Where the walk reads the reasoning as
     that verdict does, a history it refused is refused there too: asking again costs a walk."""
     model, thinking, tools = target.get("model"), target.get("thinking"), target.get("tools")
     terms = _terms(provider, model, thinking, tools)[1]
-    return engine_reads_reasoning(terms) and not _reads_reasoning(terms)
+    return terms is not None and engine_reads_reasoning(terms) and _reasoning_walk(terms) is None
 
 
-def _reads_reasoning(terms: Terms | None) -> bool:
-    """Whether the verdict's walk reads reasoning parts for a target of these ``terms`` (see
-    :func:`_verdict`), rather than refusing every one."""
-    return terms is not None and (
-        terms.rich
-        or terms.items
-        or terms.rejects
-        or terms.signatures
-        or terms.bedrock
-        or (terms.thinking and terms.text_options and terms.result_options)
-    )
+def _reasoning_walk(terms: Terms) -> str | None:
+    """How the verdict's walk reads reasoning parts for a target of these ``terms`` (see
+    :func:`_verdict`): ``"rich"`` (taken as they are, and OpenAI's items checked after:
+    :attr:`~heal._verdict.Terms.rich`, :attr:`~heal._verdict.Terms.items`), ``"thinking"``
+    (Anthropic's), ``"rejects"`` (every one listed), ``"bedrock"`` or ``"signatures"``
+    (Gemini's): :func:`_scan`'s modes. None: it refuses every one."""
+    if terms.rich or terms.items:
+        return "rich"
+    if terms.thinking and terms.text_options and terms.result_options:
+        return "thinking"
+    if terms.rejects:
+        return "rejects"
+    if terms.bedrock:
+        return "bedrock"
+    if terms.signatures:
+        return "signatures"
+    return None
 
 
 def _terms(
@@ -969,21 +975,21 @@ def _verdict(
     provider, terms = _terms(provider, model, thinking, tools)
     if terms is None:
         return NOT_PLAIN
-    rich = terms.rich or terms.items
+    mode = _reasoning_walk(terms)
+    rich = mode == "rich"
     # The reasoning of other providers that the target removes, listed here: where the walk
     # reads Anthropic's thinking or Gemini's signatures itself (see _scan), and where the items
     # check reads the Responses API's items (_items_plain).
     found: list[dict[str, Any]] = []
     signed: list[bool] | None = None  # Gemini's signatures on the current turn's calls
     walk: Callable[..., str | None] = _scan
-    # The walks that read reasoning (_reads_reasoning says which targets have one).
-    if not rich and terms.thinking and terms.text_options and terms.result_options:
+    if mode == "thinking":
         walk = partial(_scan, drops=found)
-    elif not rich and terms.rejects:
+    elif mode == "rejects":
         walk = partial(_scan, drops=found, rejects=True)
-    elif not rich and terms.bedrock:
+    elif mode == "bedrock":
         walk = partial(_scan, drops=found, bedrock=True)
-    elif not rich and terms.signatures:
+    elif mode == "signatures":
         signed = []
         walk = partial(_scan, drops=found, signed=signed)
     if judged is not None:
