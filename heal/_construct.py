@@ -136,11 +136,11 @@ def copied(model: M, update: dict[str, Any]) -> M:
     ``copy.copy`` calls. ``update`` must name declared fields only; anything else (an extra
     name, a class with its own copy) is copied by pydantic."""
     cls = type(model)
-    if (
-        cls.__copy__ is not _PYDANTIC_COPY
-        or cls.model_copy is not _PYDANTIC_MODEL_COPY
-        or not cls.__pydantic_fields__.keys() >= update.keys()
-    ):
+    names = _COPIED.get(cls)
+    if names is None:
+        own = cls.__copy__ is not _PYDANTIC_COPY or cls.model_copy is not _PYDANTIC_MODEL_COPY
+        names = _COPIED[cls] = frozenset() if own else frozenset(cls.__pydantic_fields__)
+    if not update or not names.issuperset(update):  # no names: the class copies itself
         return model.model_copy(update=update)
     new = new_instance(cls)
     set_dict(new, {**model.__dict__, **update})
@@ -157,6 +157,9 @@ def copied(model: M, update: dict[str, Any]) -> M:
     return new
 
 
+_COPIED: dict[type[BaseModel], frozenset[str]] = {}
+"""The classes :func:`copied` has seen, with the names of their fields when their copy is
+pydantic's own (else none: pydantic copies them)."""
 _PYDANTIC_COPY = BaseModel.__copy__
 _PYDANTIC_MODEL_COPY = BaseModel.model_copy
 

@@ -549,6 +549,14 @@ def plain_value(value: Any, depth: int = MAX_DEPTH) -> bool:
     return kind in _SCALARS
 
 
+def plain_values(values: list[Any]) -> bool:
+    """Whether every one of ``values`` is a :func:`plain_value` (see :func:`plain_texts`): flat
+    JSON objects of scalars, the common shape (a reasoning block, a message's metadata), are
+    judged in a few passes at C speed over all of them (:func:`flat_inputs`); any other value
+    by itself."""
+    return flat_inputs(values) or all(map(plain_value, values))
+
+
 def plain_input(value: Any) -> bool:
     """Whether a tool input is one no rule mends: a JSON object of plain values."""
     return type(value) is dict and (not value or _plain(value, MAX_DEPTH))

@@ -270,6 +270,9 @@ def _state(model: BaseModel) -> tuple[Any, ...]:
         (_Private(name="x"), {"other": 3}),  # an extra name: pydantic's own rules
         (_OwnCopy(name="x"), {"name": "y"}),
         (_OwnModelCopy(name="x"), {"name": "y"}),
+        (_OwnCopy(name="x"), {}),  # nothing to update: still its own copy
+        (_OwnModelCopy(name="x"), {}),
+        (LcToolMessage("ok", tool_call_id="a:1"), {}),
     ],
     ids=[
         "AI text",
@@ -279,6 +282,9 @@ def _state(model: BaseModel) -> tuple[Any, ...]:
         "extra name",
         "own copy",
         "own model_copy",
+        "own copy, no update",
+        "own model_copy, no update",
+        "tool, no update",
     ],
 )
 def test_copied_copies_exactly_as_model_copy(model: BaseModel, update: dict[str, Any]) -> None:

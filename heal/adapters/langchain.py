@@ -161,6 +161,7 @@ from heal._verdict import (
     plain_texts,
     plain_thoughts,
     plain_value,
+    plain_values,
     terms_for,
     walked_clean,
     walked_verdict,
@@ -297,7 +298,8 @@ def _agreed_provider(messages: list[BaseMessage]) -> ProviderId | None:
     found: set[ProviderId | None] = set()
     for msg in messages:
         if type(msg) is AIMessage:  # exactly, as _native_list leaves them
-            found.add(_message_provider(msg))
+            # No metadata, no provider (nearly always in a stored history): without the call.
+            found.add(_message_provider(msg) if msg.__dict__["response_metadata"] else None)
     return found.pop() if len(found) == 1 else None
 
 
@@ -474,7 +476,9 @@ def _plain_messages(
             if name is None or fields["status"] != "success" or given not in (None, name):
                 return None
             texts.append(fields["content"])
-            kept.append(fields["artifact"])
+            artifact = fields["artifact"]
+            if artifact is not None:
+                kept.append(artifact)
             if not waiting:
                 waiting = None
             previous = "tool"
@@ -486,7 +490,10 @@ def _plain_messages(
             calls = fields["tool_calls"] if kind is AIMessage else None
             if kind is AIMessage:
                 kwargs = fields["additional_kwargs"]
-                if fields["invalid_tool_calls"] or _cut_off(fields["response_metadata"]):
+                if fields["invalid_tool_calls"]:
+                    return None
+                metadata = fields["response_metadata"]
+                if metadata and _cut_off(metadata):
                     return None
                 if not _KWARGS_READ.isdisjoint(kwargs):
                     # Reasoning (a string loads as the message's first part) and Gemini's
@@ -497,7 +504,9 @@ def _plain_messages(
                     reasoning = kwargs.get("reasoning_content")
                     if type(reasoning) is str:  # the message's first part
                         thoughts.append(reasoning)
-                kept.append(fields["usage_metadata"])
+                usage = fields["usage_metadata"]
+                if usage is not None:
+                    kept.append(usage)
             if calls:
                 waiting = {}
                 for call in calls:
@@ -521,9 +530,7 @@ def _plain_messages(
             elif type(content) is not list:
                 return None
             elif kind is AIMessage:
-                if not _plain_ai_blocks(
-                    content, calls or [], texts, inputs, kept, thoughts=thoughts
-                ):
+                if not _plain_ai_blocks(content, calls, texts, inputs, kept, thoughts=thoughts):
                     return None
             elif kind is not HumanMessage or not content:
                 return None
@@ -548,9 +555,8 @@ def _plain_messages(
         return None
     if thoughts and not plain_thoughts(thoughts):
         return None
-    for value in kept:
-        if value is not None and not plain_value(value):
-            return None
+    if kept and not plain_values(kept):
+        return None
     return ended(previous, texts[-1] if texts else None)
 
 
@@ -576,26 +582,31 @@ def _renamed_ids(
     renamer = IdRenamer.of(ids, goal)
     if renamer is None:
         return None
-    renamed = renamer.renamed
+    renamed, touched = renamer.renamed, renamer.touched
     with collector_paused(len(messages)):
         out = list(messages)
         i = -1
         for message in messages:
             i += 1
             kind = type(message)
+            if kind is not ToolMessage and kind is not AIMessage:
+                continue
+            fields = message.__dict__  # read as the walk read them
             if kind is ToolMessage:
-                tid = cast(ToolMessage, message).tool_call_id
-                new_id = renamed((i, 0, None), "tool-result", tid)
-                if new_id != tid:
-                    out[i] = copied(message, {"tool_call_id": new_id})
+                tid = fields["tool_call_id"]
+                if tid in touched:
+                    new_id = renamed((i, 0, None), "tool-result", tid)
+                    if new_id != tid:
+                        out[i] = copied(message, {"tool_call_id": new_id})
                 continue
-            if kind is not AIMessage:
-                continue
-            ai = cast(AIMessage, message)
-            if not ai.tool_calls:
-                continue
-            calls: list[Any] = list(ai.tool_calls)
-            content = ai.content
+            calls: list[Any] = fields["tool_calls"]
+            for call in calls:
+                if call["id"] in touched:
+                    break
+            else:
+                continue  # no call renamed (or none at all)
+            calls = list(calls)
+            content = fields["content"]
             patched: dict[str, Any] = {}
             at: dict[str, int] = {}  # a call's tool_use block, by its id (the walk linked them)
             if type(content) is list:
@@ -610,10 +621,16 @@ def _renamed_ids(
                 base = 1  # a string counts as one block
             # In the canonical parts' order: the linked calls where their blocks are, then
             # the others in the order of tool_calls.
-            order = sorted(range(len(calls)), key=lambda n: at.get(calls[n]["id"], base + n))
+            order: Iterable[int] = (
+                sorted(range(len(calls)), key=lambda n: at.get(calls[n]["id"], base + n))
+                if at
+                else range(len(calls))
+            )
             for n in order:
                 call = calls[n]
                 tid = call["id"]
+                if tid not in touched:
+                    continue
                 k = at.get(tid, -1)
                 new_id = renamed((i, base + n if k < 0 else k, None), "tool-call", tid)
                 if new_id == tid:
@@ -625,20 +642,22 @@ def _renamed_ids(
                     if new_content is None:
                         new_content = patched["content"] = list(blocks)
                     new_content[k] = {**new_content[k], "id": new_id}
-            if patched:
-                signatures = _signature_map(ai.additional_kwargs)
-                if signatures is _UNMAPPED:
-                    return None  # what follows the ids there: the full path writes it
-                if signatures is not None:
-                    old_ids: dict[str, str] = {
-                        call["id"]: new["id"]
-                        for call, new in zip(cast(list[Any], ai.tool_calls), calls, strict=True)
-                    }
-                    kwargs = _remapped(ai.additional_kwargs, signatures, old_ids)
-                    if kwargs is None:
-                        return None
-                    patched["additional_kwargs"] = kwargs
-                out[i] = copied(ai, patched)
+            if not patched:
+                continue
+            kwargs = fields["additional_kwargs"]
+            signatures = _signature_map(kwargs)
+            if signatures is _UNMAPPED:
+                return None  # what follows the ids there: the full path writes it
+            if signatures is not None:
+                old_ids: dict[str, str] = {
+                    call["id"]: new["id"]
+                    for call, new in zip(fields["tool_calls"], calls, strict=True)
+                }
+                remapped = _remapped(kwargs, signatures, old_ids)
+                if remapped is None:
+                    return None
+                patched["additional_kwargs"] = remapped
+            out[i] = copied(message, patched)
         return NativeHealResult(out, renamer.records())
 
 
@@ -648,7 +667,7 @@ _read_past_ids = partial(_plain_messages, past_ids=True)
 
 def _plain_ai_blocks(
     content: list[Any],
-    calls: list[Any],
+    calls: list[Any] | None,
     texts: list[Any],
     inputs: list[Any],
     kept: list[Any],

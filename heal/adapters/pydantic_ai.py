@@ -613,7 +613,7 @@ def _renamed_ids(
     renamer = IdRenamer.of(ids, goal)
     if renamer is None:
         return None
-    renamed = renamer.renamed
+    renamed, touched = renamer.renamed, renamer.touched
     with collector_paused(len(messages)):
         out = list(messages)
         call_cls, return_cls = pa.ToolCallPart, pa.ToolReturnPart
@@ -625,14 +625,14 @@ def _renamed_ids(
             for part in message.parts:
                 j += 1
                 kind = type(part)
-                if kind is call_cls:
-                    old = part.tool_call_id
-                    new_id = renamed((i, j, None), "tool-call", old)
-                elif kind is return_cls:
-                    old = part.tool_call_id
-                    new_id = renamed((i, j, None), "tool-result", old)
-                else:
+                if kind is not call_cls and kind is not return_cls:
                     continue
+                old = part.tool_call_id
+                if old not in touched:
+                    continue  # an id no rule renames
+                new_id = renamed(
+                    (i, j, None), "tool-call" if kind is call_cls else "tool-result", old
+                )
                 if new_id != old:
                     if parts is None:
                         parts = list(message.parts)

@@ -872,3 +872,28 @@ def test_a_value_heal_cannot_carry_is_an_input_error_the_walk_does_not_skip(
     assert not lc_adapter._plainly_clean(history, None)
     with pytest.raises(InputError, match=re.escape(f"messages[1].{what}")):
         heal_langchain(history)
+
+
+@pytest.mark.parametrize(
+    ("at", "field", "value"),
+    [
+        (1, "usage_metadata", {"input_tokens": 1, "output_tokens": Decimal(1), "total_tokens": 2}),
+        (2, "artifact", {"rows": float("inf")}),
+    ],
+)
+def test_a_value_heal_cannot_carry_in_usage_or_an_artifact_is_judged_too(
+    at: int, field: str, value: dict[str, Any]
+) -> None:
+    """The walk skips a message's absent usage and artifact alone: one set (after
+    validation, as a caller may) to a value JSON cannot hold is not plainly clean, so the
+    history is not handed back as it is."""
+    call = {"name": "f", "args": {}, "id": "c1", "type": "tool_call"}
+    history = [
+        HumanMessage("hi"),
+        AIMessage("", tool_calls=[call]),
+        ToolMessage("done", tool_call_id="c1"),
+        AIMessage("ok"),
+    ]
+    assert lc_adapter._plainly_clean(history, None)
+    object.__setattr__(history[at], field, value)
+    assert not lc_adapter._plainly_clean(history, None)

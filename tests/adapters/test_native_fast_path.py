@@ -2116,6 +2116,39 @@ def test_langchain_renames_ids_without_loading() -> None:
     assert mapped > 0
 
 
+def test_langchain_renames_calls_in_the_order_of_their_blocks() -> None:
+    """An AI message whose ``tool_use`` blocks come in another order than its ``tool_calls``
+    (and a call with no block, which loads after them): renamed in the caller's messages,
+    its records come in the order of the canonical parts, as the full path's do."""
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+    calls = [
+        {"name": "f", "args": {"n": n}, "id": f"functions.f:{n}", "type": "tool_call"}
+        for n in range(3)
+    ]
+    blocks: list[str | dict[str, Any]] = [
+        {"type": "text", "text": "Let me look."},
+        *(
+            {"type": "tool_use", "id": c["id"], "name": "f", "input": c["args"]}
+            for c in calls[1::-1]
+        ),
+    ]
+    native = [
+        HumanMessage("go"),
+        AIMessage(blocks, tool_calls=calls),
+        *(ToolMessage(f"r{n}", tool_call_id=f"functions.f:{n}") for n in (2, 0, 1)),
+        AIMessage("done"),
+    ]
+    fast, skipped = _fast(langchain, partial(langchain.heal_langchain, native))
+    with _full_path(langchain):
+        slow = langchain.heal_langchain(native)
+    assert skipped
+    first = [(r.tool_call_id, r.part_index) for r in fast.repairs if r.message_index == 1]
+    assert first == [("functions.f:1", 1), ("functions.f:0", 2), ("functions.f:2", 5)]
+    assert fast.repairs == slow.repairs
+    assert _ordered(fast.messages) == _ordered(slow.messages)
+
+
 @pytest.mark.parametrize(
     "block",
     [
