@@ -472,8 +472,10 @@ def _plain_messages(
         if kind is ToolMessage:
             call_id = fields["tool_call_id"]
             name = waiting.pop(call_id, None) if waiting is not None else None
-            given = fields["name"]
-            if name is None or fields["status"] != "success" or given not in (None, name):
+            given = fields["name"]  # the call's name, if any
+            if name is None or (given is not None and given != name):
+                return None
+            if fields["status"] != "success":
                 return None
             texts.append(fields["content"])
             artifact = fields["artifact"]
@@ -495,7 +497,7 @@ def _plain_messages(
                 metadata = fields["response_metadata"]
                 if metadata and _cut_off(metadata):
                     return None
-                if not _KWARGS_READ.isdisjoint(kwargs):
+                if kwargs and not _KWARGS_READ.isdisjoint(kwargs):
                     # Reasoning (a string loads as the message's first part) and Gemini's
                     # signatures (options of the calls with their ids) for rich terms alone;
                     # OpenAI's raw calls never (the loader links them to the calls).
@@ -687,7 +689,7 @@ def _plain_ai_blocks(
     loader refuses it: each block's input is judged too.) With ``thoughts`` (a list: rich
     terms), ``thinking`` blocks and ``reasoning`` blocks without a summary, of a string text,
     may come first, before a text or a call: their texts are added to ``thoughts``."""
-    pending = {call["id"]: call for call in calls} if calls else None
+    pending: dict[Any, Any] | None = None  # the calls no block has linked yet, by id
     after_call = False
     said = False  # a text or a call block came (reasoning must come before)
     for block in content:
@@ -714,7 +716,9 @@ def _plain_ai_blocks(
             texts.append(block["text"])
             if len(block) == 2:  # type and text alone: the text is judged with the others
                 continue
-        elif kind == "tool_use" and pending:
+        elif kind == "tool_use" and calls:
+            if pending is None:  # the first one (most messages have none)
+                pending = {call["id"]: call for call in calls}
             call_id = block["id"]
             call = pending.pop(call_id, None) if type(call_id) is str else None
             if call is None or block["name"] != call["name"] or block["input"] != call["args"]:
@@ -1973,7 +1977,7 @@ class _Loader:
         rest = _message_rest(msg, path, "content", "tool_calls", "invalid_tool_calls")
         meta: Json = {}
         kwargs = dict(rest.get("additional_kwargs") or {})
-        provider = msg.response_metadata.get("model_provider")
+        provider = (msg.response_metadata or {}).get("model_provider")  # None, set unvalidated
         parts: list[Json] = []
         origins: list[int | None] = []
         if isinstance(kwargs.get("reasoning_content"), str):

@@ -874,6 +874,29 @@ def test_a_value_heal_cannot_carry_is_an_input_error_the_walk_does_not_skip(
         heal_langchain(history)
 
 
+@pytest.mark.parametrize("content", ["ok", [{"type": "text", "text": "ok"}]])
+def test_metadata_set_to_none_after_validation_is_read_or_refused_by_name(content: Any) -> None:
+    """A caller may set ``additional_kwargs`` or ``response_metadata`` to None after
+    validation. Such kwargs read as none, as the general path reads them, whether the history
+    is plain or needs a repair. Such metadata passes in a plain history, which comes back as
+    it is; one that must be written back is LangChain's error, located (not a bare
+    AttributeError from reading the provider out of it)."""
+    call = {"name": "f", "args": {}, "id": "c1", "type": "tool_call"}
+    for field in ("additional_kwargs", "response_metadata"):
+        plain = [HumanMessage("hi"), AIMessage(content), HumanMessage("more")]
+        object.__setattr__(plain[1], field, None)
+        result = heal_langchain(plain)
+        assert result.messages is plain
+        assert result.repairs == ()
+    kwargs = [HumanMessage("hi"), AIMessage(content, tool_calls=[call]), HumanMessage("more")]
+    object.__setattr__(kwargs[1], "additional_kwargs", None)
+    assert [r.rule for r in heal_langchain(kwargs).repairs] == ["orphan-tool-call"]
+    metadata = [HumanMessage("hi"), AIMessage(content, tool_calls=[call]), HumanMessage("more")]
+    object.__setattr__(metadata[1], "response_metadata", None)
+    with pytest.raises(InputError, match=r"^messages\[1\]: LangChain rejects(.|\n)*response_meta"):
+        heal_langchain(metadata)
+
+
 @pytest.mark.parametrize(
     ("at", "field", "value"),
     [
