@@ -1246,7 +1246,12 @@ def plain_id_chain(ids: set[str], target: Target) -> IdChain | None:
     # The formats' verdicts ask the profile of every id: so must the renamed ones pass (the
     # plan's verdict asked the shared rule only, unless it asks for an exact format).
     assert plan.quick is not None  # a plan with a renamer has quick terms (_cached_plan)
-    if not plan.quick.exact_ids and not plan.profile.all_accepted_tool_call_ids(ids):
+    profile = plan.profile
+    if (
+        not plan.quick.exact_ids
+        and profile.tool_call_id_exact_pattern is not None  # else _id_renames asked the same
+        and not profile.all_accepted_tool_call_ids(ids)
+    ):
         return None
     replace = Action.REPLACE
     return [((rule.id, rule.scope, replace, rule.renamed_why), mapping) for rule, mapping in chain]
@@ -1258,13 +1263,15 @@ class IdRenamer:
     passes each part with an id to :meth:`renamed`, in the order of the history's canonical
     parts, and gets its new id; :meth:`records` are then the engine's records of them."""
 
-    __slots__ = ("_chain", "_made", "touched")
+    __slots__ = ("_chain", "_made", "_only", "touched")
 
     def __init__(self, chain: IdChain) -> None:
         self._chain = chain
         self._made: list[list[Repair]] = [[] for _ in chain]
         self.touched: frozenset[str] = frozenset().union(*(mapping for _, mapping in chain))
         """The ids some rule renames: :meth:`renamed` gives any other back as it is."""
+        # A chain of one rule (nearly every one): its terms, map and records, for renamed.
+        self._only = (*chain[0], self._made[0]) if len(chain) == 1 else None
 
     @classmethod
     def of(cls, ids: Iterable[str], target: Target) -> IdRenamer | None:
@@ -1284,6 +1291,14 @@ class IdRenamer:
         of type ``kind`` (``tool-call``, ``tool-result``), whose id is ``tool_call_id``, which
         the history's ids held (the same id when no rule renames it); each rule that renames
         it makes its record."""
+        only = self._only
+        if only is not None:
+            by, mapping, made = only
+            new_id = mapping.get(tool_call_id)
+            if new_id is None:
+                return tool_call_id
+            made.append(rename_record(by, where, kind, tool_call_id, new_id))
+            return new_id
         now = tool_call_id
         k = -1
         for by, mapping in self._chain:

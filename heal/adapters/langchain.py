@@ -647,7 +647,7 @@ def _renamed_ids(
             if not patched:
                 continue
             kwargs = fields["additional_kwargs"]
-            signatures = _signature_map(kwargs)
+            signatures = _signature_map(kwargs) if kwargs else None  # none, nearly always
             if signatures is _UNMAPPED:
                 return None  # what follows the ids there: the full path writes it
             if signatures is not None:
