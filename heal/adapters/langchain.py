@@ -393,8 +393,6 @@ _KWARGS_READ = frozenset({"reasoning_content", _GEMINI_SIGNATURES, "tool_calls"}
 """The ``additional_kwargs`` of an AI message the loader reads (reasoning, Gemini signatures,
 the raw calls of OpenAI's format); any other it keeps as it is, in the message's record."""
 
-_CALL_KEYS = frozenset({"name", "args", "id", "type"})
-
 
 def _plainly_clean(
     messages: list[BaseMessage], provider: ProviderId | None, terms: Terms = PLAIN_TERMS
@@ -464,6 +462,7 @@ def _plain_messages(
     inputs: list[Any] = []
     kept: list[Any] = []  # what the loader keeps as records: plain JSON, or it raises
     thoughts: list[Any] | None = [] if rich else None  # reasoning texts (rich terms only)
+    add_id, add_name = ids.append, names.append
     for message in messages:
         kind = type(message)
         if message.__pydantic_extra__:
@@ -512,7 +511,9 @@ def _plain_messages(
             if calls:
                 waiting = {}
                 for call in calls:
-                    if type(call) is not dict or call.keys() != _CALL_KEYS:
+                    # Exactly name, args, id and type: four keys, each read below (a KeyError
+                    # is not plain).
+                    if type(call) is not dict or len(call) != 4:
                         return None
                     call_id = call["id"]
                     name = call["name"]
@@ -524,8 +525,8 @@ def _plain_messages(
                     waiting[call_id] = name
                     if ":" in call_id and not past_ids:
                         return None  # Kimi's id form, which no provider takes: all renamed
-                    ids.append(call_id)
-                    names.append(name)
+                    add_id(call_id)
+                    add_name(name)
             if type(content) is str:
                 if content or not calls:
                     texts.append(content)  # a blank one is not plain, after reasoning too

@@ -874,6 +874,29 @@ def test_a_value_heal_cannot_carry_is_an_input_error_the_walk_does_not_skip(
         heal_langchain(history)
 
 
+@pytest.mark.parametrize(
+    "call",
+    [
+        {"name": "f", "args": {}, "id": "c1", "type": "tool_call", "index": 0},
+        {"name": "f", "args": {}, "id": "c1"},
+        {"name": "f", "args": {}, "id": "c1", "kind": "tool_call"},
+    ],
+    ids=["a fifth key", "three keys", "another fourth key"],
+)
+def test_a_call_entry_of_other_keys_is_not_plain(call: dict[str, Any]) -> None:
+    """A ``tool_calls`` entry holds exactly name, args, id and type when LangChain validates
+    it; one set otherwise afterwards is not plainly clean: the full path reads it."""
+    history = [
+        HumanMessage("hi"),
+        AIMessage("", tool_calls=[{"name": "f", "args": {}, "id": "c1", "type": "tool_call"}]),
+        ToolMessage("done", tool_call_id="c1"),
+        AIMessage("ok"),
+    ]
+    assert lc_adapter._plainly_clean(history, None)
+    object.__setattr__(history[1], "tool_calls", [call])
+    assert not lc_adapter._plainly_clean(history, None)
+
+
 @pytest.mark.parametrize("content", ["ok", [{"type": "text", "text": "ok"}]])
 def test_metadata_set_to_none_after_validation_is_read_or_refused_by_name(content: Any) -> None:
     """A caller may set ``additional_kwargs`` or ``response_metadata`` to None after
