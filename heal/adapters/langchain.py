@@ -471,7 +471,7 @@ def _plain_messages(
         if kind is ToolMessage:
             call_id = fields["tool_call_id"]
             name = waiting.pop(call_id, None) if waiting is not None else None
-            given = fields["name"]  # the call's name, if any
+            given = fields["name"]  # the tool's name, when the message gives one
             if name is None or (given is not None and given != name):
                 return None
             if fields["status"] != "success":
