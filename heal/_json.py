@@ -63,7 +63,7 @@ from heal._verdict import (
     ended,
     engine_reads_reasoning,
     flat_inputs,
-    plain_inputs,
+    nested_inputs,
     plain_texts,
     plain_thoughts,
     plain_value,
@@ -1262,7 +1262,7 @@ def _scan(
     if not plain_texts(texts):
         return None
     flat = flat_inputs(inputs)  # plain, of scalars but floats alone
-    if not flat and not plain_inputs(inputs):
+    if not flat and not nested_inputs(inputs):
         return None
     for value in values:
         if not plain_value(value):
@@ -1405,6 +1405,6 @@ def _rich_plain(options: list[Any], thoughts: list[Any]) -> bool | None:
             return None
         spaces = list(chain.from_iterable(map(dict.values, options)))
         flat = flat_inputs(spaces)
-        if not flat and not plain_inputs(spaces):
+        if not flat and not nested_inputs(spaces):
             return None
     return flat if plain_thoughts([part["text"] for part in thoughts]) else None

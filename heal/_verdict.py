@@ -567,11 +567,7 @@ def plain_inputs(values: Iterable[Any]) -> bool:
     Inputs of scalars under string keys, the common shape, are judged in a few passes at C
     speed over all of them (:func:`flat_inputs`); any other goes value by value."""
     inputs = values if type(values) is list else list(values)
-    if flat_inputs(inputs):
-        return True
-    if set(map(type, inputs)) != _DICT:
-        return False
-    return all(not value or _plain(value, MAX_DEPTH) for value in inputs)
+    return flat_inputs(inputs) or nested_inputs(inputs)
 
 
 def flat_inputs(inputs: list[Any]) -> bool:
@@ -583,6 +579,14 @@ def flat_inputs(inputs: list[Any]) -> bool:
         and set(map(type, chain.from_iterable(inputs))) <= _STR
         and set(map(type, chain.from_iterable(map(dict.values, inputs)))) <= _SCALARS
     )
+
+
+def nested_inputs(inputs: list[Any]) -> bool:
+    """:func:`plain_inputs` of inputs :func:`flat_inputs` did not find flat (a float, a nested
+    value, or not an object): each judged by itself."""
+    if set(map(type, inputs)) != _DICT:
+        return False
+    return all(not value or _plain(value, MAX_DEPTH) for value in inputs)
 
 
 _SCALARS = frozenset({str, int, bool, type(None)})

@@ -368,7 +368,7 @@ def heal_gemini(
         if done is not None:
             return done
         if history_scope:
-            terms, said = None, NOT_PLAIN  # the request's verdict: the full path decides
+            terms = None  # the request's verdict: the full path decides the rest
     contents, system, system_key = _split(native)
     sdk = any(isinstance(c, BaseModel) for c in contents)
     sdk_system = isinstance(system, BaseModel)

@@ -356,7 +356,7 @@ def heal_langchain(
         if done is not None:
             return done
         if history_scope:
-            terms, said = None, NOT_PLAIN  # the request's verdict: the full path decides
+            terms = None  # the request's verdict: the full path decides the rest
     loader = _Loader(native)
     with collector_paused(len(native)):
         loaded = loader.run()

@@ -542,7 +542,7 @@ def heal_openai_responses(
         if done is not None:
             return done
         if history_scope:
-            terms, said = None, NOT_PLAIN  # the request's verdict: the full path decides
+            terms = None  # the request's verdict: the full path decides the rest
     items = _as_items(native)
     reader = _Reader(items, fast=_PARTIAL)
     with collector_paused(len(items)):
