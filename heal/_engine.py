@@ -49,6 +49,7 @@ from heal.messages import (
     ModelMessage,
     Part,
     ReasoningPart,
+    TextPart,
     ToolCallPart,
     ToolMessage,
     ToolResultPart,
@@ -1761,6 +1762,13 @@ def _to_json(value: Any) -> Any:
             if type(item) is not str or type(key) is not str or not (key + item).isascii():
                 return escaped_json(value)
         return value.copy()
+    cls = type(value)
+    if cls is ReasoningPart or cls is TextPart:
+        # The parts removed most (another provider's reasoning, a blank text), in their
+        # commonest form: ASCII text and flat options, dumped in line (a third of the cost).
+        flat = _flat_part_json(value)
+        if flat is not None:
+            return flat
     if isinstance(value, BaseModel):
         # A dump is made of new containers: it can be kept as it is when nothing needs escaping
         # (nearly always, and one C-speed encoding tells).
@@ -1801,6 +1809,62 @@ def _to_json(value: Any) -> Any:
     # Anything else may share containers with the input (a tool input, provider options): the
     # record gets its own copy.
     return escaped_json(value)
+
+
+_FLAT_PART_KEYS = {
+    cls: tuple((name, field.serialization_alias or name) for name, field in fields.items())
+    for cls in (TextPart, ReasoningPart)
+    for fields in (cls.model_fields,)
+}
+"""Each field of a text and a reasoning part (in the order a dump writes them), and its key in
+the dump: :func:`_flat_part_json` writes them."""
+
+
+def _flat_part_json(part: TextPart | ReasoningPart) -> dict[str, Any] | None:
+    """What :func:`_to_json` makes of a text or reasoning part (``model_dump(mode="json",
+    exclude_unset=True)``, in new containers), made by hand for one whose text and options are
+    ASCII and whose options are flat (each provider's values strings, booleans or nulls): JSON
+    as it is, which needs no escaping. None for any other, which pydantic dumps.
+    ``tests/test_engine.py`` holds the two to one result."""
+    if part.__pydantic_extra__:
+        return None
+    fields = part.__dict__
+    given = part.__pydantic_fields_set__
+    out: dict[str, Any] = {}
+    for name, key in _FLAT_PART_KEYS[type(part)]:
+        if name not in given:
+            continue
+        value = fields[name]
+        if name == "provider_options":
+            if value is not None:
+                value = _flat_options(value)
+                if value is None:
+                    return None
+        elif type(value) is not str or not value.isascii():
+            return None
+        out[key] = value
+    return out
+
+
+def _flat_options(options: Any) -> dict[str, Any] | None:
+    """A copy of provider options whose every key and value is ASCII text (a value may also be
+    a boolean or null), one level deep under each provider; else None."""
+    if type(options) is not dict:
+        return None
+    out: dict[str, Any] = {}
+    for namespace, values in options.items():
+        if type(namespace) is not str or not namespace.isascii() or type(values) is not dict:
+            return None
+        for key, value in values.items():
+            if type(key) is not str or not key.isascii():
+                return None
+            if type(value) is str:
+                if not value.isascii():
+                    return None
+            elif value is not None and value is not True and value is not False:
+                return None
+        out[namespace] = values.copy()
+    return out
 
 
 def escaped_json(value: Any) -> Any:
