@@ -1811,38 +1811,32 @@ def _to_json(value: Any) -> Any:
     return escaped_json(value)
 
 
-_FLAT_PART_KEYS = {
-    cls: tuple((name, field.serialization_alias or name) for name, field in fields.items())
-    for cls in (TextPart, ReasoningPart)
-    for fields in (cls.model_fields,)
-}
-"""Each field of a text and a reasoning part (in the order a dump writes them), and its key in
-the dump: :func:`_flat_part_json` writes them."""
-
-
 def _flat_part_json(part: TextPart | ReasoningPart) -> dict[str, Any] | None:
     """What :func:`_to_json` makes of a text or reasoning part (``model_dump(mode="json",
     exclude_unset=True)``, in new containers), made by hand for one whose text and options are
     ASCII and whose options are flat (each provider's values strings, booleans or nulls): JSON
-    as it is, which needs no escaping. None for any other, which pydantic dumps.
-    ``tests/test_engine.py`` holds the two to one result."""
+    as it is, which needs no escaping. None for any other, which pydantic dumps. The two
+    classes have the same fields (``type``, ``text``, ``provider_options``, dumped in that
+    order); ``tests/test_engine.py`` holds the two ways to one result."""
     if part.__pydantic_extra__:
         return None
     fields = part.__dict__
+    text = fields["text"]
+    if type(text) is not str or not text.isascii():
+        return None
     given = part.__pydantic_fields_set__
     out: dict[str, Any] = {}
-    for name, key in _FLAT_PART_KEYS[type(part)]:
-        if name not in given:
-            continue
-        value = fields[name]
-        if name == "provider_options":
-            if value is not None:
-                value = _flat_options(value)
-                if value is None:
-                    return None
-        elif type(value) is not str or not value.isascii():
-            return None
-        out[key] = value
+    if "type" in given:
+        out["type"] = fields["type"]
+    if "text" in given:
+        out["text"] = text
+    if "provider_options" in given:
+        options = fields["provider_options"]
+        if options is not None:
+            options = _flat_options(options)
+            if options is None:
+                return None
+        out["providerOptions"] = options
     return out
 
 

@@ -940,6 +940,20 @@ def test_a_flat_part_is_dumped_as_pydantic_dumps_it(
             assert values is not part.provider_options[namespace]  # type: ignore[index]
 
 
+def test_the_flat_parts_have_the_fields_their_dump_writes() -> None:
+    """_flat_part_json writes a text or reasoning part's three fields by name, in order."""
+    from heal.messages import ReasoningPart
+
+    for cls in (TextPart, ReasoningPart):
+        fields = cls.model_fields
+        assert list(fields) == ["type", "text", "provider_options"]
+        assert [f.serialization_alias or n for n, f in fields.items()] == [
+            "type",
+            "text",
+            "providerOptions",
+        ]
+
+
 @pytest.mark.parametrize(
     ("part", "flat"),
     [

@@ -284,6 +284,47 @@ def test_scenario_13_4_reasoning_only_message_is_dropped() -> None:
     assert heal_messages(history, provider="anthropic", scope="history").repairs == ()
 
 
+def test_each_removed_foreign_reasoning_says_its_namespaces_and_its_place() -> None:
+    """The reason of each removed part names its own namespaces, and says so when the part sat
+    beside signed thinking, whichever part came first (the texts are made once and kept)."""
+    from heal.rules.reasoning import BESIDE_SIGNED
+
+    def foreign(*namespaces: str) -> dict[str, Any]:
+        options = {ns: {"itemId": f"rs_{ns}"} for ns in namespaces}
+        return {"type": "reasoning", "text": "thought", "providerOptions": options}
+
+    signed = {
+        "type": "reasoning",
+        "text": "mine",
+        "providerOptions": {"anthropic": {"signature": "s"}},
+    }
+    history: list[Message] = [
+        {"role": "user", "content": "q1"},
+        {"role": "assistant", "content": [foreign("openai"), {"type": "text", "text": "a1"}]},
+        {"role": "user", "content": "q2"},
+        {
+            "role": "assistant",
+            "content": [foreign("openai", "google"), {"type": "text", "text": "a2"}],
+        },
+        {"role": "user", "content": "q3"},
+        {
+            "role": "assistant",
+            "content": [signed, foreign("openai"), {"type": "text", "text": "a3"}],
+        },
+        {"role": "user", "content": "q4"},
+    ]
+    for order in (history, [*history[:1], *history[4:], *history[1:4]]):
+        reasons = {
+            r.message_index: r.reason
+            for r in heal_messages(order, provider="anthropic").repairs
+            if r.rule == "anthropic-strip-foreign-reasoning-content"
+        }
+        plain, both, beside = (reasons[order.index(history[k])] for k in (1, 3, 5))
+        assert "openai" in plain and "google" not in plain and BESIDE_SIGNED not in plain
+        assert "google, openai" in both and BESIDE_SIGNED not in both
+        assert beside.endswith(BESIDE_SIGNED) and beside.startswith(plain)
+
+
 def test_scenario_13_8_foreign_reasoning_is_dropped_not_turned_into_text() -> None:
     # vercel/ai#7729: OpenAI reasoning replayed to Anthropic.
     history: list[Message] = [

@@ -96,7 +96,11 @@ class Signing:
         options = all_options.get(self.namespace)
         if not isinstance(options, dict):
             return False
-        return any(isinstance(options.get(key), str) and options[key] for key in self.keys)
+        for key in self.keys:  # a loop, not any() of a generator: each reasoning part asks
+            value = options.get(key)
+            if value and isinstance(value, str):
+                return True
+        return False
 
 
 ANTHROPIC_SIGNING = Signing("anthropic", ("signature", "redactedData"))
@@ -519,11 +523,28 @@ class ForeignReasoning(FamilyRule[Foreign]):
         foreign = foreign_options(options, (self.facts.signing.namespace,))
         if not foreign:
             return None
-        return (
-            self.facts.what.format(namespaces=", ".join(foreign))
-            + "; removed from the request"
-            + (BESIDE_SIGNED if beside_signed else "")
-        )
+        what = self.facts.what
+        namespaces = foreign[0] if len(foreign) == 1 else ", ".join(foreign)
+        key = (what, namespaces, beside_signed)
+        reason = _DROP_REASONS.get(key)
+        if reason is None:
+            # A conversation moved between providers removes a part per turn, nearly all of one
+            # namespace: the reason is made once (the texts are few; the cache is bounded all
+            # the same, the namespaces being the caller's).
+            reason = (
+                what.format(namespaces=namespaces)
+                + "; removed from the request"
+                + (BESIDE_SIGNED if beside_signed else "")
+            )
+            if len(_DROP_REASONS) < _DROP_REASONS_KEPT:
+                _DROP_REASONS[key] = reason
+        return reason
+
+
+_DROP_REASONS: dict[tuple[str, str, bool], str] = {}
+"""The reasons :meth:`ForeignReasoning.options_drop_reason` made, by rule text, namespaces and
+place."""
+_DROP_REASONS_KEPT = 256
 
 
 ANTHROPIC_FOREIGN_REASONING = ForeignReasoning(
