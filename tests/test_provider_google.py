@@ -50,6 +50,29 @@ def test_valid_signature(value: object, valid: bool) -> None:
     assert valid_signature(value) is valid
 
 
+def test_removed_foreign_reasoning_names_its_own_namespaces() -> None:
+    """Each removed part's reason names the namespaces of that part (the texts are made once
+    and kept)."""
+    history: list[dict[str, Any]] = [{"role": "user", "content": "q"}]
+    for namespaces in (("openai",), ("openai", "anthropic"), ("anthropic",)):
+        options = {ns: {"itemId": f"rs_{ns}"} for ns in namespaces}
+        reasoning = {"type": "reasoning", "text": "t", "providerOptions": options}
+        history += [
+            {"role": "assistant", "content": [reasoning, {"type": "text", "text": "a"}]},
+            {"role": "user", "content": "q"},
+        ]
+    reasons = [
+        r.reason
+        for r in heal_messages(history, provider="google").repairs
+        if r.rule == "google-foreign-thought-signature"
+    ]
+    assert [reason.split("(")[1].split(")")[0] for reason in reasons] == [
+        "openai",
+        "anthropic, openai",
+        "anthropic",
+    ]
+
+
 def test_missing_signature_only_in_request_scope() -> None:
     history: list[dict[str, Any]] = [
         {"role": "user", "content": "weather?"},

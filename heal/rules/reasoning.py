@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from heal.messages import ModelMessage, Part, ReasoningPart
@@ -523,28 +524,21 @@ class ForeignReasoning(FamilyRule[Foreign]):
         foreign = foreign_options(options, (self.facts.signing.namespace,))
         if not foreign:
             return None
-        what = self.facts.what
         namespaces = foreign[0] if len(foreign) == 1 else ", ".join(foreign)
-        key = (what, namespaces, beside_signed)
-        reason = _DROP_REASONS.get(key)
-        if reason is None:
-            # A conversation moved between providers removes a part per turn, nearly all of one
-            # namespace: the reason is made once (the texts are few; the cache is bounded all
-            # the same, the namespaces being the caller's).
-            reason = (
-                what.format(namespaces=namespaces)
-                + "; removed from the request"
-                + (BESIDE_SIGNED if beside_signed else "")
-            )
-            if len(_DROP_REASONS) < _DROP_REASONS_KEPT:
-                _DROP_REASONS[key] = reason
-        return reason
+        return _drop_text(self.facts.what, namespaces, beside_signed)
 
 
-_DROP_REASONS: dict[tuple[str, str, bool], str] = {}
-"""The reasons :meth:`ForeignReasoning.options_drop_reason` made, by rule text, namespaces and
-place."""
-_DROP_REASONS_KEPT = 256
+@lru_cache(maxsize=256)
+def _drop_text(what: str, namespaces: str, beside_signed: bool) -> str:
+    """The reason :meth:`ForeignReasoning.options_drop_reason` gives: made once for each rule
+    text, namespaces and place (a conversation moved between providers removes a part per
+    turn, nearly all of one namespace; the cache is bounded, the namespaces being the
+    caller's)."""
+    return (
+        what.format(namespaces=namespaces)
+        + "; removed from the request"
+        + (BESIDE_SIGNED if beside_signed else "")
+    )
 
 
 ANTHROPIC_FOREIGN_REASONING = ForeignReasoning(
