@@ -43,8 +43,11 @@ ProviderChoice = ProviderId | Literal["auto"] | None
 
 
 def log_repair(repair: Repair) -> None:
-    """Log one repair at INFO on the ``heal`` logger; the record carries it as ``heal_repair``."""
-    logger.info("healed request: %s", repair.describe(), extra={"heal_repair": repair})
+    """Log one repair at INFO on the ``heal`` logger; the record carries it as ``heal_repair``.
+    Nothing is made when the logger drops INFO (Python's default keeps WARNING and up): every
+    repair of every request an integration heals comes here."""
+    if logger.isEnabledFor(logging.INFO):
+        logger.info("healed request: %s", repair.describe(), extra={"heal_repair": repair})
 
 
 @dataclass(frozen=True, slots=True)

@@ -117,6 +117,34 @@ def test_repairs_go_to_the_callback_or_the_heal_logger(caplog: pytest.LogCapture
     assert getattr(record, "heal_repair") is repair  # noqa: B009
 
 
+def test_a_repair_is_not_described_when_the_heal_logger_drops_info(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every request an integration heals reports its repairs here: under Python's default
+    logging (WARNING and up) nothing is formatted for a line nobody keeps."""
+    described: list[Repair] = []
+    real = Repair.describe
+
+    def counted(self: Repair) -> str:
+        described.append(self)
+        return real(self)
+
+    monkeypatch.setattr(Repair, "describe", counted)
+    repair = Repair(
+        rule="orphan-tool-result",
+        action=Action.REMOVE,
+        message_index=3,
+        part_index=0,
+        reason="gone",
+    )
+    with caplog.at_level(logging.WARNING, logger="heal"):
+        log_repair(repair)
+    assert described == [] and caplog.records == []
+    with caplog.at_level(logging.INFO, logger="heal"):
+        log_repair(repair)
+    assert described == [repair] and len(caplog.records) == 1
+
+
 # --- the target of a request ---------------------------------------------------------------------
 
 
