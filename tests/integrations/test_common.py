@@ -98,17 +98,17 @@ def test_partial_history_keeps_orphan_results_unless_the_policy_chose() -> None:
     assert HealOptions(policy=chosen).for_partial_history().policy == chosen
 
 
+_REMOVED = Repair(
+    rule="orphan-tool-result", action=Action.REMOVE, message_index=3, part_index=0, reason="gone"
+)
+"""A repair to log."""
+
+
 def test_repairs_go_to_the_callback_or_the_heal_logger(caplog: pytest.LogCaptureFixture) -> None:
     seen: list[Repair] = []
     assert HealOptions(on_repair=seen.append).report == seen.append
     assert HealOptions().report is log_repair
-    repair = Repair(
-        rule="orphan-tool-result",
-        action=Action.REMOVE,
-        message_index=3,
-        part_index=0,
-        reason="gone",
-    )
+    repair = _REMOVED
     with caplog.at_level(logging.INFO, logger="heal"):
         log_repair(repair)
     (record,) = caplog.records
@@ -130,13 +130,7 @@ def test_a_repair_is_not_described_when_the_heal_logger_drops_info(
         return real(self)
 
     monkeypatch.setattr(Repair, "describe", counted)
-    repair = Repair(
-        rule="orphan-tool-result",
-        action=Action.REMOVE,
-        message_index=3,
-        part_index=0,
-        reason="gone",
-    )
+    repair = _REMOVED
     with caplog.at_level(logging.WARNING, logger="heal"):
         log_repair(repair)
     assert described == [] and caplog.records == []
