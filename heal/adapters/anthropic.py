@@ -577,8 +577,9 @@ def _plain_messages(
             for block in content:
                 if type(block) is not dict or block["type"] != "text":
                     return None
-                if len(block) != 2:
-                    if len(block) != text_cache:
+                size = len(block)
+                if size != 2:
+                    if size != text_cache:
                         return None
                     breakpoints.append(block["cache_control"])
                 add_text(block["text"])
@@ -592,33 +593,19 @@ def _plain_messages(
                     if block is None:
                         return None
                 kind = block["type"]
-                if kind in _THINKING:
-                    # Signed, first in its message (reasoning-not-first), and followed by a text
-                    # or a call (trailing-reasoning, reasoning-only-message, checked below).
-                    if not thinking or said:
-                        return None
-                    if kind == "thinking":
-                        signed = block["signature"]
-                        if len(block) != 3 or type(signed) is not str or not signed:
-                            return None
-                        thoughts.append(block["thinking"])
-                    else:
-                        signed = block["data"]
-                        if len(block) != 2 or type(signed) is not str or not signed:
-                            return None
-                    thought = turn_thought = True  # first in its message
-                    continue
-                said = True
+                size = len(block)
+                # Texts and calls first: nearly every block is one.
                 if kind == "text":
                     # Text after a call is moved before it for Anthropic.
                     if waiting is not None:
                         return None
-                    if len(block) != 2 and not _null_rest(block, 2):
-                        if len(block) != text_cache or block.get("cache_control") is None:
+                    if size != 2 and not _null_rest(block, 2):
+                        if size != text_cache or block.get("cache_control") is None:
                             return None
                         breakpoints.append(block["cache_control"])
                     add_text(block["text"])
-                elif kind == "tool_use" and (len(block) == 4 or _null_rest(block, 4)):
+                    said = True
+                elif kind == "tool_use" and (size == 4 or _null_rest(block, 4)):
                     call_id = block["id"]
                     name = block["name"]
                     if type(call_id) is not str or type(name) is not str:
@@ -631,6 +618,22 @@ def _plain_messages(
                         return None  # Kimi's id form, which no provider takes: all renamed
                     ids.append(call_id)
                     names.append(name)
+                    said = True
+                elif kind in _THINKING:
+                    # Signed, first in its message (reasoning-not-first), and followed by a text
+                    # or a call (trailing-reasoning, reasoning-only-message, checked below).
+                    if not thinking or said:
+                        return None
+                    if kind == "thinking":
+                        signed = block["signature"]
+                        if size != 3 or type(signed) is not str or not signed:
+                            return None
+                        thoughts.append(block["thinking"])
+                    else:
+                        signed = block["data"]
+                        if size != 2 or type(signed) is not str or not signed:
+                            return None
+                    thought = turn_thought = True  # first in its message
                 else:
                     return None
             if not said:

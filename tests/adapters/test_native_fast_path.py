@@ -50,7 +50,7 @@ from heal.adapters import anthropic, gemini, langchain, openai_chat, openai_resp
 from heal.adapters._common import NativeHealResult
 from heal.providers import PROVIDERS, ProviderId, get_profile
 from heal.rules import Context, Finding, Rule, default_registry, register_rule
-from heal.rules._quick import NOT_PLAIN
+from heal.rules._quick import CLEAN, NOT_PLAIN
 from heal.targets import Target
 from tests.test_json import PLAIN, kimi_ids, plain_histories
 from tests.verdict_targets import MODEL_TARGETS
@@ -494,6 +494,48 @@ def thinking_anthropic(draw: st.DrawFn) -> Any:
 @given(thinking_anthropic(), some_targets)
 def test_anthropic_verdict_holds_with_thinking(native: Any, targets: list[Any]) -> None:
     _anthropic_as_full_path(native, targets)
+
+
+_CALL_BLOCK = {"type": "tool_use", "id": "toolu_1", "name": "weather", "input": {"city": "Paris"}}
+_SIGNED = {"type": "thinking", "thinking": "Let me think.", "signature": "c2lnbmVk"}
+
+
+@pytest.mark.parametrize(
+    ("blocks", "plain"),
+    [
+        ([_CALL_BLOCK, _SIGNED], False),  # thinking after a call
+        ([{"type": "text", "text": "Looking."}, _SIGNED, _CALL_BLOCK], False),  # after a text
+        ([_SIGNED], False),  # thinking alone
+        ([_SIGNED, _CALL_BLOCK], True),
+        ([_CALL_BLOCK], True),  # a call alone says enough
+    ],
+    ids=["after-call", "after-text", "alone", "first", "no-thinking"],
+)
+def test_anthropic_thinking_stands_first_before_a_text_or_call(
+    blocks: list[Any], plain: bool
+) -> None:
+    """Signed thinking stands first in its message, before a text or a call: anywhere else the
+    walk leaves the history to the full path, whatever block came before it."""
+    native: dict[str, Any] = {
+        "thinking": {"type": "enabled", "budget_tokens": 1024},
+        "messages": [
+            {"role": "user", "content": "Weather in Paris?"},
+            {"role": "assistant", "content": blocks},
+        ],
+    }
+    if any(block["type"] == "tool_use" for block in blocks):
+        native["messages"] += [
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "Sunny"}],
+            },
+            {"role": "assistant", "content": "Sunny."},
+        ]
+    terms = terms_for(Target.of("anthropic", None, thinking=True))
+    assert terms is not None and terms.thinking
+    said = anthropic._verdict(native, "anthropic", terms, [])
+    assert (said == CLEAN) is plain and (said == NOT_PLAIN) is not plain
+    _same_as_full_path(anthropic, anthropic.heal_anthropic, native, targets=[])
 
 
 @PROPERTY
