@@ -1765,7 +1765,7 @@ def _to_json(value: Any) -> Any:
     cls = type(value)
     if cls is ReasoningPart or cls is TextPart:
         # The parts removed most (another provider's reasoning, a blank text), in their
-        # commonest form: ASCII text and flat options, dumped in line (a third of the cost).
+        # commonest form: ASCII text and flat options, dumped in line (half the cost).
         flat = _flat_part_json(value)
         if flat is not None:
             return flat

@@ -524,8 +524,7 @@ class ForeignReasoning(FamilyRule[Foreign]):
         foreign = foreign_options(options, (self.facts.signing.namespace,))
         if not foreign:
             return None
-        namespaces = foreign[0] if len(foreign) == 1 else ", ".join(foreign)
-        return _drop_text(self.facts.what, namespaces, beside_signed)
+        return _drop_text(self.facts.what, ", ".join(foreign), beside_signed)
 
 
 @lru_cache(maxsize=256)
