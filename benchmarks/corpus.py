@@ -1,6 +1,6 @@
 """A deterministic benchmark corpus of AI SDK histories (seeded, so every run sees the same data).
 
-Two shapes (``corpus(shape=...)``), each a system message and then turns cut to the requested
+Three shapes (``corpus(shape=...)``), each a system message and then turns cut to the requested
 length:
 
 * ``"tools"`` (the default, the corpus every benchmark has used): user text -> assistant (text
@@ -11,7 +11,10 @@ length:
   call too), OpenAI's text and calls carry their item ids, and half the tool-call ids are in the
   style of Kimi's OpenAI-compatible server (``functions.search:3``), which every provider needs
   renamed. Healing it for one provider meets foreign reasoning, signatures to keep and ids to
-  rename.
+  rename;
+* ``"media"``: the ``tools`` turns, where a user sends a screenshot now and then (a PNG image
+  part beside the question, in about a third of the turns), as a browser or computer-use
+  agent's conversation holds them. Every provider takes such images as they are.
 
 A fraction of conversations get one realistic defect each: an orphan call, an orphan result, a
 duplicate result, a misplaced result, a string tool input, an invalid tool name or id, or an
@@ -25,8 +28,8 @@ import random
 from typing import Any, Literal
 
 Message = dict[str, Any]
-Shape = Literal["tools", "reasoning"]
-SHAPES: tuple[Shape, ...] = ("tools", "reasoning")
+Shape = Literal["tools", "reasoning", "media"]
+SHAPES: tuple[Shape, ...] = ("tools", "reasoning", "media")
 
 DEFECTS = (
     "orphan-call",
@@ -89,6 +92,23 @@ ORIGINS = ("anthropic", "openai", "google")
 """The providers a ``reasoning`` conversation may come from."""
 
 _TOOLS = ("search", "weather", "calculator", "read_file")
+
+
+def media_conversation(rng: random.Random, length: int, tag: str) -> list[Message]:
+    """One ``media``-shaped conversation of exactly ``length`` messages: :func:`conversation`'s,
+    with a screenshot beside the question of about a third of the user turns."""
+    msgs = conversation(rng, length, tag)
+    for message in msgs:
+        if message["role"] == "user" and rng.random() < 0.35:
+            message["content"].append(
+                {"type": "image", "image": _png(rng), "mediaType": "image/png"}
+            )
+    return msgs
+
+
+def _png(rng: random.Random) -> str:
+    """A screenshot's base64: a PNG signature, then random bytes (nothing reads past it)."""
+    return base64.b64encode(b"\x89PNG\r\n\x1a\n" + rng.randbytes(1200)).decode("ascii")
 
 
 def _token(rng: random.Random, size: int) -> str:
@@ -244,7 +264,11 @@ def corpus(
     (``benchmarks.identity`` and every recorded figure rely on it)."""
     if shape not in SHAPES:
         raise ValueError(f"shape must be one of {', '.join(SHAPES)}, got {shape!r}")
-    build = conversation if shape == "tools" else reasoning_conversation
+    build = {
+        "tools": conversation,
+        "reasoning": reasoning_conversation,
+        "media": media_conversation,
+    }[shape]
     rng = random.Random(seed)
     out = []
     for n in range(conversations):

@@ -7,6 +7,7 @@ Nothing here is timed: speed is measured by ``python -m benchmarks.run``,
 
 from __future__ import annotations
 
+import base64
 import copy
 import gc
 import json
@@ -55,6 +56,35 @@ def test_the_reasoning_shape_is_signed_reasoning_with_foreign_ids() -> None:
     for provider in [None, *PROVIDERS]:
         rules = {r.rule for h in histories[:6] for r in heal_messages(h, provider=provider).repairs}
         assert rules & {"invalid-tool-call-id", "mistral-tool-call-id"}, provider
+
+
+def test_the_media_shape_is_the_tools_turns_with_screenshots() -> None:
+    histories = corpus(conversations=30, length=20, broken=0.0, shape="media")
+    assert histories == corpus(conversations=30, length=20, broken=0.0, shape="media")
+    images = [
+        part
+        for history in histories
+        for message in history
+        if message["role"] == "user"
+        for part in message["content"]
+        if part["type"] == "image"
+    ]
+    assert 20 < len(images) < 150
+    assert all(base64.b64decode(image["image"]).startswith(b"\x89PNG") for image in images)
+    # A user's screenshot is nothing any provider's rules change: each history heals as it
+    # would without its images.
+    for history in histories[:5]:
+        bare = [
+            {**m, "content": [p for p in m["content"] if p["type"] != "image"]}
+            if m["role"] == "user"
+            else m
+            for m in history
+        ]
+        for provider in [None, *PROVIDERS]:
+            with_images = heal_messages(history, provider=provider).repairs
+            assert [r.rule for r in with_images] == [
+                r.rule for r in heal_messages(bare, provider=provider).repairs
+            ]
 
 
 def test_an_unknown_shape_is_refused() -> None:

@@ -20,18 +20,21 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 from benchmarks.corpus import corpus
-from heal import PROVIDERS, Policy, heal_messages, load_messages
+from heal import PROVIDERS, Policy, heal_messages, load_messages, validate_messages
 from heal._engine import HealScope, _plan_for, heal_not_plain
 from heal.messages import (
     AssistantMessage,
+    ImagePart,
     ModelMessage,
     TextOutput,
+    TextPart,
     ToolCallPart,
     ToolMessage,
     ToolResultPart,
     UserMessage,
 )
 from heal.providers import ProviderId
+from heal.repairs import Action
 from heal.rules import Context, Finding, Rule
 from heal.rules._index import FACTS, HistoryIndex
 from heal.rules._quick import (
@@ -220,6 +223,40 @@ def _assistant_parts(history: list[dict[str, Any]]) -> list[list[dict[str, Any]]
     ]
 
 
+def _image(draw: st.DrawFn) -> dict[str, Any]:
+    """An image part as users send them, or one a rule reads: stored at OpenAI, with no data,
+    of a type Anthropic refuses or misnames, with options (the adapters' marks live there)."""
+    part: dict[str, Any] = {
+        "type": "image",
+        "image": draw(
+            st.sampled_from(("iVBORw0KGgo=", "https://example.com/cat.png", "", "file-abc123"))
+        ),
+    }
+    media = draw(st.sampled_from((None, "image/png", "image/jpeg", "image/jpg", "image/tiff")))
+    if media is not None:
+        part["mediaType"] = media
+    if draw(st.booleans()) and draw(st.booleans()):
+        part["providerOptions"] = draw(
+            st.sampled_from(({"heal": {"openai_chat": {"fileId": True}}}, _options(draw)))
+        )
+    return part
+
+
+def _maybe_text(draw: st.DrawFn) -> list[dict[str, Any]]:
+    return [{"type": "text", "text": "look"}] if draw(st.booleans()) else []
+
+
+def _add_to_user(draw: st.DrawFn, history: list[dict[str, Any]], part: dict[str, Any]) -> None:
+    contents = [
+        message["content"]
+        for message in history
+        if message["role"] == "user" and isinstance(message["content"], list)
+    ]
+    if contents:
+        content = draw(st.sampled_from(contents))
+        content.insert(draw(st.integers(0, len(content))), part)
+
+
 def _insert_part(draw: st.DrawFn, history: list[dict[str, Any]], part: dict[str, Any]) -> None:
     contents = _assistant_parts(history)
     if contents:
@@ -271,9 +308,9 @@ _TWISTS: dict[str, Any] = {
         d, h, {"type": "reasoning", "text": "hmm", "providerOptions": _options(d)}
     ),
     "image": lambda d, h: h.insert(
-        _at(d, h),
-        {"role": "user", "content": [{"type": "image", "image": "iVBORw0KGgo="}]},
+        _at(d, h), {"role": "user", "content": [_image(d), *_maybe_text(d)]}
     ),
+    "image beside a text": lambda d, h: _add_to_user(d, h, _image(d)),
     "result in assistant": lambda d, h: _insert_part(
         d,
         h,
@@ -319,13 +356,18 @@ def test_quickly_clean_implies_clean_on_near_plain_histories(
 
 
 _CORPUS = [load_messages(c) for c in corpus(conversations=120, length=50, broken=0.1)]
+_MEDIA = [load_messages(c) for c in corpus(conversations=120, length=50, shape="media")]
+"""The same turns with a user's screenshot in a third of them."""
 
 
+@pytest.mark.parametrize("shape", ["tools", "media"])
 @pytest.mark.parametrize("provider", ALL_PROVIDERS, ids=str)
-def test_on_the_benchmark_corpus_quick_and_index_agree(provider: ProviderId | None) -> None:
+def test_on_the_benchmark_corpus_quick_and_index_agree(
+    provider: ProviderId | None, shape: str
+) -> None:
     target = Target(provider)
     agree = clean = 0
-    for history in _CORPUS:
+    for history in _CORPUS if shape == "tools" else _MEDIA:
         found = _verdicts(history, target, None, "request")
         assert found is not None
         quick, index = found
@@ -465,7 +507,29 @@ _MARKED_USER = {
     "providerOptions": {"heal": {"anthropic": {"order": "tur"}}},
 }
 
+
+def _image_turn(**image: Any) -> list[dict[str, Any]]:
+    """A user's text and image (``image``: the part's keys but its type), and an answer."""
+    part = {"type": "image", **image}
+    return [
+        {"role": "user", "content": [{"type": "text", "text": "what is this?"}, part]},
+        {"role": "assistant", "content": "a cat"},
+        _USER,
+    ]
+
+
+_PNG = "iVBORw0KGgo="
+
 REFUSED: list[tuple[str, Any, list[dict[str, Any]]]] = [
+    ("an image stored at OpenAI", "anthropic", _image_turn(image="file-6F2ksmvXxt4Vdo")),
+    ("an image stored at OpenAI", "google", _image_turn(image="file-6F2ksmvXxt4Vdo")),
+    (
+        "an image Anthropic cannot take",
+        "anthropic",
+        _image_turn(image=_PNG, mediaType="image/tiff"),
+    ),
+    ("an image labelled image/jpg", "anthropic", _image_turn(image=_PNG, mediaType="image/jpg")),
+    ("an image without data", "google", _image_turn(image="")),
     ("user after tool results", "mistral", [_USER, *_turn("abcDEF123"), _USER]),
     ("results not first", None, [_USER, *_turn("c1"), _MARKED_USER]),
     (
@@ -601,6 +665,69 @@ broader property tests meet rarely: the walk must refuse each."""
 )
 def test_the_walk_refuses_what_the_index_finds(provider: Any, history: Any) -> None:
     assert _verdicts(load_messages(history), Target(provider), None, "request") == (False, False)
+
+
+class _StoredImage(ImagePart):
+    """An image of a caller's own class, which may mean more than its fields say."""
+
+
+def test_an_image_of_a_subclass_or_out_of_place_is_left_to_the_index() -> None:
+    own = _StoredImage(image=_PNG, media_type="image/png")
+    subclassed = [UserMessage(content=(TextPart(text="what?"), own)), *load_messages([_USER])]
+    # Validation puts images in user messages alone; a model built without it may not.
+    image: Any = ImagePart(image=_PNG, media_type="image/png")
+    answer = AssistantMessage.model_construct(content=(TextPart(text="see"), image))
+    placed = [*load_messages([_USER]), answer, *load_messages([_USER])]
+    for history in (subclassed, placed):
+        for provider in ("anthropic", "google", "openai-compatible"):
+            assert _verdicts(history, Target(provider), None, "request") == (False, False)
+
+
+class _ImageReport(Rule):
+    """A caller's rule that reads every image (its hint names the list)."""
+
+    id = "report-images"
+    summary = "reports each image"
+    triggers = frozenset({"images"})
+
+    def check(self, ctx: Context, choice: str) -> Iterable[Finding]:
+        for m, p, _ in ctx.index.images:
+            yield Finding(Action.REPORT, m, p, "an image")
+
+
+def test_images_are_left_to_the_index_where_a_rule_reads_the_list() -> None:
+    history = _image_turn(image=_PNG, mediaType="image/png")
+    assert validate_messages(history).valid
+    assert [i.reason for i in validate_messages(history, rules=[_ImageReport()]).issues] == [
+        "an image"
+    ]
+
+
+PLAIN_IMAGES: list[tuple[str, dict[str, Any]]] = [
+    ("base64 PNG", {"image": _PNG, "mediaType": "image/png"}),
+    ("a URL, no media type", {"image": "https://example.com/cat.png"}),
+    ("a data URL", {"image": f"data:image/jpeg;base64,{_PNG}", "mediaType": "image/jpeg"}),
+    ("GIF", {"image": _PNG, "mediaType": "image/gif"}),
+    ("WebP", {"image": _PNG, "mediaType": "image/webp"}),
+]
+
+
+@pytest.mark.parametrize("provider", ALL_PROVIDERS, ids=str)
+@pytest.mark.parametrize(("kind", "image"), PLAIN_IMAGES, ids=[case[0] for case in PLAIN_IMAGES])
+def test_a_users_plain_image_is_quickly_clean(
+    provider: ProviderId | None, kind: str, image: dict[str, Any]
+) -> None:
+    """A screenshot or a photo in a user message, as every provider takes it: no rule reads
+    it (those that read images need ``unplain_images``), so the walk takes it and the index
+    agrees. Until then any image left the history to the index and every rule of the plan:
+    two to three times the cost of a heal, on every request of a conversation that holds
+    one."""
+    messages = load_messages(_image_turn(**image))
+    assert _verdicts(messages, Target(provider), None, "request") == (True, True)
+    assert heal_messages(messages, provider=provider).messages == messages
+    image_bytes = ImagePart(image=b"\x89PNG")
+    as_bytes = [UserMessage(content=(TextPart(text="what?"), image_bytes)), *messages[1:]]
+    assert _verdicts(as_bytes, Target(provider), None, "request") == (True, True)
 
 
 CLAUDE_THINKING: list[list[dict[str, Any]]] = [

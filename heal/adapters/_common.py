@@ -15,7 +15,7 @@ from typing import Any, Generic, Literal, TypeVar
 from pydantic import BaseModel, PrivateAttr
 
 from heal._construct import (
-    construct_complete,
+    construct_message,
     new_instance,
     set_dict,
     set_extra,
@@ -112,13 +112,13 @@ def built_message(cls: type[M], content: Any, options: dict[str, Any] | None = N
     """A system, user, assistant or tool message of ``content`` (a string, or a tuple of parts
     built here) and maybe ``providerOptions``."""
     values = {"role": _ROLES[cls], "content": content, "provider_options": options}
-    return construct_complete(cls, _MESSAGE if options is None else _MESSAGE_OPTIONS, values)
+    return construct_message(cls, _MESSAGE if options is None else _MESSAGE_OPTIONS, values)
 
 
 def built_text(text: str, options: dict[str, Any] | None = None) -> TextPart:
     """A text part."""
     values = {"type": "text", "text": text, "provider_options": options}
-    return construct_complete(TextPart, _TEXT if options is None else _TEXT_OPTIONS, values)
+    return construct_message(TextPart, _TEXT if options is None else _TEXT_OPTIONS, values)
 
 
 def built_texts(content: Any, kind: str) -> tuple[TextPart, ...] | None:
@@ -141,7 +141,7 @@ def built_texts(content: Any, kind: str) -> tuple[TextPart, ...] | None:
 def built_reasoning(text: str, options: dict[str, Any] | None = None) -> ReasoningPart:
     """A reasoning part."""
     values = {"type": "reasoning", "text": text, "provider_options": options}
-    return construct_complete(ReasoningPart, _TEXT if options is None else _TEXT_OPTIONS, values)
+    return construct_message(ReasoningPart, _TEXT if options is None else _TEXT_OPTIONS, values)
 
 
 def built_call(
@@ -156,7 +156,7 @@ def built_call(
         "provider_executed": None,
         "provider_options": options,
     }
-    return construct_complete(ToolCallPart, _CALL if options is None else _CALL_OPTIONS, values)
+    return construct_message(ToolCallPart, _CALL if options is None else _CALL_OPTIONS, values)
 
 
 def built_result(
@@ -171,25 +171,25 @@ def built_result(
         "provider_options": options,
     }
     fields = _RESULT if options is None else _RESULT_OPTIONS
-    return construct_complete(ToolResultPart, fields, values)
+    return construct_message(ToolResultPart, fields, values)
 
 
 def built_json_output(value: Any, *, error: bool = False) -> JsonOutput | ErrorJsonOutput:
     """A ``json`` output of plain JSON, or an ``error-json`` one."""
     if error:
         values = {"type": "error-json", "value": value, "provider_options": None}
-        return construct_complete(ErrorJsonOutput, _OUTPUT, values)
+        return construct_message(ErrorJsonOutput, _OUTPUT, values)
     values = {"type": "json", "value": value, "provider_options": None}
-    return construct_complete(JsonOutput, _OUTPUT, values)
+    return construct_message(JsonOutput, _OUTPUT, values)
 
 
 def built_text_output(value: str, *, error: bool = False) -> TextOutput | ErrorTextOutput:
     """A ``text`` output, or an ``error-text`` one."""
     if error:
         values = {"type": "error-text", "value": value, "provider_options": None}
-        return construct_complete(ErrorTextOutput, _OUTPUT, values)
+        return construct_message(ErrorTextOutput, _OUTPUT, values)
     values = {"type": "text", "value": value, "provider_options": None}
-    return construct_complete(TextOutput, _OUTPUT, values)
+    return construct_message(TextOutput, _OUTPUT, values)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1238,6 +1238,16 @@ def _any_reasoning(index: HistoryIndex, target: Target, profile: ProviderProfile
     return bool(index.reasoning)
 
 
+def _unplain_images(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    images = index.images
+    if not images:
+        return False
+    from heal.rules.files import plain_image  # that module imports this one
+
+    roles = index.roles
+    return any(roles[m] != "user" or not plain_image(part) for m, _, part in images)
+
+
 def _empty_reasoning(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
     for ref in index.reasoning:  # noqa: SIM110 - most histories have none
         if not ref[2].text:
@@ -1347,6 +1357,7 @@ FACTS: dict[str, Fact] = {
     "any_reasoning": _any_reasoning,
     "other_model_thinking": _other_model_thinking,
     "empty_reasoning": _empty_reasoning,
+    "unplain_images": _unplain_images,
     "non_item_reasoning": _non_item_reasoning,
     "encrypted_without_item_id": _encrypted_without_item_id,
     "reasoning_without_following_item": _reasoning_without_following_item,
@@ -1404,6 +1415,9 @@ plan's verdict asks for it (:meth:`HistoryIndex.clean`), for the plan's target:
   records another model as its writer than the target's (bound to another signature scope:
   :func:`heal.rules.target.other_models_thinking`);
 * ``empty_reasoning``: a reasoning part's text is empty;
+* ``unplain_images``: an image part outside a user message, or one that is not plain
+  (:func:`heal.rules.files.plain_image`: a file stored at OpenAI, an unusual media type, no
+  data, provider options, a subclass);
 * ``non_item_reasoning``: a reasoning part that is not an OpenAI reasoning item (no OpenAI item
   id nor encrypted content: another provider's, or none;
   :func:`heal.rules.openai.is_reasoning_item`);

@@ -32,6 +32,7 @@ from heal.messages import (
     ContentOutput,
     ErrorJsonOutput,
     ErrorTextOutput,
+    ImagePart,
     JsonOutput,
     ModelMessage,
     ReasoningPart,
@@ -65,9 +66,9 @@ class QuickTerms:
     """What a plainly clean history may hold, and what it must be, for one plan's verdict.
 
     The walk refuses always what would put a part in the index's lists of texts to look at,
-    empty messages, outputs, approvals, files and images, and what would make the rarer facts
-    hold (an input that is not a dict, a provider-executed call, a result outside a tool
-    message, a history of system messages alone). The fields say what else it must refuse."""
+    empty messages, outputs, approvals and files, and what would make the rarer facts hold (an
+    input that is not a dict, a provider-executed call, a result outside a tool message, a
+    history of system messages alone). The fields say what else it must refuse."""
 
     reasoning: bool
     """Reasoning parts with ASCII text may stand: the verdict does not name the ``reasoning``
@@ -158,6 +159,12 @@ class QuickTerms:
     turn_signed: bool = False
     """The first call of each assistant message after the last user message must carry a
     Google thought signature (``unsigned_turn_calls``)."""
+    images: bool = False
+    """Image parts of heal's own class may stand in a user message: the verdict does not name
+    the ``images`` list..."""
+    plain_images: bool = False
+    """... if each is plain (:func:`heal.rules.files.plain_image`), where the verdict names
+    ``unplain_images`` (the rules that read a user's images need it instead of the list)."""
 
 
 _KNOWN = frozenset(
@@ -184,6 +191,7 @@ _KNOWN = frozenset(
         "assistant_options",
         "google_unissued_signatures",
         "empty_reasoning",
+        "unplain_images",
         "any_reasoning",
         "other_model_thinking",
         "non_item_reasoning",
@@ -254,6 +262,8 @@ def quick_terms(verdict: tuple[frozenset[str], tuple[Fact, ...]] | None) -> Quic
         google_signatures="google_unissued_signatures" in named,
         filled_reasoning="empty_reasoning" in named,
         turn_signed="unsigned_turn_calls" in named,
+        images="images" not in lists,
+        plain_images="unplain_images" in named,
         content_outputs="content_outputs" not in lists,
         text_after_call="texts_after_calls" not in lists,
         calls=lists.isdisjoint({"calls", "results"}),
@@ -311,6 +321,15 @@ def _openai_item() -> Callable[[Mapping[str, Any] | None], tuple[str | None, boo
     from heal.rules.openai import options_item
 
     return options_item
+
+
+@cache
+def _plain_image() -> Callable[[object], bool]:
+    """The test of a plain image (the rules' module imports the index's, which this one
+    imports: looked up on first use)."""
+    from heal.rules.files import plain_image
+
+    return plain_image
 
 
 @cache
@@ -378,6 +397,7 @@ def quick_verdict(
         ToolResultPart,
         ReasoningPart,
     )
+    image_cls = ImagePart
     text_output, error_output = TextOutput, ErrorTextOutput
     json_output, error_json, content_output = JsonOutput, ErrorJsonOutput, ContentOutput
     reasoning_ok = terms.reasoning
@@ -407,6 +427,8 @@ def quick_verdict(
             google_keeps, google_removes = keeps, removes
         if terms.turn_signed:
             google_signs = signs
+    images_ok = terms.images
+    plain_image = _plain_image() if terms.plain_images else None
     reasoning_items = terms.reasoning_items
     item_ids = terms.item_ids
     followed_items = terms.followed_items
@@ -472,7 +494,8 @@ def quick_verdict(
         if not content:
             return NOT_PLAIN
         for part in content:
-            if type(part) is text_cls:
+            cls = type(part)
+            if cls is text_cls:
                 text = part.text
                 if not text.isascii() or text.isspace() or not text:
                     return NOT_PLAIN
@@ -491,7 +514,7 @@ def quick_verdict(
                             if iid in item_seen:
                                 return NOT_PLAIN
                             item_seen[iid] = i
-            elif type(part) is call_cls:
+            elif cls is call_cls:
                 fields = part.__dict__
                 if not calls_ok or type(fields["input"]) is not dict or fields["provider_executed"]:
                     return NOT_PLAIN
@@ -535,7 +558,7 @@ def quick_verdict(
                 add_id(tid)
                 add_name(fields["tool_name"])
                 waiting[tid] = call_at = i
-            elif type(part) is result_cls:
+            elif cls is result_cls:
                 fields = part.__dict__
                 if not is_tool:
                     return NOT_PLAIN
@@ -559,7 +582,7 @@ def quick_verdict(
                     return NOT_PLAIN  # an execution denial, or a subclass
                 if waiting.pop(fields["tool_call_id"], -2) != last_non_tool:
                     return NOT_PLAIN  # no call waits for it right before
-            elif type(part) is reasoning_cls:
+            elif cls is reasoning_cls:
                 text = part.text
                 if not reasoning_ok or not text.isascii() or (filled_reasoning and not text):
                     return NOT_PLAIN
@@ -611,8 +634,11 @@ def quick_verdict(
                     drops.append((i, _place(content, part)))  # another provider's reasoning
                     continue
                 reasoning_at = i
+            elif cls is image_cls and images_ok and role == "user":
+                if plain_image is not None and not plain_image(part):
+                    return NOT_PLAIN  # for the rules that read it (unplain_images)
             else:
-                return NOT_PLAIN  # files, images, approvals, subclasses: the index lists them
+                return NOT_PLAIN  # files, approvals, subclasses: the index lists them
         if reasoned_calls and call_at == i and reasoning_at != i and role == "assistant":
             return NOT_PLAIN
         if reasoning_at == i and writers is not None and writers(message) is not None:

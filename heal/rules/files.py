@@ -61,6 +61,7 @@ __all__ = [
     "ToolResultMedia",
     "UndecodableTextFile",
     "is_openai_file_id",
+    "plain_image",
 ]
 
 _TEXT_FILE_PROVIDERS = providers_where(lambda p: p.text_files == "rejected")
@@ -77,6 +78,35 @@ up in a set (it is unhashable); compared with each entry, it is simply not one o
 
 ANTHROPIC_IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
 """The image media types Anthropic takes."""
+
+PLAIN_IMAGE_TYPES = frozenset({None, *ANTHROPIC_IMAGE_TYPES})
+"""The media types of a plain image (:func:`plain_image`): those every provider takes as
+they are, or none given (sent as JPEG, where a type must be named)."""
+
+
+def plain_image(part: object) -> bool:
+    """Whether an image part in a user message is one no built-in rule finds anything in: of
+    heal's own class (a subclass may carry more than its fields), without provider options
+    (where the adapters mark a stored file or a block kept whole), of a media type every
+    provider takes (:data:`PLAIN_IMAGE_TYPES`), and with its data: bytes, or a string that
+    names no file stored at OpenAI. A screenshot or a photo a user sends, that is.
+
+    The rules that read images in user messages (``openai-file-id``,
+    ``anthropic-unsupported-media-type``, ``google-empty-part``) need the index fact
+    ``unplain_images`` instead of the ``images`` list: it holds when an image is not plain or
+    stands elsewhere. So a history whose images are all plain can be clean, and the quick
+    verdict's walk, which asks this of each image, takes it without building the index."""
+    if type(part) is not ImagePart:
+        return False
+    fields = part.__dict__
+    data = fields["image"]
+    return (
+        fields["provider_options"] is None
+        and fields["media_type"] in PLAIN_IMAGE_TYPES
+        and bool(data)
+        and (type(data) is not str or not data.startswith(OPENAI_FILE_ID_PREFIX))
+    )
+
 
 ANTHROPIC_DOCUMENT_TYPES = frozenset({"application/pdf", "text/plain"})
 """The document media types Anthropic takes (a PDF as base64 data, plain text as a string)."""
@@ -161,6 +191,7 @@ class OpenAIFileId(Rule):
 
     id = "openai-file-id"
     triggers = frozenset({"files", "images", "content_outputs"})
+    needs = frozenset({"files", "content_outputs", "unplain_images"})  # see plain_image
     summary = "file given by an OpenAI file id ('file-...'), which only OpenAI can fetch"
     providers = providers_where(lambda p: not p.openai_file_ids)
     scope = Scope.REQUEST
@@ -310,6 +341,7 @@ class AnthropicUnsupportedMediaType(Rule):
 
     id = "anthropic-unsupported-media-type"
     triggers = frozenset({"files", "images", "content_outputs"})
+    needs = frozenset({"files", "content_outputs", "unplain_images"})  # see plain_image
     summary = "file or image of a media type Anthropic does not take (audio, video, ...)"
     providers = frozenset({"anthropic"})
     scope = Scope.REQUEST
