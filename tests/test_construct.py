@@ -13,8 +13,8 @@ from langchain_core.messages import AIMessage
 from langchain_core.messages import ToolMessage as LcToolMessage
 from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
 
-from heal import Action, Repair, heal_messages
-from heal._construct import construct_trusted, copied, replaced, with_field
+from heal import Action, Repair, heal_messages, messages
+from heal._construct import construct_message, construct_trusted, copied, replaced, with_field
 from heal.messages import (
     ErrorTextOutput,
     ModelMessage,
@@ -78,6 +78,25 @@ def test_trusted_construction_equals_validation(
     assert built.__pydantic_fields_set__ == validated.__pydantic_fields_set__
     assert built.__pydantic_extra__ == validated.__pydantic_extra__
     assert cls.model_validate(built.model_dump()) == built
+
+
+def test_every_message_class_keeps_extras() -> None:
+    """construct_message gives every model of heal.messages empty extras, as validation does
+    for a class that keeps them (and would not for one that ignores them)."""
+    classes = [
+        cls
+        for cls in vars(messages).values()
+        if isinstance(cls, type)
+        and issubclass(cls, BaseModel)
+        and cls.__module__ == messages.__name__
+    ]
+    assert len(classes) > 15
+    for cls in classes:
+        assert cls.model_config.get("extra") == "allow", cls
+    text = construct_message(
+        TextPart, {"type", "text"}, {"type": "text", "text": "hi", "provider_options": None}
+    )
+    assert text == TextPart(text="hi") and text.__pydantic_extra__ == {}
 
 
 def test_a_trusted_model_copies_like_a_validated_one() -> None:
