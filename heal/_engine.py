@@ -591,6 +591,15 @@ def planned_rules(target: Target) -> tuple[Rule, ...]:
     return tuple(step[0] for step in _plan_for(target, None, None, "request").steps)
 
 
+def quick_takes_images(rules: Iterable[Rule]) -> bool:
+    """Whether the quick verdict of a plan of these ``rules`` (:func:`planned_rules`) takes a
+    user's plain images (:attr:`QuickTerms.images`): none of them needs the ``images`` list,
+    and those that read a user's images need ``unplain_images``, which a plain image leaves
+    false (:func:`heal.rules.files.plain_image`)."""
+    quick = quick_terms(_verdict([(rule, "", False, *_split_needs(rule)) for rule in rules]))
+    return quick is not None and quick.images
+
+
 def quick_takes_reasoning(rules: Iterable[Rule]) -> bool:
     """Whether the quick verdict of a plan of these ``rules`` (:func:`planned_rules`) takes
     reasoning parts: its quick terms read them (:attr:`QuickTerms.reasoning`), keeping some

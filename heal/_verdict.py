@@ -42,7 +42,7 @@ from itertools import chain
 from math import isfinite
 from typing import Any, cast
 
-from heal._engine import planned_rules, quick_takes_reasoning
+from heal._engine import planned_rules, quick_takes_images, quick_takes_reasoning
 from heal.adapters._common import bare_target
 from heal.errors import ConfigError
 from heal.policy import Policy
@@ -166,12 +166,21 @@ def judge(provider: str | None) -> ProviderProfile | None:
 
 
 PLAIN_NEVER = frozenset(
-    {"reasoning", "any_reasoning", "other_model_thinking", "files", "images", "late_system"}
+    {
+        "reasoning",
+        "any_reasoning",
+        "other_model_thinking",
+        "files",
+        "images",
+        "unplain_images",
+        "late_system",
+    }
 )
 """What a rule may need (``Rule.needs``: trigger lists and index facts) that a plainly clean
-history never holds: reasoning parts (another model's thinking among them), files, images, a
-system message after the start. A rule that needs nothing else finds nothing in one, whatever
-it would do with it."""
+history never holds: reasoning parts (another model's thinking among them), files, images (a
+walk that knows a user's plain images takes them where :attr:`Terms.images` says, and those
+leave ``unplain_images`` false), a system message after the start. A rule that needs nothing
+else finds nothing in one, whatever it would do with it."""
 
 _ANSWER = frozenset({"final_assistant"})
 """The need of a rule that reads the model's answer at the end (``anthropic-assistant-prefill``,
@@ -264,6 +273,10 @@ class Terms:
     Bedrock returned (signed, first in its message and followed by its text or calls), nor in
     options on the model's parts and the tool results, which a walk that knows thinking checks
     itself (a user message's texts with options are heal's placeholder to them)."""
+    images: bool = False
+    """Whether it may hold a user's plain images (:func:`heal.rules.files.plain_image`): the
+    engine's quick verdict takes them (:func:`heal._engine.quick_takes_images` of the plan's
+    rules). A walk that knows images takes those alone that load as plain ones."""
     rejects: bool = False
     """Whether it may hold reasoning that the plan removes, every part of it: the rules of the
     plan that read reasoning or options are those of an API that takes no reasoning
@@ -466,6 +479,7 @@ def _worked_out(target: Target) -> Terms | None:
         signatures=signatures,
         rejects=rejects,
         bedrock=bedrock,
+        images=quick_takes_images(planned),
     )
     return PLAIN_TERMS if found == PLAIN_TERMS else found
 

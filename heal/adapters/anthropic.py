@@ -158,6 +158,7 @@ from heal.repairs import Repair
 from heal.rules import Rule
 from heal.rules._options import ANTHROPIC_FORMAT, BLOCK_ORDER
 from heal.rules._quick import NOT_PLAIN
+from heal.rules.files import ANTHROPIC_IMAGE_TYPES, OPENAI_FILE_ID_PREFIX
 from heal.targets import Target, tool_names
 
 __all__ = [
@@ -509,6 +510,7 @@ def _plain_messages(
     :func:`_plainly_clean`). ``past_ids``: read past a call id with a colon (Kimi's, which no
     provider takes) rather than stop there (:func:`_verdict`)."""
     text_cache = 3 if terms.text_options else 2  # the size of a text block with one
+    images = terms.images
     result_cache = terms.result_options
     thinking = terms.thinking
     thought = False  # a thinking block came
@@ -575,8 +577,13 @@ def _plain_messages(
             return None
         elif role == "user":
             for block in content:
-                if type(block) is not dict or block["type"] != "text":
+                if type(block) is not dict:
                     return None
+                if block["type"] != "text":
+                    # A screenshot or a photo the user sent, where it loads as a plain image.
+                    if not images or block["type"] != "image" or not _plain_image(block):
+                        return None
+                    continue
                 size = len(block)
                 if size != 2:
                     if size != text_cache:
@@ -652,6 +659,33 @@ def _plain_messages(
             return None
     # Calls left unanswered are the last message's, an assistant message: not an end.
     return None if waiting is not None else ended(previous, texts[-1] if texts else None)
+
+
+def _plain_image(block: dict[str, Any]) -> bool:
+    """Whether an image block (its ``type`` read) loads as a plain image
+    (:func:`heal.rules.files.plain_image`): exactly a ``source`` of base64 data of a media type
+    every provider takes, or of a URL, as the loader reads them without a mark (the data's own
+    kind, :func:`_image_source_kind`), and no other key (``cache_control`` loads as options)."""
+    if len(block) != 2:
+        return False
+    source = block["source"]
+    if type(source) is not dict:
+        return False
+    kind = source.get("type")
+    if kind == "base64":
+        data = source.get("data")
+        return (
+            len(source) == 3
+            and source.get("media_type") in ANTHROPIC_IMAGE_TYPES
+            and type(data) is str
+            and data != ""
+            and _image_source_kind(data) == "base64"
+            and not data.startswith(OPENAI_FILE_ID_PREFIX)
+        )
+    if kind == "url":
+        url = source.get("url")
+        return len(source) == 2 and type(url) is str and _image_source_kind(url) == "url"
+    return False
 
 
 _THINKING = ("thinking", "redacted_thinking")

@@ -51,6 +51,7 @@ from heal.adapters._common import NativeHealResult
 from heal.providers import PROVIDERS, ProviderId, get_profile
 from heal.rules import Context, Finding, Rule, default_registry, register_rule
 from heal.rules._quick import CLEAN, NOT_PLAIN
+from heal.rules.files import plain_image
 from heal.targets import Target
 from tests.test_json import PLAIN, kimi_ids, plain_histories
 from tests.verdict_targets import MODEL_TARGETS
@@ -281,11 +282,35 @@ def _a_user_block(draw: st.DrawFn, native: Any) -> None:
                 {"type": "text", "text": "more"},
                 {"type": "text", "text": " "},
                 {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}},
+                *ANTHROPIC_IMAGES,
                 {"type": "tool_result", "tool_use_id": "toolu_gone", "content": "late"},
             )
         )
     )
-    message["content"].insert(draw(st.integers(0, len(message["content"]))), block)
+    message["content"].insert(draw(st.integers(0, len(message["content"]))), copy.deepcopy(block))
+
+
+def _png_source(**keys: Any) -> dict[str, Any]:
+    return {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo=", **keys}
+
+
+ANTHROPIC_IMAGES: list[dict[str, Any]] = [
+    {"type": "image", "source": _png_source()},
+    {"type": "image", "source": _png_source(media_type="image/webp")},
+    {"type": "image", "source": _png_source(media_type="image/tiff")},
+    {"type": "image", "source": _png_source(media_type="image/jpg")},
+    {"type": "image", "source": _png_source(data="")},
+    {"type": "image", "source": _png_source(data="file-6F2ksmvXxt4Vdo")},
+    {"type": "image", "source": _png_source(data="https://example.com/a.png")},
+    {"type": "image", "source": {"type": "base64", "data": "iVBORw0KGgo="}},
+    {"type": "image", "source": _png_source(extra=1)},
+    {"type": "image", "source": _png_source(), "cache_control": {"type": "ephemeral"}},
+    {"type": "image", "source": {"type": "url", "url": "ftp://example.com/a.png"}},
+    {"type": "image", "source": {"type": "file", "file_id": "file_011CNha8iCJcU1wXNR6q4V8w"}},
+]
+"""Image blocks a user sends: base64 of a type every provider takes, or a URL (both load as
+plain images), and those that load otherwise (a type Anthropic refuses or misnames, no data,
+data of another kind, no media type, an unknown key, a breakpoint, a stored file)."""
 
 
 def _a_system(draw: st.DrawFn, native: Any) -> Any:
@@ -927,10 +952,20 @@ def test_request_parameters_that_name_the_target_are_read() -> None:
 _ALL_ENDS = frozenset({"user", "tool", "assistant"})
 
 
-def _unread(ends: frozenset[str], *, rich: bool = False, thinking: bool = True) -> Terms:
+def _unread(
+    ends: frozenset[str], *, rich: bool = False, thinking: bool = True, images: bool = True
+) -> Terms:
     """The terms of a plan that reads no text's and no result's options (and, unless
-    ``thinking`` is false, no reasoning but as Anthropic's rules do)."""
-    return Terms(ends, rich=rich, text_options=True, result_options=True, thinking=thinking)
+    ``thinking`` is false, no reasoning but as Anthropic's rules do; unless ``images`` is false,
+    no user's plain image)."""
+    return Terms(
+        ends,
+        rich=rich,
+        text_options=True,
+        result_options=True,
+        thinking=thinking,
+        images=images,
+    )
 
 
 @pytest.mark.parametrize(
@@ -939,7 +974,9 @@ def _unread(ends: frozenset[str], *, rich: bool = False, thinking: bool = True) 
         # Harmless for a plain history; reasoning is no longer rich, texts' options still
         # unread.
         (frozenset({"reasoning"}), _unread(_ALL_ENDS, thinking=False)),
-        (frozenset({"images", "late_system"}), _unread(_ALL_ENDS, rich=True)),
+        # A rule that reads every image: a plain history holds none then.
+        (frozenset({"images", "late_system"}), _unread(_ALL_ENDS, rich=True, images=False)),
+        (frozenset({"unplain_images"}), _unread(_ALL_ENDS, rich=True)),
         (frozenset({"final_assistant"}), _unread(frozenset({"user", "tool"}), rich=True)),
         (frozenset({"texts"}), None),
         (frozenset({"reasoning", "calls"}), None),
@@ -1258,6 +1295,15 @@ ANTHROPIC_DEFECTS: dict[str, Defect] = {
     "user-block-image": lambda n: n["messages"][0]["content"].append(
         {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}}
     ),
+    "user-block-image-base64": lambda n: n["messages"][0]["content"].append(
+        {"type": "image", "source": _png_source()}
+    ),
+    "user-block-image-tiff": lambda n: n["messages"][0]["content"].append(
+        {"type": "image", "source": _png_source(media_type="image/tiff")}
+    ),
+    "user-block-image-cache-control": lambda n: n["messages"][0]["content"].append(
+        {"type": "image", "source": _png_source(), "cache_control": {"type": "ephemeral"}}
+    ),
     "user-block-not-text": lambda n: _put(n["messages"][0]["content"][0], "type", "document"),
     "user-blocks-empty": lambda n: _put(n["messages"][0], "content", []),
     "user-blank": lambda n: _put(n["messages"][4], "content", "\t"),
@@ -1367,6 +1413,8 @@ text and two calls, messages[2] the two results."""
 
 ANTHROPIC_CLEAN = {
     "system-blocks",
+    "user-block-image",  # a URL image: a user's plain image, which no rule reads
+    "user-block-image-base64",
     "params-other-keys",
     "result-is-error",
     "call-input-nested-64",
@@ -1449,6 +1497,16 @@ def test_anthropic_sdk_block_dumps_are_plainly_clean() -> None:
     assert not isinstance(objects["messages"][1]["content"][0], dict)
     assert anthropic._plainly_clean(objects, "anthropic")
     assert "anthropic" in _same_as_full_path(anthropic, anthropic.heal_anthropic, objects)
+
+
+@pytest.mark.parametrize("block", ANTHROPIC_IMAGES, ids=lambda b: json.dumps(b)[:60])
+def test_the_anthropic_walk_takes_the_images_that_load_plain(block: dict[str, Any]) -> None:
+    """The walk takes an image block exactly where it loads as a plain image."""
+
+    loaded = anthropic.load_messages([{"role": "user", "content": [block]}])
+    content = loaded[0].content
+    assert not isinstance(content, str) and len(content) == 1
+    assert anthropic._plain_image(block) == plain_image(content[0])
 
 
 @pytest.mark.parametrize("defect", sorted(ANTHROPIC_DEFECTS))
