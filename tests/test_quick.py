@@ -237,7 +237,14 @@ def _image(draw: st.DrawFn) -> dict[str, Any]:
         part["mediaType"] = media
     if draw(st.booleans()) and draw(st.booleans()):
         part["providerOptions"] = draw(
-            st.sampled_from(({"heal": {"openai_chat": {"fileId": True}}}, _options(draw)))
+            st.sampled_from(
+                (
+                    {"heal": {"openai_chat": {"fileId": True}}},
+                    {"openai": {"imageDetail": "high"}},
+                    {"openai": {"imageDetail": "low", "x": 1}},
+                    _options(draw),
+                )
+            )
         )
     return part
 
@@ -530,6 +537,16 @@ REFUSED: list[tuple[str, Any, list[dict[str, Any]]]] = [
     ),
     ("an image labelled image/jpg", "anthropic", _image_turn(image=_PNG, mediaType="image/jpg")),
     ("an image without data", "google", _image_turn(image="")),
+    (
+        "an image marked as a file stored at OpenAI",
+        "anthropic",
+        _image_turn(image="abc", providerOptions={"heal": {"openai_chat": {"fileId": True}}}),
+    ),
+    (
+        "an image with OpenAI's detail and more",
+        "google",
+        _image_turn(image=_PNG, providerOptions={"openai": {"imageDetail": "low", "x": 1}}),
+    ),
     ("user after tool results", "mistral", [_USER, *_turn("abcDEF123"), _USER]),
     ("results not first", None, [_USER, *_turn("c1"), _MARKED_USER]),
     (
@@ -709,6 +726,7 @@ PLAIN_IMAGES: list[tuple[str, dict[str, Any]]] = [
     ("a data URL", {"image": f"data:image/jpeg;base64,{_PNG}", "mediaType": "image/jpeg"}),
     ("GIF", {"image": _PNG, "mediaType": "image/gif"}),
     ("WebP", {"image": _PNG, "mediaType": "image/webp"}),
+    ("OpenAI's detail", {"image": _PNG, "providerOptions": {"openai": {"imageDetail": "high"}}}),
 ]
 
 

@@ -172,6 +172,7 @@ from heal.providers import ProviderId
 from heal.repairs import Repair
 from heal.rules import Rule
 from heal.rules._quick import NOT_PLAIN
+from heal.rules.files import OPENAI_FILE_ID_PREFIX
 from heal.rules.google import GOOGLE_NAMESPACES
 from heal.targets import Target
 
@@ -376,7 +377,7 @@ def _verdict(
     (gathering the calls' ids in ``ids``, when given)."""
     if type(messages) is not list or not messages:
         return NOT_PLAIN
-    return walked_verdict(provider, terms, _read_past_ids, messages, terms.rich, ids=ids)
+    return walked_verdict(provider, terms, _read_past_ids, messages, terms, ids=ids)
 
 
 def _plainly_clean(messages: Any, provider: ProviderId | None, terms: Terms = PLAIN_TERMS) -> bool:
@@ -408,20 +409,22 @@ def _plainly_clean(messages: Any, provider: ProviderId | None, terms: Terms = PL
     """
     if type(messages) is not list or not messages:
         return False
-    return walked_clean(provider, terms, _plain_messages, messages, terms.rich)
+    return walked_clean(provider, terms, _plain_messages, messages, terms)
 
 
 _ABSENT: Any = object()
 
 
 def _plain_messages(
-    messages: list[Any], rich: bool, ids: list[str], names: list[str], *, past_ids: bool = False
+    messages: list[Any], terms: Terms, ids: list[str], names: list[str], *, past_ids: bool = False
 ) -> str | None:
     """The one pass of :func:`_plainly_clean`: the canonical role of the last message when every
     message has a plain shape in a plain place (else None), with the call ids and tool names
     added to ``ids`` and ``names``. Exact key counts and indexing (a missing key raises
-    KeyError) check each dict's keys. ``rich`` (:attr:`heal._verdict.Terms.rich`: no rule of
-    the plan reads reasoning or provider options): an assistant message with text or calls may
+    KeyError) check each dict's keys. Under :attr:`heal._verdict.Terms.images` a user's content
+    may hold images that load as plain ones (:func:`_plain_image`). Under
+    :attr:`~heal._verdict.Terms.rich` (no rule of the plan reads reasoning or provider
+    options), an assistant message with text or calls may
     carry its reasoning in one string field, ``reasoning_content`` or ``reasoning``, which
     loads as a reasoning part before them marked with its field (heal's mark, which no rule
     reads there), and a call Gemini's signature (``extra_content``). ``past_ids``: read past a
@@ -435,6 +438,8 @@ def _plain_messages(
     texts: list[Any] = []
     add_text = texts.append
     thoughts: list[Any] | None = None  # the reasoning texts (rich only)
+    rich = terms.rich
+    user_parts = _user_parts if terms.images else _text_parts
     for message in messages:
         if type(message) is not dict:
             # An SDK message (response.choices[0].message, stored as it came), as the loader
@@ -466,7 +471,7 @@ def _plain_messages(
             content = message["content"]
             if type(content) is str:
                 add_text(content)
-            elif role == "system" or not _text_parts(content, add_text):
+            elif role == "system" or not user_parts(content, add_text):
                 return None
             previous = role
             continue
@@ -557,6 +562,34 @@ def _text_parts(content: Any, add_text: Callable[[Any], object]) -> bool:
             return False
         add_text(part["text"])
     return True
+
+
+def _user_parts(content: Any, add_text: Callable[[Any], object]) -> bool:
+    """:func:`_text_parts` of a user's content, where images may stand beside the texts: those
+    that load as plain images (:func:`_plain_image`)."""
+    if type(content) is not list or not content:
+        return False
+    for part in content:
+        if type(part) is not dict or len(part) != 2:
+            return False
+        if part["type"] == "text":
+            add_text(part["text"])
+        elif part["type"] != "image_url" or not _plain_image(part["image_url"]):
+            return False
+    return True
+
+
+def _plain_image(inner: Any) -> bool:
+    """Whether an ``image_url`` part's object loads as a plain image
+    (:func:`heal.rules.files.plain_image`): a URL alone (a data URL or another scheme's, as the
+    loader reads it without a mark), or with the ``detail`` the loader keeps as OpenAI's
+    ``imageDetail`` option, which no rule reads."""
+    if type(inner) is not dict:
+        return False
+    url = inner.get("url")
+    if type(url) is not str or not _URL.match(url) or url.startswith(OPENAI_FILE_ID_PREFIX):
+        return False
+    return len(inner) == 1 or (len(inner) == 2 and type(inner.get("detail")) is str)
 
 
 def _plain_object(raw: Any) -> dict[str, Any] | None:

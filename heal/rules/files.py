@@ -87,9 +87,10 @@ they are, or none given (sent as JPEG, where a type must be named)."""
 def plain_image(part: object) -> bool:
     """Whether an image part in a user message is one no built-in rule finds anything in: of
     heal's own class (a subclass may carry more than its fields), without provider options
-    (where the adapters mark a stored file or a block kept whole), of a media type every
-    provider takes (:data:`PLAIN_IMAGE_TYPES`), and with its data: bytes, or a string that
-    names no file stored at OpenAI. A screenshot or a photo a user sends, that is.
+    (where the adapters mark a stored file or a block kept whole) but OpenAI's
+    ``imageDetail`` alone, of a media type every provider takes (:data:`PLAIN_IMAGE_TYPES`),
+    and with its data: bytes, or a string that names no file stored at OpenAI. A screenshot
+    or a photo a user sends, that is.
 
     The rules that read images in user messages (``openai-file-id``,
     ``anthropic-unsupported-media-type``, ``google-empty-part``) need the index fact
@@ -100,8 +101,9 @@ def plain_image(part: object) -> bool:
         return False
     fields = part.__dict__
     data = fields["image"]
+    options = fields["provider_options"]
     return (
-        fields["provider_options"] is None
+        (options is None or _detail_alone(options))
         and fields["media_type"] in PLAIN_IMAGE_TYPES
         and bool(data)
         and (type(data) is not str or not data.startswith(OPENAI_FILE_ID_PREFIX))
@@ -115,6 +117,14 @@ _JPEG_ALIAS = "image/jpg"
 """A common, non-standard name for image/jpeg that Anthropic rejects."""
 
 _DATA_URL = re.compile(r"data:([^,]*?)(;base64)?,(.*)", re.DOTALL)
+
+
+def _detail_alone(options: Mapping[str, Any]) -> bool:
+    """Whether an image's provider options are OpenAI's ``imageDetail`` alone (the ``detail``
+    of an OpenAI ``image_url``), which no rule reads."""
+    openai = options.get("openai") if len(options) == 1 else None
+    return type(openai) is dict and len(openai) == 1 and type(openai.get("imageDetail")) is str
+
 
 MediaRef: TypeAlias = tuple[int, int, FilePart | ImagePart]
 

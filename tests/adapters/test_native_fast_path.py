@@ -1538,6 +1538,21 @@ CHAT_DEFECTS: dict[str, Defect] = {
     "user-part-image": lambda n: n[1]["content"].append(
         {"type": "image_url", "image_url": {"url": "https://example.com/a.png"}}
     ),
+    "user-part-image-data-url": lambda n: n[1]["content"].append(
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}
+    ),
+    "user-part-image-detail": lambda n: n[1]["content"].append(
+        {"type": "image_url", "image_url": {"url": "https://example.com/a.png", "detail": "low"}}
+    ),
+    "user-part-image-raw": lambda n: n[1]["content"].append(
+        {"type": "image_url", "image_url": {"url": "iVBORw0KGgo="}}
+    ),
+    "user-part-image-file-id": lambda n: n[1]["content"].append(
+        {"type": "image_url", "image_url": {"url": "file-6F2ksmvXxt4Vdo"}}
+    ),
+    "user-part-image-extra": lambda n: n[1]["content"].append(
+        {"type": "image_url", "image_url": {"url": "https://example.com/a.png"}, "x": 1}
+    ),
     "user-part-not-text": lambda n: _put(n[1]["content"][0], "type", "refusal"),
     "user-parts-empty": lambda n: _put(n[1], "content", []),
     "user-name": lambda n: _put(n[6], "name", "alice"),
@@ -1632,6 +1647,9 @@ messages[5] the answer."""
 
 CHAT_CLEAN = {
     "developer",
+    "user-part-image",  # a URL image: a user's plain image, which no rule reads
+    "user-part-image-data-url",
+    "user-part-image-detail",
     "user-parts-two",
     "results-swapped",
     "assistant-content-absent",
