@@ -199,6 +199,7 @@ from heal.providers import PYDANTIC_AI_SYSTEMS, ProviderId, openai_api_by_respon
 from heal.repairs import Repair
 from heal.rules import Rule
 from heal.rules._quick import CLEAN, NOT_PLAIN, REFUSED_IDS
+from heal.rules.files import ANTHROPIC_IMAGE_TYPES, OPENAI_FILE_ID_PREFIX
 from heal.rules.tool_pairing import ABORTED
 from heal.targets import Target
 
@@ -569,20 +570,28 @@ def _verdict(
     if provider is _ITS_OWN:
         systems: set[str | None] = set()
         rich: list[Any] = []
-        last = _plain_messages(messages, ids, names, systems=systems, rich=rich, past_ids=past_ids)
+        images: list[Any] = []
+        last = _plain_messages(
+            messages, ids, names, systems=systems, rich=rich, images=images, past_ids=past_ids
+        )
         if last is None:
             return NOT_PLAIN
         provider = _systems_provider(systems, messages)
         if inferred is not None:
             inferred.append(provider)
-        if rich:  # thinking or provider options: the provider's rules must read neither
+        if rich or images:  # the provider's rules must read neither, nor a user's plain images
             found = provider_terms(provider)
-            if found is None or not found.rich:
+            if found is None or (rich and not found.rich) or (images and not found.images):
                 return NOT_PLAIN
             terms = found
     else:
         last = _plain_messages(
-            messages, ids, names, rich=[] if terms.rich else None, past_ids=past_ids
+            messages,
+            ids,
+            names,
+            rich=[] if terms.rich else None,
+            images=[] if terms.images else None,
+            past_ids=past_ids,
         )
         if last is None:
             return NOT_PLAIN
@@ -670,6 +679,7 @@ def _plain_messages(
     *,
     systems: set[str | None] | None = None,
     rich: list[Any] | None = None,
+    images: list[Any] | None = None,
     past_ids: bool = False,
 ) -> str | None:
     """The one pass of :func:`_plainly_clean`: the canonical role of the last message when every
@@ -683,7 +693,9 @@ def _plain_messages(
     (or an empty text, for another part) is added to ``rich``, so that a caller who asked for
     the history's own provider sees whether its terms must let them stand. ``past_ids``: read
     past a call id with a colon (Kimi's, which no provider takes) rather than stop there
-    (:func:`_verdict`)."""
+    (:func:`_verdict`). ``images`` (a list, for a target whose quick verdict takes a user's
+    plain images: :attr:`heal._verdict.Terms.images`): a user prompt's list may also hold
+    images that load as plain ones (:func:`_plain_image`), each added to ``images``."""
     waiting: dict[str, str] | None = None  # the previous response's calls: id -> name
     previous = ""
     # Every text that must be plain (plain_text), judged at the end in one loop: a call per
@@ -732,9 +744,18 @@ def _plain_messages(
                     if type(content) is str:
                         add_text(content)
                     elif type(content) is list and content:
-                        # Strings alone load as text (other items are media, cache points or
-                        # structured content: not plain, and not strings).
-                        add_texts(content)
+                        if images is None:
+                            # Strings alone load as text (other items are media, cache points
+                            # or structured content: not plain, and not strings).
+                            add_texts(content)
+                        else:
+                            for item in content:
+                                if type(item) is str:
+                                    add_text(item)
+                                elif _plain_image(item):
+                                    images.append(item)
+                                else:
+                                    return None
                     else:
                         return None
                 else:
@@ -808,6 +829,30 @@ def _plain_messages(
         return None
     # Calls left unanswered are the last message's, a response: not an end.
     return None if waiting is not None else ended(previous, texts[-1] if texts else None)
+
+
+def _plain_image(item: Any) -> bool:
+    """Whether a user prompt's item loads as a plain image (:func:`heal.rules.files.
+    plain_image`): an ``ImageUrl`` or an image ``BinaryContent`` (or ``BinaryImage``) of a media
+    type every provider takes, with its data (the loader keeps their other fields in heal's
+    marks, which no rule reads)."""
+    kind = type(item)
+    if kind is pa.ImageUrl:
+        data = item.url
+    elif kind is pa.BinaryContent or kind is pa.BinaryImage:
+        data = item.data
+    else:
+        return False
+    try:
+        media = item.media_type  # a URL's is inferred from it, which may fail
+    except ValueError:
+        return False
+    return (
+        media in ANTHROPIC_IMAGE_TYPES
+        and (type(data) is str or type(data) is bytes)
+        and len(data) > 0
+        and not (type(data) is str and data.startswith(OPENAI_FILE_ID_PREFIX))
+    )
 
 
 def _plain_args(args: Any) -> bool:

@@ -1717,6 +1717,22 @@ def _part(n: list[Any], i: int, j: int, cls: type) -> Any:
     return part
 
 
+PYDANTIC_IMAGES: list[Any] = [
+    pa.ImageUrl(url="https://example.com/a.png"),
+    pa.ImageUrl(url="https://example.com/a.png", identifier="x1", force_download=True),
+    pa.BinaryContent(data=b"\x89PNG", media_type="image/png"),
+    pa.BinaryImage(data=b"\xff\xd8\xff", media_type="image/jpeg"),
+    pa.ImageUrl(url="https://example.com/a.tiff"),
+    pa.BinaryContent(data=b"\x89PNG", media_type="image/tiff"),
+    pa.BinaryContent(data=b"", media_type="image/png"),
+    pa.ImageUrl(url="file-6F2ksmvXxt4Vdo", media_type="image/png"),
+    pa.DocumentUrl(url="https://example.com/a.pdf"),
+]
+"""A user's images: four that load as plain ones (a URL, one with the fields pydantic-ai
+keeps in heal's marks, PNG and JPEG bytes), then a TIFF URL and bytes, no data, a name of a
+file stored at OpenAI, and a document."""
+_PLAIN_PYDANTIC_IMAGES = range(4)
+
 PYDANTIC_DEFECTS: dict[str, Defect] = {
     "system-blank": lambda n: _set(_part(n, 0, 0, pa.SystemPromptPart), content=" "),
     "system-surrogate": lambda n: _set(_part(n, 0, 0, pa.SystemPromptPart), content="x\ud800"),
@@ -1733,6 +1749,12 @@ PYDANTIC_DEFECTS: dict[str, Defect] = {
         _part(n, 0, 1, pa.UserPromptPart),
         content=["a", pa.ImageUrl(url="https://example.com/a.png")],
     ),
+    **{
+        f"user-image-{k}": partial(
+            lambda item, n: _set(_part(n, 0, 1, pa.UserPromptPart), content=["a", item]), item
+        )
+        for k, item in enumerate(PYDANTIC_IMAGES)
+    },
     "two-user-prompts": lambda n: _request(n, 0).append(pa.UserPromptPart(content="and?")),
     "request-empty": lambda n: n.insert(1, pa.ModelRequest(parts=[])),
     "request-instructions": lambda n: _set(
@@ -1835,6 +1857,9 @@ JSON one, then a string one)."""
 
 PYDANTIC_CLEAN = {
     "user-string",
+    # A user's plain images, which no rule reads.
+    "user-image",
+    *(f"user-image-{k}" for k in range(len(PYDANTIC_IMAGES)) if k in _PLAIN_PYDANTIC_IMAGES),
     "user-two-items",
     "request-instructions",
     "return-failed",
