@@ -365,9 +365,9 @@ the history starts with a user turn of plain texts (:data:`RICH_NEEDS`: ``head_n
 user message's options)."""
 
 
-PLAIN_TERMS = Terms(ENDS)
+PLAIN_TERMS = Terms(ENDS, images=True)
 """The terms of a target that names its provider alone, for the walks that do not read
-:attr:`Terms.rich`."""
+:attr:`Terms.rich` (every built-in plan takes a user's plain images)."""
 
 _TERMS: dict[tuple[Any, ...], Terms | None] = {}
 """:func:`terms_for` of each target, by what its plan depends on and the registry version

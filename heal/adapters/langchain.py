@@ -197,6 +197,7 @@ from heal.providers import LANGCHAIN_MODEL_PROVIDERS, ProviderId, openai_api_by_
 from heal.repairs import Action, Repair, Scope
 from heal.rules import Rule
 from heal.rules._quick import NOT_PLAIN
+from heal.rules.files import OPENAI_FILE_ID_PREFIX, PLAIN_IMAGE_TYPES
 from heal.rules.tool_pairing import ABORTED
 from heal.targets import Target
 
@@ -428,7 +429,7 @@ def _plainly_clean(
     """
     if not messages:
         return False
-    return walked_clean(provider, terms, _plain_messages, messages, terms.rich)
+    return walked_clean(provider, terms, _plain_messages, messages, terms)
 
 
 def _verdict(
@@ -439,12 +440,12 @@ def _verdict(
     (gathering the calls' ids in ``ids``)."""
     if not messages:
         return NOT_PLAIN
-    return walked_verdict(provider, terms, _read_past_ids, messages, terms.rich, ids=ids)
+    return walked_verdict(provider, terms, _read_past_ids, messages, terms, ids=ids)
 
 
 def _plain_messages(
     messages: list[BaseMessage],
-    rich: bool,
+    terms: Terms,
     ids: list[str],
     names: list[str],
     *,
@@ -453,9 +454,12 @@ def _plain_messages(
     """The one pass of :func:`_plainly_clean`: the canonical role of the last message when every
     message has a plain shape in a plain place (else None), with the call ids and tool names
     added to ``ids`` and ``names``. It reads each message's fields as pydantic keeps them.
-    ``rich`` (:attr:`heal._verdict.Terms.rich`): an AI message may also hold reasoning before
-    its texts and calls, and Gemini's signature map. ``past_ids``: read past a call id with a
-    colon (Kimi's, which no provider takes) rather than stop there (:func:`_verdict`)."""
+    Under :attr:`heal._verdict.Terms.rich`, an AI message may also hold reasoning before its
+    texts and calls, and Gemini's signature map; under :attr:`~heal._verdict.Terms.images`, a
+    human message images that load as plain ones (:func:`_plain_image`). ``past_ids``: read
+    past a call id with a colon (Kimi's, which no provider takes) rather than stop there
+    (:func:`_verdict`)."""
+    rich, images = terms.rich, terms.images
     waiting: dict[str, str] | None = None  # the calls not answered yet: id -> name
     previous = ""
     texts: list[Any] = []
@@ -541,7 +545,12 @@ def _plain_messages(
                 for block in content:
                     if type(block) is dict:
                         if block["type"] != "text":
-                            return None
+                            # A screenshot or a photo the user sent, where it loads as a plain
+                            # image.
+                            if not images or not _plain_image(block):
+                                return None
+                            kept.append(block)  # its other keys load as heal's marks
+                            continue
                         texts.append(block["text"])
                         if len(block) != 2:  # other keys than type and text
                             kept.append(block)
@@ -1417,6 +1426,26 @@ def _message_provider(msg: AIMessage) -> ProviderId | None:
 
 
 # --- media blocks ----------------------------------------------------------------------------
+
+
+def _plain_image(block: Json) -> bool:
+    """Whether a human message's block loads as a plain image (:func:`heal.rules.files.
+    plain_image`): an image the loader reads (:func:`_media`) with data that names no file
+    stored at OpenAI, of a media type every provider takes or none (the block's other keys go
+    to heal's marks, which no rule reads)."""
+    try:
+        found = _media(block, "")
+    except InputError:
+        return False
+    if found is None:
+        return False
+    media, data, media_type, _ = found
+    return (
+        media == "image"
+        and data != ""
+        and not data.startswith(OPENAI_FILE_ID_PREFIX)
+        and media_type in PLAIN_IMAGE_TYPES
+    )
 
 
 def _media(block: Json, path: str) -> tuple[str, Any, str | None, Json] | None:

@@ -847,8 +847,10 @@ def _plain_image(item: Any) -> bool:
         media = item.media_type  # a URL's is inferred from it, which may fail
     except ValueError:
         return False
+    metadata = item.vendor_metadata  # loads into heal's marks: JSON, or the loader refuses it
     return (
-        media in ANTHROPIC_IMAGE_TYPES
+        (metadata is None or plain_value(metadata))
+        and media in ANTHROPIC_IMAGE_TYPES
         and (type(data) is str or type(data) is bytes)
         and len(data) > 0
         and not (type(data) is str and data.startswith(OPENAI_FILE_ID_PREFIX))

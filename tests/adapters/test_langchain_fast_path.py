@@ -249,6 +249,9 @@ def _changed(at: int, **update: Any) -> list[BaseMessage]:
 
 
 _TOOL_USE = {"type": "tool_use", "id": "toolu_1", "name": "search", "input": {"q": 1}}
+_URL_PNG = "https://example.com/a.png"
+_DATA_PNG = "data:image/png;base64,iVBORw0KGgo="
+_DATA_TIFF = "data:image/tiff;base64,iVBORw0KGgo="
 _CALL = {"name": "search", "args": {"q": 1}, "id": "toolu_1", "type": "tool_call"}
 
 TAKEN: dict[str, list[BaseMessage]] = {
@@ -261,6 +264,27 @@ TAKEN: dict[str, list[BaseMessage]] = {
         4, content=["Sunny", {"type": "text", "text": ".", "annotations": [], "id": "t1"}]
     ),
     "a last answer": [*TURNS, AIMessage([{"type": "text", "text": "welcome. "}, "Bye."])],
+    # A user's plain images, in each of LangChain's spellings.
+    "a human image": _changed(
+        5, content=["See", {"type": "image", "url": "https://example.com/a.png"}]
+    ),
+    "a human image of base64": _changed(
+        5, content=["See", {"type": "image", "base64": "iVBORw0KGgo=", "mime_type": "image/png"}]
+    ),
+    "a human image of a legacy source type": _changed(
+        5,
+        content=[
+            "See",
+            {"type": "image", "source_type": "base64", "data": "/9j/", "mime_type": "image/jpeg"},
+        ],
+    ),
+    "a human image_url with its detail": _changed(
+        5,
+        content=[
+            "See",
+            {"type": "image_url", "image_url": {"url": _DATA_PNG, "detail": "high"}},
+        ],
+    ),
 }
 """List content the verdict takes: the full path finds nothing in it either."""
 
@@ -308,8 +332,17 @@ REFUSED: dict[str, list[BaseMessage]] = {
         *TURNS,
         AIMessage(["You are", {"type": "text", "text": "welcome. "}]),
     ],
-    "a human image": _changed(
-        5, content=["See", {"type": "image", "url": "https://example.com/a.png"}]
+    "a human image of a type Anthropic refuses": _changed(
+        5, content=["See", {"type": "image", "base64": "iVBORw0KGgo=", "mime_type": "image/tiff"}]
+    ),
+    "a human image_url of a TIFF data URL": _changed(
+        5, content=["See", {"type": "image_url", "image_url": {"url": _DATA_TIFF}}]
+    ),
+    "a human image of no data": _changed(
+        5, content=["See", {"type": "image", "base64": "", "mime_type": "image/png"}]
+    ),
+    "a human image holding a value JSON has not": _changed(
+        5, content=["See", {"type": "image", "url": _URL_PNG, "at": datetime(2026, 1, 1)}]
     ),
     "a blank human text block": _changed(5, content=[{"type": "text", "text": " "}]),
     "a human block holding a value JSON has not": _changed(

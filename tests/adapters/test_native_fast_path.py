@@ -952,6 +952,15 @@ def test_request_parameters_that_name_the_target_are_read() -> None:
 _ALL_ENDS = frozenset({"user", "tool", "assistant"})
 
 
+@pytest.mark.parametrize("provider", ALL_PROVIDERS, ids=str)
+def test_every_provider_takes_a_users_plain_images(provider: Any) -> None:
+    """The walks take a user's plain images for every built-in target, as the terms of a
+    provider alone (PLAIN_TERMS, the walks' default) say."""
+    assert verdict_module.PLAIN_TERMS.images
+    found = terms_for(Target(provider))
+    assert found is not None and found.images
+
+
 def _unread(
     ends: frozenset[str], *, rich: bool = False, thinking: bool = True, images: bool = True
 ) -> Terms:
