@@ -86,6 +86,7 @@ from heal.providers import HEAL_NAMESPACE, ProviderId, get_profile
 from heal.repairs import Repair
 from heal.rules._options import foreign_options
 from heal.rules._quick import CLEAN, DROPS, NOT_PLAIN, REFUSED_IDS
+from heal.rules.files import ANTHROPIC_IMAGE_TYPES, OPENAI_FILE_ID_PREFIX
 from heal.rules.google import GOOGLE_NAMESPACES, keeps_signatures, options_signed
 from heal.rules.reasoning import ANTHROPIC_SIGNING, BEDROCK_SIGNING
 from heal.targets import Target
@@ -994,6 +995,8 @@ def _verdict(
         walk = partial(_scan, drops=found, signed=signed)
     if judged is not None:
         walk = partial(walk, judged=judged)
+    if terms.images:
+        walk = partial(walk, images=True)
     if not past_ids:
         # The provider is known once it has terms: its profile judges the first call id.
         accepts = get_profile(provider).accepts_tool_call_id
@@ -1015,6 +1018,20 @@ def _verdict(
     return said
 
 
+def _plain_image(part: dict[str, Any]) -> bool:
+    """Whether an image part (its ``type`` read) loads as a plain image
+    (:func:`heal.rules.files.plain_image`): a string of data that names no file stored at
+    OpenAI, maybe a media type every provider takes, nothing else."""
+    data = part["image"]
+    size = len(part)
+    return (
+        (size == 2 or (size == 3 and part.get("mediaType") in ANTHROPIC_IMAGE_TYPES))
+        and type(data) is str
+        and data != ""
+        and not data.startswith(OPENAI_FILE_ID_PREFIX)
+    )
+
+
 def _any_id(_tool_call_id: str) -> bool:
     """The walk's test of an id when the verdict reads past the ids (:func:`_verdict`)."""
     return True
@@ -1032,6 +1049,7 @@ def _scan(
     rejects: bool = False,
     bedrock: bool = False,
     judged: list[Gathered] | None = None,
+    images: bool = False,
 ) -> str | None:
     """The one pass of :func:`clean_verdict` over the messages: the role of the last message
     when every message has a plain shape in a plain place (else None), with the call ids and
@@ -1079,7 +1097,8 @@ def _scan(
     to ``drops`` (the rule removes every one).
 
     ``judged``: a list to which the walk adds what it judged of a history it found plain
-    (:data:`Gathered`), for :func:`_edited`."""
+    (:data:`Gathered`), for :func:`_edited`. ``images`` (:attr:`heal._verdict.Terms.images`):
+    a user message may hold images that load as plain ones (:func:`_plain_image`)."""
     gemini = signed is not None
     rejects = rejects and drops is not None
     thinking = drops is not None and not gemini and not rejects
@@ -1150,8 +1169,13 @@ def _scan(
             return None
         elif role == "user":
             for part in content:
-                if type(part) is not dict or part["type"] != "text":
+                if type(part) is not dict:
                     return None
+                if part["type"] != "text":
+                    # A screenshot or a photo the user sent, where it loads as a plain image.
+                    if not images or part["type"] != "image" or not _plain_image(part):
+                        return None
+                    continue
                 if len(part) != 2:
                     if not user_options_ok or len(part) != 3:
                         return None

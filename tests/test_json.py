@@ -103,11 +103,35 @@ _output = st.one_of(
 _args = st.sampled_from(({}, {"query": "q1", "limit": 1}, {"a": [1, 2.5, None, {"b": "c"}]}))
 
 
+_PNG = "iVBORw0KGgo="
+IMAGES: list[tuple[dict[str, Any], bool]] = [
+    ({"type": "image", "image": _PNG, "mediaType": "image/png"}, True),
+    ({"type": "image", "image": "https://example.com/a.png"}, True),
+    ({"type": "image", "image": f"data:image/gif;base64,{_PNG}", "mediaType": "image/gif"}, True),
+    ({"type": "image", "image": _PNG, "mediaType": "image/tiff"}, False),
+    ({"type": "image", "image": _PNG, "mediaType": "image/jpg"}, False),
+    ({"type": "image", "image": ""}, False),
+    ({"type": "image", "image": "file-6F2ksmvXxt4Vdo"}, False),
+    (
+        {"type": "image", "image": _PNG, "providerOptions": {"openai": {"imageDetail": "low"}}},
+        False,
+    ),
+]
+"""A user's images, and whether the walk takes each: those that load as plain images
+without options (one with OpenAI's detail is plain to the rules, but the walk reads no
+options of a user's), not a type Anthropic refuses or misnames, no data, an OpenAI file."""
+
+
 def _user(draw: st.DrawFn) -> dict[str, Any]:
     if draw(st.booleans()):
         return {"role": "user", "content": draw(_text)}
-    parts = draw(st.lists(_text, min_size=1, max_size=2))
-    return {"role": "user", "content": [{"type": "text", "text": t} for t in parts]}
+    parts: list[dict[str, Any]] = [
+        {"type": "text", "text": t} for t in draw(st.lists(_text, min_size=1, max_size=2))
+    ]
+    if draw(st.integers(0, 3)) == 0:
+        image = copy.deepcopy(draw(st.sampled_from(IMAGES))[0])
+        parts.insert(draw(st.integers(0, len(parts))), image)
+    return {"role": "user", "content": parts}
 
 
 @st.composite
@@ -565,6 +589,25 @@ PLAIN: History = [
     {"role": "assistant", "content": "Sunny."},
     {"role": "user", "content": "thanks"},
 ]
+
+
+@pytest.mark.parametrize(
+    ("image", "plain"),
+    [*IMAGES, ({"type": "image", "image": [1, 2]}, False)],  # the last one loads as none
+    ids=lambda v: json.dumps(v)[:50],
+)
+def test_a_users_plain_image_is_plainly_clean(image: dict[str, Any], plain: bool) -> None:
+    history: History = [
+        {"role": "user", "content": [{"type": "text", "text": "what is this?"}, image]},
+        {"role": "assistant", "content": "a cat"},
+        {"role": "user", "content": "thanks"},
+    ]
+    for provider in ALL_PROVIDERS:
+        assert clean_verdict(history, provider) == plain, provider
+        if plain:
+            text = json.dumps(history)
+            assert heal_json(text, provider=provider).data is text
+    _verdict_holds(history)
 
 
 def test_a_plain_history_is_clean_for_every_provider_that_takes_it() -> None:
