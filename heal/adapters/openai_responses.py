@@ -230,6 +230,7 @@ from heal.providers import HEAL_NAMESPACE, ProviderId, get_profile
 from heal.repairs import Action, Repair, Scope, record_json
 from heal.rules import Rule
 from heal.rules._quick import NOT_PLAIN
+from heal.rules.files import OPENAI_FILE_ID_PREFIX
 from heal.rules.openai import OPENAI_SERVER_ITEM
 from heal.rules.tool_pairing import ABORTED
 from heal.targets import Target
@@ -598,7 +599,7 @@ def _plainly_clean(
       writes them);
     * the order of roles, texts, values and ids as :mod:`heal._verdict` says.
     """
-    return bool(items) and walked_clean(provider, terms, _plain_items, items, terms.items)
+    return bool(items) and walked_clean(provider, terms, _plain_items, items, terms)
 
 
 def _verdict(items: list[Any], provider: ProviderId | None, terms: Terms, ids: list[str]) -> int:
@@ -607,7 +608,7 @@ def _verdict(items: list[Any], provider: ProviderId | None, terms: Terms, ids: l
     (gathering the calls' ids in ``ids``)."""
     if not items:
         return NOT_PLAIN
-    return walked_verdict(provider, terms, _read_past_ids, items, terms.items, ids=ids)
+    return walked_verdict(provider, terms, _read_past_ids, items, terms, ids=ids)
 
 
 def _renamed_ids(
@@ -682,16 +683,18 @@ def _keys_known(item: Item, known: frozenset[str]) -> bool:
 
 
 def _plain_items(
-    items: list[Any], reasoning: bool, ids: list[str], names: list[str], *, past_ids: bool = False
+    items: list[Any], terms: Terms, ids: list[str], names: list[str], *, past_ids: bool = False
 ) -> str | None:
     """The one pass of :func:`_plainly_clean`: the canonical role of the last message when every
     item has a plain shape in a plain place (else None), with the call ids and tool names added
     to ``ids`` and ``names``. Items are grouped as :class:`_Reader` groups them: a run of
     assistant messages and calls is one assistant message, a run of outputs one tool message.
-    ``reasoning``: whether the target's plan reads reasoning through the item rules alone
-    (:attr:`heal._verdict.Terms.items`), so that reasoning items may be plain. ``past_ids``:
-    read past a call id with a colon (Kimi's, which no provider takes) rather than stop there
-    (:func:`_verdict`)."""
+    Under :attr:`heal._verdict.Terms.items` (the target's plan reads reasoning through the item
+    rules alone) reasoning items may be plain; under :attr:`~heal._verdict.Terms.images` a
+    user's ``input_image`` elements that load as plain images (:func:`_plain_image`).
+    ``past_ids``: read past a call id with a colon (Kimi's, which no provider takes) rather
+    than stop there (:func:`_verdict`)."""
+    reasoning, images = terms.items, terms.images
     previous = ""  # the canonical role of the message being read (the last one at the end)
     waiting: dict[str, str] | None = None  # the calls of that message left to answer: id -> name
     texts: list[Any] = []
@@ -830,12 +833,14 @@ def _plain_items(
                 add_text(content)
             elif type(content) is list and content:
                 for element in content:
-                    if (
-                        type(element) is not dict
-                        or len(element) != 2
-                        or element["type"] != "input_text"
-                    ):
+                    if type(element) is not dict:
                         return None
+                    if element["type"] != "input_text" or len(element) != 2:
+                        # A screenshot or a photo the user sent, where it loads as a plain
+                        # image.
+                        if not images or not _plain_image(element):
+                            return None
+                        continue
                     add_text(element["text"])
             else:
                 return None
@@ -863,6 +868,25 @@ def _plain_items(
 
 
 _read_past_ids = partial(_plain_items, past_ids=True)
+
+
+def _plain_image(element: dict[str, Any]) -> bool:
+    """Whether a user's content element loads as a plain image (:func:`heal.rules.files.
+    plain_image`): an ``input_image`` of an ``image_url`` (a URL the loader reads without a
+    mark: ``data:`` or another scheme's), maybe with a string ``detail`` (OpenAI's
+    ``imageDetail`` option, which no rule reads); nothing else."""
+    if element["type"] != "input_image":
+        return False
+    url = element.get("image_url")
+    size = len(element)
+    return (
+        (size == 2 or (size == 3 and type(element.get("detail")) is str))
+        and type(url) is str
+        and _URL.match(url) is not None
+        and not url.startswith(OPENAI_FILE_ID_PREFIX)
+    )
+
+
 """The walk of :func:`_verdict`."""
 
 

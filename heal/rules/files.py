@@ -87,10 +87,10 @@ they are, or none given (sent as JPEG, where a type must be named)."""
 def plain_image(part: object) -> bool:
     """Whether an image part in a user message is one no built-in rule finds anything in: of
     heal's own class (a subclass may carry more than its fields), without provider options
-    but those no rule reads (:func:`_unread_options`: OpenAI's ``imageDetail``, the marks of
-    an adapter that marks no stored file nor a block kept whole), of a media type every
-    provider takes (:data:`PLAIN_IMAGE_TYPES`), and with its data: bytes, or a string that
-    names no file stored at OpenAI. A screenshot or a photo a user sends, that is.
+    but those no rule reads (:func:`_unread_options`: OpenAI's ``imageDetail``, heal's
+    adapters' marks), of a media type every provider takes (:data:`PLAIN_IMAGE_TYPES`), with
+    its data, and no file stored at OpenAI (:func:`is_openai_file_id`). A screenshot or a
+    photo a user sends, that is.
 
     The rules that read images in user messages (``openai-file-id``,
     ``anthropic-unsupported-media-type``, ``google-empty-part``) need the index fact
@@ -106,7 +106,7 @@ def plain_image(part: object) -> bool:
         (options is None or _unread_options(options))
         and fields["media_type"] in PLAIN_IMAGE_TYPES
         and bool(data)
-        and (type(data) is not str or not data.startswith(OPENAI_FILE_ID_PREFIX))
+        and not is_openai_file_id(part)
     )
 
 
@@ -119,22 +119,19 @@ _JPEG_ALIAS = "image/jpg"
 _DATA_URL = re.compile(r"data:([^,]*?)(;base64)?,(.*)", re.DOTALL)
 
 
-_IMAGE_MARKS_READ = frozenset({"anthropic", "openai_chat", "openai_responses"})
-"""The adapters whose marks on an image a rule reads (:func:`is_openai_file_id`, a block
-``anthropic-unsupported-media-type`` leaves alone)."""
-
-
 def _unread_options(options: Mapping[str, Any]) -> bool:
-    """Whether an image's provider options are ones no rule reads: OpenAI's ``imageDetail``
-    alone (the ``detail`` of an OpenAI ``image_url``), and heal's marks of adapters other than
-    those of :data:`_IMAGE_MARKS_READ` (where pydantic-ai's keeps an item's place and fields)."""
+    """Whether an image's provider options are ones no rule reads but as :func:`plain_image`
+    judges them: OpenAI's ``imageDetail`` alone (the ``detail`` of an OpenAI image), and heal's
+    adapters' marks (where pydantic-ai keeps an item's fields; of those, a rule reads the OpenAI
+    adapters' stored-file marks, :func:`is_openai_file_id`, and Anthropic's block kept whole,
+    which ``anthropic-unsupported-media-type`` passes over)."""
     for namespace, value in options.items():
         if type(value) is not dict:
             return False
         if namespace == "openai":
             if len(value) != 1 or type(value.get("imageDetail")) is not str:
                 return False
-        elif namespace != HEAL_NAMESPACE or not _IMAGE_MARKS_READ.isdisjoint(value):
+        elif namespace != HEAL_NAMESPACE:
             return False
     return True
 

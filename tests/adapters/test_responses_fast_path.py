@@ -312,6 +312,31 @@ def test_what_the_verdict_does_not_take_goes_the_full_path(edit: Any, rule: str 
         assert rule in {r.rule for r in repairs}
 
 
+_IMAGES: list[tuple[Item, bool]] = [
+    ({"type": "input_image", "image_url": "https://example.com/a.png", "detail": "auto"}, True),
+    ({"type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgo="}, True),
+    ({"type": "input_image", "file_id": "file-6F2ksmvXxt4Vdo", "detail": "auto"}, False),
+    ({"type": "input_image", "image_url": "iVBORw0KGgo=", "detail": "auto"}, False),
+    ({"type": "input_image", "image_url": "https://example.com/a.png", "x": 1}, False),
+    ({"type": "input_file", "file_url": "https://example.com/a.pdf"}, False),
+    ({"type": "input_file", "image_url": "https://example.com/a.png"}, False),
+]
+"""A user's images, and whether the walk takes each: a URL (a data URL too), maybe with its
+detail, loads as a plain image; a stored file, raw base64, an unknown key and a file do not."""
+
+
+@pytest.mark.parametrize(("element", "plain"), _IMAGES, ids=lambda v: json.dumps(v)[:50])
+def test_a_users_plain_image_comes_back_without_loading(element: Item, plain: bool) -> None:
+    native: list[Item] = [
+        {"role": "user", "content": [{"type": "input_text", "text": "What is it?"}, element]},
+        {"role": "assistant", "content": "A cat."},
+        {"role": "user", "content": "Thanks."},
+    ]
+    assert openai_responses._plainly_clean(native, "openai-responses") == plain
+    taken = _same_as_full_path(openai_responses, heal_openai_responses, native)
+    assert taken == (set(ALL_PROVIDERS) if plain else set())
+
+
 @pytest.mark.parametrize("role", [[], {}, ["user"], {"role": "user"}])
 def test_a_role_that_is_no_string_goes_the_full_path(role: Any) -> None:
     # The verdict looked an unhashable role up in a frozenset, a TypeError (found by the fuzz
