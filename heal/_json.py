@@ -914,7 +914,8 @@ def clean_verdict(
     * system messages (non-blank strings) only at the start; then a user message first;
     * no two user or two assistant messages in a row; no user message right after tool results;
     * texts (string contents, text parts, text outputs) not blank and free of lone surrogates;
-    * user content a non-blank string or non-blank text parts; assistant content a non-blank
+    * user content a non-blank string or non-blank text parts, beside which images that load
+      as plain ones (:func:`_plain_image`) may stand; assistant content a non-blank
       string, or non-blank text parts followed by tool calls (``toolCallId``, ``toolName`` and an
       object ``input``, nothing else);
     * each assistant message with calls followed by one tool message holding exactly one result

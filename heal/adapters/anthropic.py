@@ -458,8 +458,9 @@ def _plainly_clean(history: Any, provider: ProviderId | None, terms: Terms = PLA
       thinking that ends in an open tool loop only when one of the loop's assistant messages
       (those since the last user message) starts with it, as ``anthropic-tool-loop-thinking``
       wants;
-    * no ``citations``, image, document or server block, no unknown key; the order of roles,
-      texts, values and ids as :mod:`heal._verdict` says.
+    * a user's image blocks where they load as plain images (:func:`_plain_image`);
+    * no ``citations``, other image, document or server block, no unknown key; the order of
+      roles, texts, values and ids as :mod:`heal._verdict` says.
     """
     messages, system = _walked(history)
     if type(messages) is not list or not messages:

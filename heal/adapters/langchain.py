@@ -409,7 +409,8 @@ def _plainly_clean(
 
     * ``SystemMessage``, ``HumanMessage`` and ``AIMessage`` (those classes exactly) with string
       content, non-blank but for an AI message with tool calls; a human message's may be a
-      list of such strings and ``text`` blocks; an AI message's a list of strings and ``text``
+      list of such strings, ``text`` blocks and images that load as plain ones
+      (:func:`_plain_image`); an AI message's a list of strings and ``text``
       blocks followed by ``tool_use`` blocks that mirror its calls (the same id, name and
       input: what ``ChatAnthropic`` returns; see :func:`_plain_ai_blocks`), with at least one
       text or call; no invalid tool calls;

@@ -395,14 +395,14 @@ def _plainly_clean(messages: Any, provider: ProviderId | None, terms: Terms = PL
     * a non-empty list of dicts (or SDK messages, read as the loader reads them: their
       ``model_dump``); ``system`` or ``developer`` and ``user`` messages with exactly
       ``role`` and ``content``: a non-blank string (or, for ``user``, text parts ``{type,
-      text}``);
+      text}`` and ``image_url`` parts that load as plain images: :func:`_plain_image`);
     * assistant messages with ``role`` and a non-blank string ``content`` or text parts, and
       maybe ``tool_calls`` (then ``content`` may also be null or absent): function calls with
       exactly ``id``, ``type: "function"`` and ``function: {name, arguments}``, whose arguments
       are JSON text of an object;
     * each assistant message with calls followed by one tool message per call (exactly
       ``role``, ``tool_call_id`` and a non-blank string ``content``), in any order;
-    * no reasoning field, refusal, legacy function call, media, name or unknown key but null
+    * no reasoning field, refusal, legacy function call, other media, name or unknown key but null
       ones (an SDK message's ``model_dump()`` writes null ``refusal``, ``annotations``,
       ``audio``, ``function_call``, and ``tool_calls`` without calls); the order of roles,
       texts, values and ids as :mod:`heal._verdict` says.

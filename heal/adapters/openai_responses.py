@@ -581,7 +581,8 @@ def _plainly_clean(
     history does, spelled as the API and the SDK's ``model_dump()`` write them (dicts only):
 
     * system or developer messages (a non-blank string), at the start; user messages (a
-      non-blank string, or ``input_text`` elements); each maybe with ``type: "message"``;
+      non-blank string, or ``input_text`` elements and ``input_image`` ones that load as plain
+      images: :func:`_plain_image`); each maybe with ``type: "message"``;
     * assistant messages: a non-blank string, or exactly one ``output_text`` element (with
       ``annotations`` and ``logprobs`` empty or null, if there), maybe with ``type: "message"``,
       an ``id`` and ``status: "completed"``; then ``function_call`` items (``arguments`` the JSON

@@ -532,7 +532,8 @@ def _plainly_clean(messages: Any, provider: ProviderId | None, terms: Terms = PL
       loads as no canonical message: the loader carries it beside its neighbour, as it does
       bookkeeping parts, and it comes back as it was);
     * requests of ``SystemPromptPart`` and ``UserPromptPart`` parts (non-blank string content,
-      or for a user prompt a list of non-blank strings), or of ``ToolReturnPart`` parts alone
+      or for a user prompt a list of non-blank strings and images that load as plain ones:
+      :func:`_plain_image`), or of ``ToolReturnPart`` parts alone
       answering every call of the response before, one each (same id and tool name; content a
       non-blank string or a JSON value; outcome ``success``, ``failed`` or ``retried``);
     * responses that were not cut off, of ``TextPart`` parts (non-blank) followed by

@@ -81,7 +81,8 @@ ANTHROPIC_IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "imag
 
 PLAIN_IMAGE_TYPES = frozenset({None, *ANTHROPIC_IMAGE_TYPES})
 """The media types of a plain image (:func:`plain_image`): those every provider takes as
-they are, or none given (sent as JPEG, where a type must be named)."""
+they are, or none given (``anthropic-unsupported-media-type`` takes an image without one, as
+the AI SDK and heal's adapter send it)."""
 
 
 def plain_image(part: object) -> bool:
