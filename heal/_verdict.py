@@ -173,6 +173,7 @@ PLAIN_NEVER = frozenset(
         "files",
         "images",
         "unplain_images",
+        "unplain_files",
         "late_system",
     }
 )

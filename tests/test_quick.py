@@ -249,6 +249,31 @@ def _image(draw: st.DrawFn) -> dict[str, Any]:
     return part
 
 
+def _file(draw: st.DrawFn) -> dict[str, Any]:
+    """A file part: an image as users send them, or one a rule reads (a document, a text file,
+    an image of a type Anthropic refuses, no data, a stored file, an Anthropic document mark)."""
+    part: dict[str, Any] = {
+        "type": "file",
+        "data": draw(st.sampled_from(("iVBORw0KGgo=", "https://e.com/a", "", "file-abc123"))),
+        "mediaType": draw(
+            st.sampled_from(
+                ("image/png", "image/jpeg", "image/bmp", "application/pdf", "text/plain")
+            )
+        ),
+    }
+    if draw(st.booleans()) and draw(st.booleans()):
+        part["providerOptions"] = draw(
+            st.sampled_from(
+                (
+                    {"heal": {"anthropic": {"kind": "document"}}},
+                    {"heal": {"gemini": {"inlineData": True}}},
+                    _options(draw),
+                )
+            )
+        )
+    return part
+
+
 def _maybe_text(draw: st.DrawFn) -> list[dict[str, Any]]:
     return [{"type": "text", "text": "look"}] if draw(st.booleans()) else []
 
@@ -318,6 +343,8 @@ _TWISTS: dict[str, Any] = {
         _at(d, h), {"role": "user", "content": [_image(d), *_maybe_text(d)]}
     ),
     "image beside a text": lambda d, h: _add_to_user(d, h, _image(d)),
+    "file beside a text": lambda d, h: _add_to_user(d, h, _file(d)),
+    "file in an answer": lambda d, h: _insert_part(d, h, _file(d)),
     "result in assistant": lambda d, h: _insert_part(
         d,
         h,
@@ -526,6 +553,20 @@ def _image_turn(**image: Any) -> list[dict[str, Any]]:
 
 
 _PNG = "iVBORw0KGgo="
+_PNG_TYPE = {"mediaType": "image/png"}
+
+
+def _file_turn(*, text: bool = True, **file: Any) -> list[dict[str, Any]]:
+    """A user's text (unless not ``text``) and file (``file``: the part's keys but its type,
+    a PNG by default), and an answer."""
+    part = {"type": "file", "data": _PNG, **_PNG_TYPE, **file}
+    first = [{"type": "text", "text": "what is this?"}] if text else []
+    return [
+        {"role": "user", "content": [*first, part]},
+        {"role": "assistant", "content": "a cat"},
+        _USER,
+    ]
+
 
 REFUSED: list[tuple[str, Any, list[dict[str, Any]]]] = [
     ("an image stored at OpenAI", "anthropic", _image_turn(image="file-6F2ksmvXxt4Vdo")),
@@ -537,6 +578,25 @@ REFUSED: list[tuple[str, Any, list[dict[str, Any]]]] = [
     ),
     ("an image labelled image/jpg", "anthropic", _image_turn(image=_PNG, mediaType="image/jpg")),
     ("an image without data", "google", _image_turn(image="")),
+    ("a PDF", "bedrock", _file_turn(data=_PNG, mediaType="application/pdf", text=False)),
+    ("a text file", "openai-chat", _file_turn(data="aGk=", mediaType="text/plain")),
+    ("an image file of a type Anthropic refuses", "anthropic", _file_turn(mediaType="image/bmp")),
+    ("an image file without data", "google", _file_turn(data="")),
+    ("an image file stored at OpenAI", "anthropic", _file_turn(data="file-6F2ksmvXxt4Vdo")),
+    (
+        "an image file that was an Anthropic document",
+        "anthropic",
+        _file_turn(providerOptions={"heal": {"anthropic": {"kind": "document"}}}),
+    ),
+    (
+        "an image file in an assistant message",
+        "anthropic",
+        [
+            _USER,
+            {"role": "assistant", "content": [_TEXT, {"type": "file", "data": _PNG, **_PNG_TYPE}]},
+            _USER,
+        ],
+    ),
     (
         "an image marked as a file stored at OpenAI",
         "anthropic",
@@ -728,6 +788,29 @@ PLAIN_IMAGES: list[tuple[str, dict[str, Any]]] = [
     ("WebP", {"image": _PNG, "mediaType": "image/webp"}),
     ("OpenAI's detail", {"image": _PNG, "providerOptions": {"openai": {"imageDetail": "high"}}}),
 ]
+
+
+PLAIN_IMAGE_FILES: list[tuple[str, dict[str, Any]]] = [
+    ("PNG data", {}),
+    ("JPEG from a URL", {"data": "https://example.com/cat.jpg", "mediaType": "image/jpeg"}),
+    ("WebP with a name", {"mediaType": "image/webp", "filename": "cat.webp"}),
+    ("GIF", {"mediaType": "image/gif"}),
+]
+
+
+@pytest.mark.parametrize("provider", ALL_PROVIDERS, ids=str)
+@pytest.mark.parametrize(
+    ("kind", "file"), PLAIN_IMAGE_FILES, ids=[case[0] for case in PLAIN_IMAGE_FILES]
+)
+def test_a_users_image_as_a_file_is_quickly_clean(
+    provider: ProviderId | None, kind: str, file: dict[str, Any]
+) -> None:
+    """An image given as a file part (the AI SDK's spelling since version 5, Gemini's inline
+    data) is read by no rule either, alone in its message too."""
+    for history in (_file_turn(**file), _file_turn(text=False, **file)):
+        messages = load_messages(history)
+        assert _verdicts(messages, Target(provider), None, "request") == (True, True)
+        assert heal_messages(messages, provider=provider).messages == messages
 
 
 @pytest.mark.parametrize("provider", ALL_PROVIDERS, ids=str)

@@ -1248,6 +1248,16 @@ def _unplain_images(index: HistoryIndex, target: Target, profile: ProviderProfil
     return any(roles[m] != "user" or not plain_image(part) for m, _, part in images)
 
 
+def _unplain_files(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
+    files = index.files
+    if not files:
+        return False
+    from heal.rules.files import plain_image_file  # that module imports this one
+
+    roles = index.roles
+    return any(roles[m] != "user" or not plain_image_file(part) for m, _, part in files)
+
+
 def _empty_reasoning(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
     for ref in index.reasoning:  # noqa: SIM110 - most histories have none
         if not ref[2].text:
@@ -1358,6 +1368,7 @@ FACTS: dict[str, Fact] = {
     "other_model_thinking": _other_model_thinking,
     "empty_reasoning": _empty_reasoning,
     "unplain_images": _unplain_images,
+    "unplain_files": _unplain_files,
     "non_item_reasoning": _non_item_reasoning,
     "encrypted_without_item_id": _encrypted_without_item_id,
     "reasoning_without_following_item": _reasoning_without_following_item,
@@ -1418,6 +1429,9 @@ plan's verdict asks for it (:meth:`HistoryIndex.clean`), for the plan's target:
 * ``unplain_images``: an image part outside a user message, or one that is not plain
   (:func:`heal.rules.files.plain_image`: a file stored at OpenAI, an unusual media type, no
   data, provider options, a subclass);
+* ``unplain_files``: a file part outside a user message, or one that is not a plain image
+  (:func:`heal.rules.files.plain_image_file`: any other media type, a file stored at OpenAI,
+  no data, provider options, a subclass);
 * ``non_item_reasoning``: a reasoning part that is not an OpenAI reasoning item (no OpenAI item
   id nor encrypted content: another provider's, or none;
   :func:`heal.rules.openai.is_reasoning_item`);

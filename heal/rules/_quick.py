@@ -32,6 +32,7 @@ from heal.messages import (
     ContentOutput,
     ErrorJsonOutput,
     ErrorTextOutput,
+    FilePart,
     ImagePart,
     JsonOutput,
     ModelMessage,
@@ -66,7 +67,7 @@ class QuickTerms:
     """What a plainly clean history may hold, and what it must be, for one plan's verdict.
 
     The walk refuses always what would put a part in the index's lists of texts to look at,
-    empty messages, outputs, approvals and files, and what would make the rarer facts hold (an
+    empty messages, outputs and approvals, and what would make the rarer facts hold (an
     input that is not a dict, a provider-executed call, a result outside a tool message, a
     history of system messages alone). The fields say what else it must refuse."""
 
@@ -165,6 +166,12 @@ class QuickTerms:
     plain_images: bool = False
     """... if each is plain (:func:`heal.rules.files.plain_image`), where the verdict names
     ``unplain_images`` (the rules that read a user's images need it instead of the list)."""
+    files: bool = False
+    """File parts of heal's own class may stand in a user message: the verdict does not name
+    the ``files`` list..."""
+    plain_files: bool = False
+    """... if each is an image as plain (:func:`heal.rules.files.plain_image_file`), where the
+    verdict names ``unplain_files``."""
 
 
 _KNOWN = frozenset(
@@ -192,6 +199,7 @@ _KNOWN = frozenset(
         "google_unissued_signatures",
         "empty_reasoning",
         "unplain_images",
+        "unplain_files",
         "any_reasoning",
         "other_model_thinking",
         "non_item_reasoning",
@@ -264,6 +272,8 @@ def quick_terms(verdict: tuple[frozenset[str], tuple[Fact, ...]] | None) -> Quic
         turn_signed="unsigned_turn_calls" in named,
         images="images" not in lists,
         plain_images="unplain_images" in named,
+        files="files" not in lists,
+        plain_files="unplain_files" in named,
         content_outputs="content_outputs" not in lists,
         text_after_call="texts_after_calls" not in lists,
         calls=lists.isdisjoint({"calls", "results"}),
@@ -333,6 +343,14 @@ def _plain_image() -> Callable[[object], bool]:
 
 
 @cache
+def _plain_image_file() -> Callable[[object], bool]:
+    """The test of a plain image given as a file (looked up on first use likewise)."""
+    from heal.rules.files import plain_image_file
+
+    return plain_image_file
+
+
+@cache
 def _google_tests() -> tuple[_OptionsTest, _OptionsTest, _OptionsTest]:
     """Google's tests of a part's provider options: its signatures kept by
     ``google-foreign-thought-signature``, a reasoning part removed by it, and a call signed
@@ -397,7 +415,7 @@ def quick_verdict(
         ToolResultPart,
         ReasoningPart,
     )
-    image_cls = ImagePart
+    image_cls, file_cls = ImagePart, FilePart
     text_output, error_output = TextOutput, ErrorTextOutput
     json_output, error_json, content_output = JsonOutput, ErrorJsonOutput, ContentOutput
     reasoning_ok = terms.reasoning
@@ -429,6 +447,8 @@ def quick_verdict(
             google_signs = signs
     images_ok = terms.images
     plain_image = _plain_image() if terms.plain_images else None
+    files_ok = terms.files
+    plain_file = _plain_image_file() if terms.plain_files else None
     reasoning_items = terms.reasoning_items
     item_ids = terms.item_ids
     followed_items = terms.followed_items
@@ -637,8 +657,11 @@ def quick_verdict(
             elif cls is image_cls and images_ok and role == "user":
                 if plain_image is not None and not plain_image(part):
                     return NOT_PLAIN  # for the rules that read it (unplain_images)
+            elif cls is file_cls and files_ok and role == "user":
+                if plain_file is not None and not plain_file(part):
+                    return NOT_PLAIN  # for the rules that read it (unplain_files)
             else:
-                return NOT_PLAIN  # files, approvals, subclasses: the index lists them
+                return NOT_PLAIN  # approvals, subclasses, files where read: the index lists them
         if reasoned_calls and call_at == i and reasoning_at != i and role == "assistant":
             return NOT_PLAIN
         if reasoning_at == i and writers is not None and writers(message) is not None:

@@ -194,6 +194,7 @@ class BedrockDocumentWithoutText(_BedrockRule):
 
     id = "bedrock-document-without-text"
     triggers = frozenset({"files"})
+    needs = frozenset({"unplain_files"})  # a user's plain images read as nothing: plain_image_file
     summary = "user message has a document but no text"
     scope = Scope.REQUEST
     choices = ("placeholder-text",)

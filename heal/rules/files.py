@@ -62,6 +62,7 @@ __all__ = [
     "UndecodableTextFile",
     "is_openai_file_id",
     "plain_image",
+    "plain_image_file",
 ]
 
 _TEXT_FILE_PROVIDERS = providers_where(lambda p: p.text_files == "rejected")
@@ -83,6 +84,33 @@ PLAIN_IMAGE_TYPES = frozenset({None, *ANTHROPIC_IMAGE_TYPES})
 """The media types of a plain image (:func:`plain_image`): those every provider takes as
 they are, or none given (``anthropic-unsupported-media-type`` takes an image without one, as
 the AI SDK and heal's adapter send it)."""
+
+
+def plain_image_file(part: object) -> bool:
+    """:func:`plain_image` for a file part: an image given as a file (as the AI SDK spells an
+    image since its version 5, and as Gemini's ``inline_data`` loads), of heal's own class, in
+    a user message, of a media type every provider takes (JPEG, PNG, GIF or WebP: a file must
+    name one), with its data, no file stored at OpenAI, and options no rule reads (nor
+    Anthropic's mark that it was a document block, which its media-type rule reads).
+
+    The rules that read files (the assistant-file family, ``openai-file-id``,
+    ``anthropic-unsupported-media-type``, ``undecodable-text-file``, ``text-file-attachment``,
+    ``bedrock-document-without-text``, ``google-empty-part``) find nothing in such a part, and
+    need the index fact ``unplain_files`` instead of the ``files`` list; a rule that removes
+    every image (``model-without-image-input``) still needs the list."""
+    if type(part) is not FilePart:
+        return False
+    fields = part.__dict__
+    options = fields["provider_options"]
+    return (
+        fields["media_type"] in ANTHROPIC_IMAGE_TYPES
+        and (
+            options is None
+            or (_unread_options(options) and _marks(part, "anthropic").get("kind") != "document")
+        )
+        and bool(fields["data"])
+        and not is_openai_file_id(part)
+    )
 
 
 def plain_image(part: object) -> bool:
@@ -212,7 +240,7 @@ class OpenAIFileId(Rule):
 
     id = "openai-file-id"
     triggers = frozenset({"files", "images", "content_outputs"})
-    needs = frozenset({"files", "content_outputs", "unplain_images"})  # see plain_image
+    needs = frozenset({"unplain_files", "content_outputs", "unplain_images"})  # plain_image
     summary = "file given by an OpenAI file id ('file-...'), which only OpenAI can fetch"
     providers = providers_where(lambda p: not p.openai_file_ids)
     scope = Scope.REQUEST
@@ -362,7 +390,7 @@ class AnthropicUnsupportedMediaType(Rule):
 
     id = "anthropic-unsupported-media-type"
     triggers = frozenset({"files", "images", "content_outputs"})
-    needs = frozenset({"files", "content_outputs", "unplain_images"})  # see plain_image
+    needs = frozenset({"unplain_files", "content_outputs", "unplain_images"})  # plain_image
     summary = "file or image of a media type Anthropic does not take (audio, video, ...)"
     providers = frozenset({"anthropic"})
     scope = Scope.REQUEST
@@ -528,6 +556,7 @@ class UndecodableTextFile(Rule):
 
     id = "undecodable-text-file"
     triggers = frozenset({"files"})
+    needs = frozenset({"unplain_files"})  # a user's plain images read as nothing: plain_image_file
     summary = "text file attached to a user message whose bytes are not UTF-8"
     providers = providers_where(lambda p: p.text_files != "accepted")
     scope = Scope.REQUEST
@@ -622,6 +651,7 @@ class TextFileAttachment(Rule):
 
     id = "text-file-attachment"
     triggers = frozenset({"files"})
+    needs = frozenset({"unplain_files"})  # a user's plain images read as nothing: plain_image_file
     summary = "user message attaches a text/* file, which this API does not accept as a file"
     providers = _TEXT_FILE_PROVIDERS
     scope = Scope.REQUEST
@@ -733,6 +763,7 @@ class AssistantFile(FamilyRule[AssistantFiles]):
     request (reported in the latest message with signed reasoning, which no rule edits)."""
 
     triggers = frozenset({"files"})
+    needs = frozenset({"unplain_files"})  # a user's plain images read as nothing: plain_image_file
     scope = Scope.REQUEST
     choices = ("drop",)
     choice_docs = {

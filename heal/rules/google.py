@@ -312,8 +312,8 @@ class GoogleEmptyPart(_GoogleRule):
     """
 
     id = "google-empty-part"
-    # A user's plain images (heal.rules.files.plain_image) all have data.
-    needs = frozenset({"files", "unplain_images", "responses", "empty_reasoning"})
+    # A user's plain images and image files (heal.rules.files.plain_image) all have data.
+    needs = frozenset({"unplain_files", "unplain_images", "responses", "empty_reasoning"})
     summary = (
         "part that Gemini would get empty (empty reasoning, file without data, a tool message "
         "of only approval responses)"
