@@ -1525,12 +1525,16 @@ def _media_node(block: Json, path: str, *, assistant: bool) -> Json | None:
     if found is None:
         return None
     media, data, media_type, owned = found
+    image = media == "image" and not assistant
+    if image and "filename" in owned:
+        # An image part has no file name: the block keeps it, as it keeps its other keys.
+        owned = {key: at for key, at in owned.items() if key != "filename"}
     rest = copy.deepcopy(block)
     meta: Json = {"owned": owned}
     for key in owned.values():
         _pop_path(rest, key)
     meta["block"] = rest
-    if media == "image" and not assistant:
+    if image:
         node: Json = {"type": "image", "image": data}
         if media_type is not None:
             node["mediaType"] = media_type

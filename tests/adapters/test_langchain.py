@@ -84,6 +84,21 @@ def test_round_trip_is_lossless(native: list[BaseMessage]) -> None:
     assert messages_to_dict(back) == messages_to_dict(native)
 
 
+def test_an_image_blocks_file_name_survives_the_round_trip() -> None:
+    """An image part has no file name: the block keeps it, as it keeps its other keys (it was
+    dropped, and a heal that wrote the message again lost it)."""
+    image = {"type": "image", "url": "https://e.com/a.jpg", "mime_type": "image/jpeg"}
+    native: list[BaseMessage] = [
+        HumanMessage(content=[{**image, "filename": "a.jpg"}, "what is it?"]),
+        AIMessage(content="a cat"),
+        HumanMessage(content=[{**image, "filename": "b.jpg"}, {"type": "text", "text": " "}]),
+    ]
+    assert dump_messages(load_messages(native)) == native
+    healed = heal_langchain(native, provider="anthropic")  # the blank text goes
+    assert healed.repairs
+    assert [m.content[0] for m in healed.messages[::2]] == [m.content[0] for m in native[::2]]
+
+
 @PROPERTY
 @given(histories())
 def test_dumped_histories_validate_against_langchain(native: list[BaseMessage]) -> None:
