@@ -600,6 +600,13 @@ def quick_takes_images(rules: Iterable[Rule]) -> bool:
     return quick is not None and quick.images
 
 
+def quick_takes_image_files(rules: Iterable[Rule]) -> bool:
+    """:func:`quick_takes_images` for a user's images given as files (:attr:`QuickTerms.files`;
+    :func:`heal.rules.files.plain_image_file`)."""
+    quick = quick_terms(_verdict([(rule, "", False, *_split_needs(rule)) for rule in rules]))
+    return quick is not None and quick.files
+
+
 def quick_takes_reasoning(rules: Iterable[Rule]) -> bool:
     """Whether the quick verdict of a plan of these ``rules`` (:func:`planned_rules`) takes
     reasoning parts: its quick terms read them (:attr:`QuickTerms.reasoning`), keeping some

@@ -997,7 +997,7 @@ def _verdict(
     if judged is not None:
         walk = partial(walk, judged=judged)
     if terms.images:
-        walk = partial(walk, images=True)
+        walk = partial(walk, images=True, image_files=terms.image_files)
     if not past_ids:
         # The provider is known once it has terms: its profile judges the first call id.
         accepts = get_profile(provider).accepts_tool_call_id
@@ -1033,6 +1033,21 @@ def _plain_image(part: dict[str, Any]) -> bool:
     )
 
 
+def _plain_image_file(part: dict[str, Any]) -> bool:
+    """Whether a file part (its ``type`` read) loads as a plain image given as a file
+    (:func:`heal.rules.files.plain_image_file`): string data that names no file stored at
+    OpenAI, a media type every provider takes, maybe a string file name, nothing else."""
+    data = part["data"]
+    size = len(part)
+    return (
+        (size == 3 or (size == 4 and type(part.get("filename")) is str))
+        and part["mediaType"] in ANTHROPIC_IMAGE_TYPES
+        and type(data) is str
+        and data != ""
+        and not data.startswith(OPENAI_FILE_ID_PREFIX)
+    )
+
+
 def _any_id(_tool_call_id: str) -> bool:
     """The walk's test of an id when the verdict reads past the ids (:func:`_verdict`)."""
     return True
@@ -1051,6 +1066,7 @@ def _scan(
     bedrock: bool = False,
     judged: list[Gathered] | None = None,
     images: bool = False,
+    image_files: bool = False,
 ) -> str | None:
     """The one pass of :func:`clean_verdict` over the messages: the role of the last message
     when every message has a plain shape in a plain place (else None), with the call ids and
@@ -1099,7 +1115,8 @@ def _scan(
 
     ``judged``: a list to which the walk adds what it judged of a history it found plain
     (:data:`Gathered`), for :func:`_edited`. ``images`` (:attr:`heal._verdict.Terms.images`):
-    a user message may hold images that load as plain ones (:func:`_plain_image`)."""
+    a user message may hold images that load as plain ones (:func:`_plain_image`), and under
+    ``image_files`` images given as files likewise (:func:`_plain_image_file`)."""
     gemini = signed is not None
     rejects = rejects and drops is not None
     thinking = drops is not None and not gemini and not rejects
@@ -1174,7 +1191,11 @@ def _scan(
                     return None
                 if part["type"] != "text":
                     # A screenshot or a photo the user sent, where it loads as a plain image.
-                    if not images or part["type"] != "image" or not _plain_image(part):
+                    kind = part["type"]
+                    if kind == "image":
+                        if not images or not _plain_image(part):
+                            return None
+                    elif kind != "file" or not image_files or not _plain_image_file(part):
                         return None
                     continue
                 if len(part) != 2:

@@ -42,7 +42,12 @@ from itertools import chain
 from math import isfinite
 from typing import Any, cast
 
-from heal._engine import planned_rules, quick_takes_images, quick_takes_reasoning
+from heal._engine import (
+    planned_rules,
+    quick_takes_image_files,
+    quick_takes_images,
+    quick_takes_reasoning,
+)
 from heal.adapters._common import bare_target
 from heal.errors import ConfigError
 from heal.policy import Policy
@@ -278,6 +283,9 @@ class Terms:
     """Whether it may hold a user's plain images (:func:`heal.rules.files.plain_image`): the
     engine's quick verdict takes them (:func:`heal._engine.quick_takes_images` of the plan's
     rules). A walk that knows images takes those alone that load as plain ones."""
+    image_files: bool = False
+    """Whether it may hold a user's images given as files that are as plain
+    (:func:`heal.rules.files.plain_image_file`; :func:`heal._engine.quick_takes_image_files`)."""
     rejects: bool = False
     """Whether it may hold reasoning that the plan removes, every part of it: the rules of the
     plan that read reasoning or options are those of an API that takes no reasoning
@@ -366,7 +374,7 @@ the history starts with a user turn of plain texts (:data:`RICH_NEEDS`: ``head_n
 user message's options)."""
 
 
-PLAIN_TERMS = Terms(ENDS, images=True)
+PLAIN_TERMS = Terms(ENDS, images=True, image_files=True)
 """The terms of a target that names its provider alone, for the walks that do not read
 :attr:`Terms.rich` (every built-in plan takes a user's plain images)."""
 
@@ -481,6 +489,7 @@ def _worked_out(target: Target) -> Terms | None:
         rejects=rejects,
         bedrock=bedrock,
         images=quick_takes_images(planned),
+        image_files=quick_takes_image_files(planned),
     )
     return PLAIN_TERMS if found == PLAIN_TERMS else found
 

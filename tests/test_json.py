@@ -121,6 +121,21 @@ IMAGES: list[tuple[dict[str, Any], bool]] = [
 without options (one with OpenAI's detail is plain to the rules, but the walk reads no
 options of a user's), not a type Anthropic refuses or misnames, no data, an OpenAI file."""
 
+IMAGE_FILES: list[tuple[dict[str, Any], bool]] = [
+    ({"type": "file", "data": _PNG, "mediaType": "image/png"}, True),
+    (
+        {"type": "file", "data": "https://e.com/a.jpg", "mediaType": "image/jpeg", "filename": "a"},
+        True,
+    ),
+    ({"type": "file", "data": _PNG, "mediaType": "image/bmp"}, False),
+    ({"type": "file", "data": "JVBERi0=", "mediaType": "application/pdf"}, False),
+    ({"type": "file", "data": "", "mediaType": "image/png"}, False),
+    ({"type": "file", "data": "file-6F2ksmvXxt4Vdo", "mediaType": "image/png"}, False),
+    ({"type": "file", "data": _PNG, "mediaType": "image/png", "filename": None}, False),
+]
+"""A user's images given as files, as the AI SDK spells them: PNG data and a JPEG URL with a
+name are plain; a BMP, a PDF, no data, an OpenAI file and a null name are not."""
+
 
 def _user(draw: st.DrawFn) -> dict[str, Any]:
     if draw(st.booleans()):
@@ -129,7 +144,7 @@ def _user(draw: st.DrawFn) -> dict[str, Any]:
         {"type": "text", "text": t} for t in draw(st.lists(_text, min_size=1, max_size=2))
     ]
     if draw(st.integers(0, 3)) == 0:
-        image = copy.deepcopy(draw(st.sampled_from(IMAGES))[0])
+        image = copy.deepcopy(draw(st.sampled_from(IMAGES + IMAGE_FILES))[0])
         parts.insert(draw(st.integers(0, len(parts))), image)
     return {"role": "user", "content": parts}
 
@@ -593,7 +608,7 @@ PLAIN: History = [
 
 @pytest.mark.parametrize(
     ("image", "plain"),
-    [*IMAGES, ({"type": "image", "image": [1, 2]}, False)],  # the last one loads as none
+    [*IMAGES, *IMAGE_FILES, ({"type": "image", "image": [1, 2]}, False)],  # the last: none
     ids=lambda v: json.dumps(v)[:50],
 )
 def test_a_users_plain_image_is_plainly_clean(image: dict[str, Any], plain: bool) -> None:

@@ -956,9 +956,9 @@ _ALL_ENDS = frozenset({"user", "tool", "assistant"})
 def test_every_provider_takes_a_users_plain_images(provider: Any) -> None:
     """The walks take a user's plain images for every built-in target, as the terms of a
     provider alone (PLAIN_TERMS, the walks' default) say."""
-    assert verdict_module.PLAIN_TERMS.images
+    assert verdict_module.PLAIN_TERMS.images and verdict_module.PLAIN_TERMS.image_files
     found = terms_for(Target(provider))
-    assert found is not None and found.images
+    assert found is not None and found.images and found.image_files
 
 
 def _unread(
@@ -966,7 +966,7 @@ def _unread(
 ) -> Terms:
     """The terms of a plan that reads no text's and no result's options (and, unless
     ``thinking`` is false, no reasoning but as Anthropic's rules do; unless ``images`` is false,
-    no user's plain image)."""
+    no user's plain image, nor one given as a file)."""
     return Terms(
         ends,
         rich=rich,
@@ -974,6 +974,7 @@ def _unread(
         result_options=True,
         thinking=thinking,
         images=images,
+        image_files=images,
     )
 
 
@@ -983,8 +984,11 @@ def _unread(
         # Harmless for a plain history; reasoning is no longer rich, texts' options still
         # unread.
         (frozenset({"reasoning"}), _unread(_ALL_ENDS, thinking=False)),
-        # A rule that reads every image: a plain history holds none then.
-        (frozenset({"images", "late_system"}), _unread(_ALL_ENDS, rich=True, images=False)),
+        # A rule that reads every image and file: a plain history holds none then.
+        (
+            frozenset({"images", "files", "late_system"}),
+            _unread(_ALL_ENDS, rich=True, images=False),
+        ),
         (frozenset({"unplain_images"}), _unread(_ALL_ENDS, rich=True)),
         (frozenset({"final_assistant"}), _unread(frozenset({"user", "tool"}), rich=True)),
         (frozenset({"texts"}), None),
