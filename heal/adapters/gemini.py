@@ -163,6 +163,7 @@ from heal.providers import ProviderId
 from heal.repairs import Repair
 from heal.rules import Rule
 from heal.rules._quick import NOT_PLAIN
+from heal.rules.files import ANTHROPIC_IMAGE_TYPES, OPENAI_FILE_ID_PREFIX
 from heal.rules.google import valid_signature
 from heal.targets import Target, tool_names
 
@@ -450,10 +451,11 @@ def _plainly_clean(native: Any, provider: ProviderId | None, terms: Terms = PLAI
     if found is None:
         return False
     contents, system = found
+    walk = _plain_with_files if terms.image_files else _plain_contents
     if not terms.signatures:
-        return walked_clean(provider, terms, _plain_contents, contents, system, None)
+        return walked_clean(provider, terms, walk, contents, system, None)
     signed: list[bool] = []
-    return walked_clean(provider, terms, _plain_contents, contents, system, signed, signed=signed)
+    return walked_clean(provider, terms, walk, contents, system, signed, signed=signed)
 
 
 def _verdict(native: Any, provider: ProviderId | None, terms: Terms, ids: list[str]) -> int:
@@ -464,12 +466,11 @@ def _verdict(native: Any, provider: ProviderId | None, terms: Terms, ids: list[s
     if found is None:
         return NOT_PLAIN
     contents, system = found
+    walk = _read_past_with_files if terms.image_files else _read_past_ids
     if not terms.signatures:
-        return walked_verdict(provider, terms, _read_past_ids, contents, system, None, ids=ids)
+        return walked_verdict(provider, terms, walk, contents, system, None, ids=ids)
     signed: list[bool] = []
-    return walked_verdict(
-        provider, terms, _read_past_ids, contents, system, signed, signed=signed, ids=ids
-    )
+    return walked_verdict(provider, terms, walk, contents, system, signed, signed=signed, ids=ids)
 
 
 def _walked(native: Any) -> tuple[list[Any], Any] | None:
@@ -558,6 +559,7 @@ def _plain_contents(
     names: list[str],
     *,
     past_ids: bool = False,
+    image_files: bool = False,
 ) -> str | None:
     """The one pass of :func:`_plainly_clean`: the canonical role of the last message when every
     content has a plain shape in a plain place (else None), with the call ids (as the loader
@@ -571,8 +573,10 @@ def _plain_contents(
     (``{"text", "thought": true}``, maybe signed; not empty, which ``google-empty-part``
     drops) before a text or a call: the plan's rules that read reasoning are Google's alone
     (see :attr:`heal._verdict.Terms.signatures`), and none finds anything in such a thought.
-    ``past_ids``: read past a call id with a colon (Kimi's, which no provider takes) rather than
-    stop there (:func:`_verdict`)."""
+    ``image_files`` (:attr:`heal._verdict.Terms.image_files`): a user content may hold images
+    as ``inline_data`` that load as plain image files (:func:`_plain_blob`). ``past_ids``:
+    read past a call id with a colon (Kimi's, which no provider takes) rather than stop there
+    (:func:`_verdict`)."""
     previous = ""
     unsigned = False  # a model content since the last user text has an unsigned first call
     # Texts, call arguments, responses and signatures are gathered and judged once at the end:
@@ -656,7 +660,10 @@ def _plain_contents(
             for part in parts:
                 if type(part) is not dict or len(part) != 1:
                     return None
-                add_text(part["text"])
+                if "text" in part:
+                    add_text(part["text"])
+                elif not image_files or not _plain_blob(part):
+                    return None  # media of another kind, or a part of no known kind
             previous = "user"
             unsigned = False
             continue
@@ -743,6 +750,52 @@ def _plain_contents(
 
 
 _read_past_ids = partial(_plain_contents, past_ids=True)
+
+
+def _plain_with_files(
+    contents: list[Any],
+    system: Any,
+    signed: list[bool] | None,
+    ids: list[str],
+    names: list[str],
+    *,
+    past_ids: bool = False,
+) -> str | None:
+    """:func:`_plain_contents` with ``image_files``, for a target that takes them."""
+    return _plain_contents(
+        contents, system, signed, ids, names, past_ids=past_ids, image_files=True
+    )
+
+
+_read_past_with_files = partial(_plain_with_files, past_ids=True)
+
+
+def _plain_blob(part: dict[str, Any]) -> bool:
+    """Whether a user's part (of one key, not ``text``) is an ``inline_data`` blob that loads as
+    a plain image given as a file (:func:`heal.rules.files.plain_image_file`): exactly a media
+    type every provider takes and its data (a base64 string or bytes), in either spelling, the
+    data naming no URL nor file stored at OpenAI (the loader marks a URL's, which no rule
+    reads, but the walk does not read that far)."""
+    blob = part.get("inline_data", _ABSENT)
+    if blob is _ABSENT:
+        blob = part.get("inlineData", _ABSENT)
+    if type(blob) is not dict or len(blob) != 2:
+        return False
+    media = blob.get("mime_type", _ABSENT)
+    if media is _ABSENT:
+        media = blob.get("mimeType")
+    data = blob.get("data")
+    if type(data) is bytes:
+        return media in ANTHROPIC_IMAGE_TYPES and len(data) > 0
+    return (
+        media in ANTHROPIC_IMAGE_TYPES
+        and type(data) is str
+        and data != ""
+        and not data.startswith(_URL_SCHEMES)
+        and not data.startswith(OPENAI_FILE_ID_PREFIX)
+    )
+
+
 """The walk of :func:`_verdict`."""
 
 

@@ -41,6 +41,7 @@ from heal._verdict import terms_for
 from heal.adapters import gemini
 from heal.providers import ProviderId
 from heal.rules._quick import REFUSED_IDS
+from heal.rules.files import plain_image_file
 from heal.rules.google import valid_signature
 from heal.targets import Target
 
@@ -811,6 +812,33 @@ GEMINI_DEFECTS: dict[str, Defect] = {
     "part-inline-data": lambda n: n["contents"][0]["parts"].append(
         {"inline_data": {"mime_type": "image/png", "data": "iVBORw0KGgo="}}
     ),
+    "part-inline-data-camel-bytes": lambda n: n["contents"][0]["parts"].append(
+        {"inlineData": {"mimeType": "image/webp", "data": b"RIFF"}}
+    ),
+    "part-inline-data-bytes-bmp": lambda n: n["contents"][0]["parts"].append(
+        {"inline_data": {"mime_type": "image/bmp", "data": b"BM"}}
+    ),
+    "part-inline-data-bytes-empty": lambda n: n["contents"][0]["parts"].append(
+        {"inline_data": {"mime_type": "image/png", "data": b""}}
+    ),
+    "part-inline-data-bmp": lambda n: n["contents"][0]["parts"].append(
+        {"inline_data": {"mime_type": "image/bmp", "data": "Qk0="}}
+    ),
+    "part-inline-data-empty": lambda n: n["contents"][0]["parts"].append(
+        {"inline_data": {"mime_type": "image/png", "data": ""}}
+    ),
+    "part-inline-data-url": lambda n: n["contents"][0]["parts"].append(
+        {"inline_data": {"mime_type": "image/png", "data": "https://example.com/a.png"}}
+    ),
+    "part-inline-data-named": lambda n: n["contents"][0]["parts"].append(
+        {"inline_data": {"mime_type": "image/png", "data": "iVBORw0KGgo=", "display_name": "a"}}
+    ),
+    "part-inline-data-untyped": lambda n: n["contents"][0]["parts"].append(
+        {"inline_data": {"data": "iVBORw0KGgo="}}
+    ),
+    "part-file-data": lambda n: n["contents"][0]["parts"].append(
+        {"file_data": {"mime_type": "image/png", "file_uri": "gs://bucket/a.png"}}
+    ),
     "call-extra-key": lambda n: _put(_at(n, 1, 1), "will_continue", False),
     "call-name-bad": lambda n: _put(_at(n, 3, 0), "name", "web search!"),
     "call-id-not-a-string": lambda n: _put(_at(n, 1, 1), "id", 7),
@@ -871,11 +899,28 @@ GEMINI_CLEAN = {
     "thought-first",
     "thought-signed-first",
     "thoughts-first",
+    # A user's images as inline data that load as plain image files.
+    "part-inline-data",
+    "part-inline-data-camel-bytes",
 }
 """The defects after which the contents are still plainly clean for ``google``. Not among them
 (the full path's): a thought after a text or a call, which the verdict does not read;
 ``answer-ends`` (the calls are then in the current turn, which Gemini wants signed),
 ``call-id-dropped`` (a response whose id no call has is paired by name: the full path's)."""
+
+
+@pytest.mark.parametrize(
+    "defect", sorted(k for k in GEMINI_DEFECTS if k.startswith(("part-inline", "part-file")))
+)
+def test_the_walk_takes_only_inline_images_that_load_plain(defect: str) -> None:
+    native = _plain()
+    GEMINI_DEFECTS[defect](native)
+    part = native["contents"][0]["parts"][-1]
+    loaded = gemini.load({"contents": [native["contents"][0]]}).messages[0].content
+    assert not isinstance(loaded, str)
+    taken = gemini._plain_blob(part)
+    assert not taken or plain_image_file(loaded[-1])
+    assert taken == (defect in GEMINI_CLEAN)
 
 
 @pytest.mark.parametrize("defect", sorted(GEMINI_DEFECTS))
