@@ -1239,23 +1239,22 @@ def _any_reasoning(index: HistoryIndex, target: Target, profile: ProviderProfile
 
 
 def _unplain_images(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
-    images = index.images
-    if not images:
-        return False
-    from heal.rules.files import plain_image  # that module imports this one
-
-    roles = index.roles
-    return any(roles[m] != "user" or not plain_image(part) for m, _, part in images)
+    return bool(index.images) and _unplain(index, index.images, "plain_image")
 
 
 def _unplain_files(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
-    files = index.files
-    if not files:
-        return False
-    from heal.rules.files import plain_image_file  # that module imports this one
+    return bool(index.files) and _unplain(index, index.files, "plain_image_file")
 
+
+def _unplain(index: HistoryIndex, refs: Sequence[tuple[int, int, Part]], test: str) -> bool:
+    """Whether one of the media parts ``refs`` stands outside a user message or fails ``test``
+    (:func:`heal.rules.files.plain_image` or ``plain_image_file``, looked up here: that module
+    imports this one)."""
+    from heal.rules import files
+
+    plain: Callable[[object], bool] = getattr(files, test)
     roles = index.roles
-    return any(roles[m] != "user" or not plain_image_file(part) for m, _, part in files)
+    return any(roles[m] != "user" or not plain(part) for m, _, part in refs)
 
 
 def _empty_reasoning(index: HistoryIndex, target: Target, profile: ProviderProfile) -> bool:
