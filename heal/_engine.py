@@ -591,29 +591,12 @@ def planned_rules(target: Target) -> tuple[Rule, ...]:
     return tuple(step[0] for step in _plan_for(target, None, None, "request").steps)
 
 
-def quick_takes_images(rules: Iterable[Rule]) -> bool:
-    """Whether the quick verdict of a plan of these ``rules`` (:func:`planned_rules`) takes a
-    user's plain images (:attr:`QuickTerms.images`): none of them needs the ``images`` list,
-    and those that read a user's images need ``unplain_images``, which a plain image leaves
-    false (:func:`heal.rules.files.plain_image`)."""
-    quick = quick_terms(_verdict([(rule, "", False, *_split_needs(rule)) for rule in rules]))
-    return quick is not None and quick.images
-
-
-def quick_takes_image_files(rules: Iterable[Rule]) -> bool:
-    """:func:`quick_takes_images` for a user's images given as files (:attr:`QuickTerms.files`;
-    :func:`heal.rules.files.plain_image_file`)."""
-    quick = quick_terms(_verdict([(rule, "", False, *_split_needs(rule)) for rule in rules]))
-    return quick is not None and quick.files
-
-
-def quick_takes_reasoning(rules: Iterable[Rule]) -> bool:
-    """Whether the quick verdict of a plan of these ``rules`` (:func:`planned_rules`) takes
-    reasoning parts: its quick terms read them (:attr:`QuickTerms.reasoning`), keeping some
-    and listing others for its dropper, instead of leaving every history that holds one to
-    the index."""
-    quick = quick_terms(_verdict([(rule, "", False, *_split_needs(rule)) for rule in rules]))
-    return quick is not None and quick.reasoning
+def planned_quick_terms(rules: Iterable[Rule]) -> QuickTerms | None:
+    """The quick terms of a plan of these ``rules`` (:func:`planned_rules`): what its quick
+    verdict takes without the index (:class:`QuickTerms`: reasoning parts, keeping some and
+    listing others for its dropper; a user's plain images, :attr:`QuickTerms.images`, and
+    images given as files, :attr:`QuickTerms.files`). None: the plan has no quick verdict."""
+    return quick_terms(_verdict([(rule, "", False, *_split_needs(rule)) for rule in rules]))
 
 
 def _verdict(steps: Sequence[_Step]) -> tuple[frozenset[str], tuple[Fact, ...]] | None:

@@ -42,12 +42,7 @@ from itertools import chain
 from math import isfinite
 from typing import Any, cast
 
-from heal._engine import (
-    planned_rules,
-    quick_takes_image_files,
-    quick_takes_images,
-    quick_takes_reasoning,
-)
+from heal._engine import planned_quick_terms, planned_rules
 from heal.adapters._common import bare_target
 from heal.errors import ConfigError
 from heal.policy import Policy
@@ -271,8 +266,8 @@ class Terms:
     engine_reasoning: bool = False
     """Whether the engine's quick verdict takes reasoning that the plan's rules read (not
     :attr:`rich`): it keeps the target's own and lists what the plan removes without the index
-    (:func:`heal._engine.quick_takes_reasoning` of its rules; see
-    :func:`engine_reads_reasoning`)."""
+    (:attr:`~heal.rules._quick.QuickTerms.reasoning` of the plan's
+    :func:`heal._engine.planned_quick_terms`; see :func:`engine_reads_reasoning`)."""
     bedrock: bool = False
     """Whether it may hold Bedrock's signed thinking: the rules of the plan that read reasoning
     or options are Bedrock's (:data:`BEDROCK_THINKING_RULES`), which find nothing in thinking
@@ -281,11 +276,12 @@ class Terms:
     itself (a user message's texts with options are heal's placeholder to them)."""
     images: bool = False
     """Whether it may hold a user's plain images (:func:`heal.rules.files.plain_image`): the
-    engine's quick verdict takes them (:func:`heal._engine.quick_takes_images` of the plan's
-    rules). A walk that knows images takes those alone that load as plain ones."""
+    engine's quick verdict takes them (:attr:`~heal.rules._quick.QuickTerms.images` of the
+    plan's :func:`heal._engine.planned_quick_terms`). A walk that knows images takes those
+    alone that load as plain ones."""
     image_files: bool = False
     """Whether it may hold a user's images given as files that are as plain
-    (:func:`heal.rules.files.plain_image_file`; :func:`heal._engine.quick_takes_image_files`)."""
+    (:func:`heal.rules.files.plain_image_file`; :attr:`~heal.rules._quick.QuickTerms.files`)."""
     rejects: bool = False
     """Whether it may hold reasoning that the plan removes, every part of it: the rules of the
     plan that read reasoning or options are those of an API that takes no reasoning
@@ -477,10 +473,11 @@ def _worked_out(target: Target) -> Terms | None:
     bedrock = bool(readers) and readers <= BEDROCK_THINKING_RULES
     text_options = not text_readers
     result_options = tool_readers <= CALLER_RULES
+    quick = planned_quick_terms(planned)
     found = Terms(
         ends,
         rich=rich,
-        engine_reasoning=not rich and quick_takes_reasoning(planned),
+        engine_reasoning=not rich and quick is not None and quick.reasoning,
         items=items,
         text_options=text_options,
         result_options=result_options,
@@ -488,8 +485,8 @@ def _worked_out(target: Target) -> Terms | None:
         signatures=signatures,
         rejects=rejects,
         bedrock=bedrock,
-        images=quick_takes_images(planned),
-        image_files=quick_takes_image_files(planned),
+        images=quick is not None and quick.images,
+        image_files=quick is not None and quick.files,
     )
     return PLAIN_TERMS if found == PLAIN_TERMS else found
 

@@ -451,7 +451,7 @@ def _plainly_clean(native: Any, provider: ProviderId | None, terms: Terms = PLAI
     if found is None:
         return False
     contents, system = found
-    walk = _plain_with_files if terms.image_files else _plain_contents
+    walk = partial(_plain_contents, image_files=True) if terms.image_files else _plain_contents
     if not terms.signatures:
         return walked_clean(provider, terms, walk, contents, system, None)
     signed: list[bool] = []
@@ -466,7 +466,7 @@ def _verdict(native: Any, provider: ProviderId | None, terms: Terms, ids: list[s
     if found is None:
         return NOT_PLAIN
     contents, system = found
-    walk = _read_past_with_files if terms.image_files else _read_past_ids
+    walk = partial(_plain_contents, past_ids=True, image_files=terms.image_files)
     if not terms.signatures:
         return walked_verdict(provider, terms, walk, contents, system, None, ids=ids)
     signed: list[bool] = []
@@ -747,27 +747,6 @@ def _plain_contents(
         signed.append(True)
     # Calls left unanswered are the last content's, a model content: not an end.
     return None if waiting is not None else ended(previous, texts[-1] if texts else None)
-
-
-_read_past_ids = partial(_plain_contents, past_ids=True)
-
-
-def _plain_with_files(
-    contents: list[Any],
-    system: Any,
-    signed: list[bool] | None,
-    ids: list[str],
-    names: list[str],
-    *,
-    past_ids: bool = False,
-) -> str | None:
-    """:func:`_plain_contents` with ``image_files``, for a target that takes them."""
-    return _plain_contents(
-        contents, system, signed, ids, names, past_ids=past_ids, image_files=True
-    )
-
-
-_read_past_with_files = partial(_plain_with_files, past_ids=True)
 
 
 def _plain_blob(part: dict[str, Any]) -> bool:

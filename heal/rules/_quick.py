@@ -445,10 +445,10 @@ def quick_verdict(
             google_keeps, google_removes = keeps, removes
         if terms.turn_signed:
             google_signs = signs
-    images_ok = terms.images
-    plain_image = _plain_image() if terms.plain_images else None
-    files_ok = terms.files
-    plain_file = _plain_image_file() if terms.plain_files else None
+    # A user's images and image files, where the plan's rules leave them (each test looked
+    # up when one comes: most histories hold none).
+    images_ok, plain_images = terms.images, terms.plain_images
+    files_ok, plain_files = terms.files, terms.plain_files
     reasoning_items = terms.reasoning_items
     item_ids = terms.item_ids
     followed_items = terms.followed_items
@@ -655,10 +655,10 @@ def quick_verdict(
                     continue
                 reasoning_at = i
             elif cls is image_cls and images_ok and role == "user":
-                if plain_image is not None and not plain_image(part):
+                if plain_images and not _plain_image()(part):
                     return NOT_PLAIN  # for the rules that read it (unplain_images)
             elif cls is file_cls and files_ok and role == "user":
-                if plain_file is not None and not plain_file(part):
+                if plain_files and not _plain_image_file()(part):
                     return NOT_PLAIN  # for the rules that read it (unplain_files)
             else:
                 return NOT_PLAIN  # approvals, subclasses, files where read: the index lists them
